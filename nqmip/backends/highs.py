@@ -1,0 +1,127 @@
+"""HiGHS through highspy, fed the CSR arrays directly (no Pyomo model in between).
+
+Building the arrays is O(n^2) numpy work; going through Pyomo costs seconds at n = 200
+(see docs/benchmarks.md), which is why ``"highs"`` is direct and ``"highs-pyomo"`` exists
+for comparison and for users who want Pyomo's path.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from nqmip.backends.base import Backend, RawSolution, SolveOptions, module_available
+from nqmip.formulation.matrix import LinearModel, build_linear_model
+from nqmip.instance import Instance
+from nqmip.result import Status, Termination
+
+
+def placement_from_values(values: np.ndarray, n: int) -> tuple[int, ...]:
+    """The column of the queen in each row, from an n*n 0/1 vector (rows must hold one)."""
+    grid = np.asarray(values[: n * n]).reshape(n, n) > 0.5
+    counts = grid.sum(axis=1)
+    if not np.all(counts == 1):
+        bad = int(np.flatnonzero(counts != 1)[0])
+        raise ValueError(f"row {bad} holds {int(counts[bad])} queens in the solver's solution")
+    return tuple(int(c) for c in grid.argmax(axis=1))
+
+
+class HighsBackend(Backend):
+    name = "highs"
+    install_hint = 'pip install "highspy==1.12.0" (installed with nqmip)'
+
+    def available(self) -> bool:
+        return module_available("highspy")
+
+    @cache  # noqa: B019 - one instance per process, held by the registry
+    def version(self) -> str:
+        import highspy
+
+        return highspy.Highs().version()
+
+    def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        self.require()
+        import highspy
+
+        lm = build_linear_model(instance)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", bool(options.verbose))
+        if options.time_limit is not None:
+            h.setOptionValue("time_limit", float(options.time_limit))
+        if options.seed is not None:
+            h.setOptionValue("random_seed", int(options.seed) % 2_147_483_647)
+        if options.threads is not None:
+            h.setOptionValue("threads", int(options.threads))
+        h.setOptionValue("mip_rel_gap", float(options.mip_gap))
+        h.passModel(to_highs_lp(lm, highspy))
+        accepted = None
+        if options.warm_start is not None:
+            accepted = self._set_start(h, lm, options.warm_start, highspy)
+        h.run()
+        return self._read(h, lm, highspy, accepted)
+
+    @staticmethod
+    def _set_start(h, lm: LinearModel, start: tuple[int, ...], highspy) -> bool:  # type: ignore[no-untyped-def]
+        values = np.zeros(lm.num_cols)
+        values[np.arange(lm.n) * lm.n + np.asarray(start)] = 1.0
+        solution = highspy.HighsSolution()
+        solution.col_value = values.tolist()
+        solution.value_valid = True
+        return h.setSolution(solution) == highspy.HighsStatus.kOk
+
+    @staticmethod
+    def _read(h, lm: LinearModel, highspy, accepted: bool | None) -> RawSolution:  # type: ignore[no-untyped-def]
+        status = h.getModelStatus()
+        info = h.getInfo()
+        ms = highspy.HighsModelStatus
+        has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        placement = objective = None
+        if has_solution:
+            values = np.asarray(h.getSolution().col_value)
+            placement = placement_from_values(values, lm.n)
+            objective = float(info.objective_function_value)
+        bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+        nodes = int(info.mip_node_count)
+        if status == ms.kOptimal:
+            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
+                               bound if bound is not None else objective, nodes, accepted)
+        if status in (ms.kInfeasible, ms.kUnboundedOrInfeasible):
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
+                               warm_start_accepted=accepted)
+        termination = {
+            ms.kTimeLimit: Termination.TIME_LIMIT,
+            ms.kIterationLimit: Termination.ITERATION_LIMIT,
+            ms.kSolutionLimit: Termination.ITERATION_LIMIT,
+            ms.kInterrupt: Termination.INTERRUPTED,
+        }.get(status, Termination.ERROR)
+        return RawSolution(
+            Status.FEASIBLE if has_solution else Status.UNKNOWN,
+            termination,
+            placement,
+            objective,
+            bound,
+            nodes,
+            accepted,
+            message=h.modelStatusToString(status),
+        )
+
+
+def to_highs_lp(lm: LinearModel, highspy) -> object:  # type: ignore[no-untyped-def]
+    lp = highspy.HighsLp()
+    lp.num_col_ = lm.num_cols
+    lp.num_row_ = lm.num_rows
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = lm.cost
+    lp.col_lower_ = lm.col_lower
+    lp.col_upper_ = lm.col_upper
+    lp.row_lower_ = np.where(np.isfinite(lm.row_lower), lm.row_lower, -highspy.kHighsInf)
+    lp.row_upper_ = np.where(np.isfinite(lm.row_upper), lm.row_upper, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = lm.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = lm.indices.astype(np.int32)
+    lp.a_matrix_.value_ = lm.values
+    lp.a_matrix_.num_col_ = lm.num_cols
+    lp.a_matrix_.num_row_ = lm.num_rows
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * lm.num_cols
+    return lp

@@ -1,0 +1,37 @@
+"""Heuristics on the permutation encoding (queen of row i in column p[i]).
+
+Each method lives in its own module and exposes ``solve_<name>(instance, *, seed,
+time_limit, **params) -> Result``; :func:`run_heuristic` dispatches by name. Hot loops are
+numba-compiled in :mod:`nqmip.heuristics.kernels` (imported lazily: numba is slow to load).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from nqmip.instance import Instance
+from nqmip.result import Result
+
+_REGISTRY: dict[str, str] = {
+    "ga": "nqmip.heuristics.ga:solve_ga",
+    "tabu": "nqmip.heuristics.tabu:solve_tabu",
+    "sa": "nqmip.heuristics.anneal:solve_sa",
+    "minconflicts": "nqmip.heuristics.minconflicts:solve_minconflicts",
+}
+
+HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def run_heuristic(
+    method: str, instance: Instance, *, seed: int | None, time_limit: float | None, **params: Any
+) -> Result:
+    try:
+        target = _REGISTRY[method]
+    except KeyError:
+        raise ValueError(
+            f"unknown heuristic {method!r}: choose from {', '.join(HEURISTIC_METHODS)}"
+        ) from None
+    module_name, func_name = target.split(":")
+    func = getattr(importlib.import_module(module_name), func_name)
+    return func(instance, seed=seed, time_limit=time_limit, **params)

@@ -1,0 +1,156 @@
+"""Ground shared by every heuristic: seeding, starting permutations, parameter checks, and
+the conversion of a heuristic's outcome into the package's :class:`Result`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from nqmip.instance import Instance
+from nqmip.result import Result, Status, Termination
+from nqmip.verify import conflicts
+
+
+class ParameterError(ValueError):
+    """A heuristic parameter out of its range (a population of 0, a probability of 1.5)."""
+
+
+def make_rng(seed: int | None) -> np.random.Generator:
+    """The one generator of a run, created from ``seed`` and passed down explicitly."""
+    return np.random.default_rng(seed)
+
+
+def kernel_seed(rng: np.random.Generator) -> int:
+    """A seed for numba's own generator (``np.random.seed`` inside a kernel), drawn from rng."""
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def free_rows_and_columns(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Rows without a fixed queen, and the columns no fixed queen takes (int32, sorted)."""
+    n = instance.n
+    fixed = instance.fixed_map
+    rows = np.array([r for r in range(n) if r not in fixed], dtype=np.int32)
+    taken = set(fixed.values())
+    cols = np.array([c for c in range(n) if c not in taken], dtype=np.int32)
+    return rows, cols
+
+
+def random_permutation(instance: Instance, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation (int32) that keeps every fixed queen in place."""
+    perm = np.empty(instance.n, dtype=np.int32)
+    for row, col in instance.fixed:
+        perm[row] = col
+    rows, cols = free_rows_and_columns(instance)
+    perm[rows] = rng.permutation(cols)
+    return perm
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ParameterError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        upper = f" and at most {high}" if high is not None else ""
+        raise ParameterError(f"{name} must be at least {low}{upper}, got {value}")
+    return int(value)
+
+
+def check_float(
+    name: str, value: Any, low: float, high: float, *, low_open: bool = False
+) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(v) or v < low or v > high or (low_open and v == low):
+        bracket = "(" if low_open else "["
+        raise ParameterError(f"{name} must be in {bracket}{low}, {high}], got {value!r}")
+    return v
+
+
+def weight_bound(instance: Instance) -> float:
+    """A cheap upper bound: the smaller of Σ row maxima and Σ column maxima (n if none).
+
+    Fixed queens count with their own weight in their row and column.
+    """
+    if instance.weights is None:
+        return float(instance.n)
+    w = instance.weights
+    fixed = instance.fixed_map
+    row_max = w.max(axis=1).copy()
+    col_max = w.max(axis=0).copy()
+    for r, c in fixed.items():
+        row_max[r] = w[r, c]
+        col_max[c] = w[r, c]
+    return float(min(row_max.sum(), col_max.sum()))
+
+
+def heuristic_result(
+    instance: Instance,
+    method: str,
+    placement: np.ndarray | None,
+    *,
+    wall_time: float,
+    seed: int | None,
+    termination: Termination,
+    evaluations: int | None = None,
+    iterations: int | None = None,
+    improvements: int | None = None,
+    compile_time: float | None = None,
+    best_conflicts: int | None = None,
+    solver: str = "nqmip",
+    extra: dict[str, Any] | None = None,
+) -> Result:
+    """A :class:`Result` for a heuristic run.
+
+    A placement with conflicts is never returned as a solution: it becomes status
+    ``unknown`` with ``placement=None`` and ``extra["best_conflicts"]``.
+    """
+    extra = dict(extra or {})
+    if placement is not None and conflicts(placement) != 0:
+        best_conflicts = conflicts(placement)
+        placement = None
+    if placement is None:
+        if best_conflicts is not None:
+            extra["best_conflicts"] = int(best_conflicts)
+        status, objective, bound, cols = Status.UNKNOWN, None, None, None
+    else:
+        cols = tuple(int(c) for c in placement)
+        objective = instance.objective(cols)
+        if instance.is_feasibility:
+            status, bound = Status.OPTIMAL, float(instance.n)
+        else:
+            bound = weight_bound(instance)
+            proven = objective >= bound - 1e-9
+            status = Status.OPTIMAL if proven else Status.FEASIBLE
+    return Result(
+        status=status,
+        termination=termination,
+        n=instance.n,
+        method=method,
+        solver=solver,
+        objective=objective,
+        bound=bound,
+        placement=cols,
+        wall_time=wall_time,
+        weights=instance.name,
+        seed=seed,
+        conflicts=0 if cols is not None else None,
+        evaluations=evaluations,
+        iterations=iterations,
+        improvements=improvements,
+        compile_time=compile_time,
+        extra=extra,
+    )
+
+
+def timed_compile(warmup: Callable[[], Any]) -> float:
+    """Run a kernel's warm-up call once (numba compiles or loads its cache); return seconds.
+
+    Callers report this as ``compile_time``, apart from the run's ``wall_time``.
+    """
+    start = time.perf_counter()
+    warmup()
+    return time.perf_counter() - start
