@@ -106,6 +106,12 @@ RUN_BUDGET = 2  # evaluation or iteration budget spent
 _HASH_MULT = np.int64(1000003)
 
 
+@njit(cache=True)
+def seed_numba(seed: int) -> None:
+    """Seed numba's generator (for calling single operators from Python, as tests do)."""
+    np.random.seed(seed)
+
+
 # ---------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------
