@@ -1,0 +1,197 @@
+"""Ground shared by the swap local searches (min-conflicts, tabu, simulated annealing).
+
+* the starting state: a permutation that keeps the fixed queens, the free rows, and the
+  occupancy counters, built with numpy only (no Python loop over n, so 10^8 queens fit);
+* a conflicted-row list kept lazily in numba (see :func:`pick_conflicted`);
+* a driver that runs a kernel in chunks of iterations and checks the clock in Python
+  between chunks (numba cannot read the clock), drawing one kernel seed per chunk from the
+  run's generator so that a run is reproducible whatever the machine's speed, as long as
+  the time limit does not cut it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from nqmip.heuristics.common import kernel_seed
+from nqmip.heuristics.kernels import queen_conflicts
+from nqmip.instance import Instance
+
+# Slots of the int64 state array the kernels share with the driver.
+ITERATIONS = 0  # moves applied (or rows placed, for the greedy phase)
+EVALUATIONS = 1  # swap deltas computed: every candidate board whose cost is looked at
+IMPROVEMENTS = 2  # times the best cost (or best feasible weight) improved
+CONFLICTS = 3  # current number of attacking pairs, kept by the deltas
+LIST_SIZE = 4  # entries in the conflicted-row list
+RESTARTS = 5  # perturbations / reheats when stuck
+BEST_CONFLICTS = 6  # fewest attacking pairs seen
+LAST_IMPROVEMENT = 7  # iteration of the last improvement of the best
+STATE_SLOTS = 8
+
+
+@dataclass
+class SearchState:
+    """Arrays of one local search; the kernels update them in place."""
+
+    perm: np.ndarray  # int32 column of each row's queen
+    free_rows: np.ndarray  # int32 rows that may move
+    diag: np.ndarray  # occupancy of the diagonals i - perm[i] + n - 1
+    anti: np.ndarray  # occupancy of the anti-diagonals i + perm[i]
+    counters: np.ndarray  # int64[STATE_SLOTS], see the slot names above
+
+
+def free_rows_and_columns_fast(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`common.free_rows_and_columns` (same result) but vectorised, for huge n."""
+    n = instance.n
+    row_free = np.ones(n, dtype=np.bool_)
+    col_free = np.ones(n, dtype=np.bool_)
+    for row, col in instance.fixed:
+        row_free[row] = False
+        col_free[col] = False
+    return (
+        np.flatnonzero(row_free).astype(np.int32),
+        np.flatnonzero(col_free).astype(np.int32),
+    )
+
+
+def fixed_queens_clash(instance: Instance) -> bool:
+    """True when two fixed queens attack each other: then no placement exists."""
+    seen_cols: set[int] = set()
+    seen_diag: set[int] = set()
+    seen_anti: set[int] = set()
+    for row, col in instance.fixed:
+        if col in seen_cols or row - col in seen_diag or row + col in seen_anti:
+            return True
+        seen_cols.add(col)
+        seen_diag.add(row - col)
+        seen_anti.add(row + col)
+    return False
+
+
+def sorted_start(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """A permutation with the fixed queens in place and the free columns in sorted order
+    on the free rows (the kernels shuffle it), and the free rows."""
+    perm = np.empty(instance.n, dtype=np.int32)
+    free_rows, free_cols = free_rows_and_columns_fast(instance)
+    for row, col in instance.fixed:
+        perm[row] = col
+    perm[free_rows] = free_cols
+    return perm, free_rows
+
+
+def counters_for(perm: np.ndarray, dtype: type = np.int32) -> tuple[np.ndarray, np.ndarray]:
+    """Occupancy counters of a permutation, computed with numpy (O(n))."""
+    n = perm.size
+    rows = np.arange(n, dtype=np.int64)
+    size = max(2 * n - 1, 1)
+    diag = np.bincount(rows - perm + (n - 1), minlength=size).astype(dtype)
+    anti = np.bincount(rows + perm, minlength=size).astype(dtype)
+    return diag, anti
+
+
+@njit(cache=True)
+def scan_conflicted(
+    perm: np.ndarray,
+    diag: np.ndarray,
+    anti: np.ndarray,
+    free_rows: np.ndarray,
+    conflicted: np.ndarray,
+    in_list: np.ndarray,
+) -> int:
+    """Fill ``conflicted`` with every attacked free row (O(n)); return how many."""
+    size = 0
+    in_list[:] = 0
+    for idx in range(free_rows.size):
+        row = free_rows[idx]
+        if queen_conflicts(perm, diag, anti, row) > 0:
+            conflicted[size] = row
+            in_list[row] = 1
+            size += 1
+    return size
+
+
+@njit(cache=True)
+def pick_conflicted(
+    perm: np.ndarray,
+    diag: np.ndarray,
+    anti: np.ndarray,
+    free_rows: np.ndarray,
+    conflicted: np.ndarray,
+    in_list: np.ndarray,
+    state: np.ndarray,
+) -> int:
+    """A random attacked free row, or -1 when no free queen is attacked.
+
+    The list is kept lazily: rows found no longer attacked are dropped when drawn, a row
+    that becomes attacked by a move of its own is pushed by :func:`note_row`, and a queen
+    that becomes attacked because *another* queen landed on its line (finding it would
+    need a walk along the line) is picked up by a full rescan when the list runs dry
+    while conflicts remain. Rescans are rare: each follows the list emptying.
+    """
+    while True:
+        size = state[LIST_SIZE]
+        if size == 0:
+            if state[CONFLICTS] == 0:
+                return -1
+            size = scan_conflicted(perm, diag, anti, free_rows, conflicted, in_list)
+            state[LIST_SIZE] = size
+            if size == 0:
+                return -1  # only fixed queens are attacked: nothing can move
+        slot = np.random.randint(0, size)
+        row = conflicted[slot]
+        if queen_conflicts(perm, diag, anti, row) > 0:
+            return row
+        conflicted[slot] = conflicted[size - 1]
+        state[LIST_SIZE] = size - 1
+        in_list[row] = 0
+
+
+@njit(cache=True)
+def note_row(
+    perm: np.ndarray,
+    diag: np.ndarray,
+    anti: np.ndarray,
+    row: int,
+    conflicted: np.ndarray,
+    in_list: np.ndarray,
+    state: np.ndarray,
+) -> None:
+    """Push ``row`` on the conflicted list if it is attacked and not listed yet."""
+    if in_list[row] == 0 and queen_conflicts(perm, diag, anti, row) > 0:
+        conflicted[state[LIST_SIZE]] = row
+        in_list[row] = 1
+        state[LIST_SIZE] += 1
+
+
+def run_chunks(
+    step: Callable[[int, int], bool],
+    counters: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    time_limit: float | None,
+    start: float,
+    chunk: int,
+    budget_slot: int = ITERATIONS,
+) -> str:
+    """Call ``step(seed, budget)`` until it reports done, the budget is spent or the time
+    limit passes; return ``"done"``, ``"iterations"`` or ``"time"``.
+
+    The budget is counted in ``counters[budget_slot]`` (iterations by default, or
+    evaluations); ``step`` runs at most ``budget`` more units and returns True when its
+    goal is reached. The clock is read only between chunks, so a run overshoots its time limit by
+    at most one chunk (a few milliseconds with the chunk sizes used).
+    """
+    while True:
+        left = budget - int(counters[budget_slot])
+        if left <= 0:
+            return "iterations"
+        if time_limit is not None and time.perf_counter() - start >= time_limit:
+            return "time"
+        if step(kernel_seed(rng), min(chunk, left)):
+            return "done"
