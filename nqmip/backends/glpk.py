@@ -1,0 +1,78 @@
+"""GLPK's ``glpsol`` through Pyomo, on the model of :func:`nqmip.build_model`.
+
+glpsol writes no dual bound to its solution file, so a run stopped by its time limit
+reports no bound (``None``); glpsol takes no random seed, so ``seed`` is recorded but has no
+effect, and it has no way to take a MIP start (see docs/warm-starts).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from functools import cache
+
+from nqmip.backends.base import Backend, RawSolution, SolveOptions
+from nqmip.formulation.pyomo import build_pyomo_model
+from nqmip.instance import Instance
+from nqmip.result import Status, Termination
+
+
+class GlpkBackend(Backend):
+    name = "glpk"
+    install_hint = "install GLPK's glpsol program: apt-get install glpk-utils (or brew install glpk)"
+
+    def available(self) -> bool:
+        return shutil.which("glpsol") is not None
+
+    @cache  # noqa: B019 - one instance per process, held by the registry
+    def version(self) -> str:
+        import pyomo.environ as pyo
+
+        version = pyo.SolverFactory("glpk").version()
+        return ".".join(str(v) for v in version[:2]) if version else "unknown"
+
+    def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        self.require()
+        import pyomo.environ as pyo
+        from pyomo.opt import TerminationCondition as TC
+
+        model = build_pyomo_model(instance)
+        opt = pyo.SolverFactory("glpk")
+        if options.time_limit is not None:
+            opt.options["tmlim"] = max(1, math.ceil(options.time_limit))
+        if options.mip_gap:
+            opt.options["mipgap"] = float(options.mip_gap)
+        results = opt.solve(model, load_solutions=False, tee=options.verbose)
+        tc = results.solver.termination_condition
+        if tc == TC.infeasible:
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE)
+        placement = objective = None
+        if len(results.solution) > 0:
+            model.solutions.load_from(results)
+            placement = _integral_placement(model, instance.n)
+            if placement is not None:
+                objective = float(pyo.value(model.value))
+        bound = results.problem.upper_bound
+        bound = float(bound) if bound is not None and math.isfinite(bound) else None
+        if tc == TC.optimal and placement is not None:
+            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
+                               bound if bound is not None else objective)
+        termination = Termination.TIME_LIMIT if options.time_limit else Termination.ERROR
+        return RawSolution(
+            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
+            termination, placement, objective, bound, message=f"glpsol: {tc}",
+        )
+
+
+def _integral_placement(model, n: int) -> tuple[int, ...] | None:  # type: ignore[no-untyped-def]
+    """The placement if glpsol's values are integral (a time-limited run may hold none)."""
+    cols = []
+    for i in range(n):
+        values = [model.x[i, j].value or 0.0 for j in range(n)]
+        if any(1e-6 < v < 1 - 1e-6 for v in values):
+            return None
+        row = [j for j, v in enumerate(values) if v > 0.5]
+        if len(row) != 1:
+            return None
+        cols.append(row[0])
+    return tuple(cols)

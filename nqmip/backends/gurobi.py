@@ -1,0 +1,116 @@
+"""Gurobi through gurobipy's matrix API (which needs scipy), fed the CSR arrays.
+
+pip's gurobipy carries a size-limited licence (2000 variables and 2000 constraints), so
+n <= 44 solves anywhere it is installed; larger boards need a full licence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nqmip.backends.base import (
+    Backend,
+    BackendError,
+    RawSolution,
+    SolveOptions,
+    module_available,
+)
+from nqmip.backends.highs import placement_from_values
+from nqmip.formulation.matrix import build_linear_model
+from nqmip.instance import Instance
+from nqmip.result import Status, Termination
+
+SIZE_LIMITED_ERRNO = 10010
+
+
+class GurobiBackend(Backend):
+    name = "gurobi"
+    install_hint = 'pip install "nqmip[gurobi]" (gurobipy and scipy)'
+
+    def available(self) -> bool:
+        return module_available("gurobipy") and module_available("scipy")
+
+    def version(self) -> str:
+        import gurobipy
+
+        return ".".join(str(v) for v in gurobipy.gurobi.version())
+
+    def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        self.require()
+        import gurobipy as gp
+        import scipy.sparse as sp
+        from gurobipy import GRB
+
+        lm = build_linear_model(instance)
+        a = sp.csr_matrix((lm.values, lm.indices, lm.indptr), shape=(lm.num_rows, lm.num_cols))
+        equal = lm.row_lower == lm.row_upper
+        upper_only = ~equal & np.isfinite(lm.row_upper)
+        lower_only = ~equal & ~upper_only
+        if np.any(lower_only & ~np.isfinite(lm.row_lower)):
+            raise BackendError("a constraint row with no finite bound")
+        try:
+            with gp.Env(empty=True) as env:
+                env.setParam("OutputFlag", int(options.verbose))
+                env.start()
+                with gp.Model(env=env) as model:
+                    return self._solve(model, lm, a, equal, upper_only, lower_only, options, gp,
+                                       GRB)
+        except gp.GurobiError as exc:
+            if exc.errno == SIZE_LIMITED_ERRNO:
+                raise BackendError(
+                    f"Gurobi's size-limited licence (pip's gurobipy) allows 2000 variables and "
+                    f"constraints; n={lm.n} needs {lm.num_cols} variables. Install a full "
+                    f"licence or use another backend."
+                ) from None
+            raise BackendError(f"Gurobi failed: {exc}") from exc
+
+    @staticmethod
+    def _solve(model, lm, a, equal, upper_only, lower_only, options: SolveOptions, gp, GRB):  # type: ignore[no-untyped-def]
+        vtype = np.full(lm.num_cols, GRB.BINARY if lm.num_extra_cols == 0 else GRB.INTEGER)
+        x = model.addMVar(lm.num_cols, lb=lm.col_lower, ub=lm.col_upper, vtype=vtype, name="x")
+        for mask, sense, rhs in (
+            (equal, GRB.EQUAL, lm.row_upper),
+            (upper_only, GRB.LESS_EQUAL, lm.row_upper),
+            (lower_only, GRB.GREATER_EQUAL, lm.row_lower),
+        ):
+            if mask.any():
+                model.addMConstr(a[mask], x, sense, rhs[mask])
+        model.setObjective(lm.cost @ x, GRB.MAXIMIZE)
+        if options.time_limit is not None:
+            model.Params.TimeLimit = float(options.time_limit)
+        if options.seed is not None:
+            model.Params.Seed = int(options.seed) % 2_000_000_000
+        if options.threads is not None:
+            model.Params.Threads = int(options.threads)
+        model.Params.MIPGap = float(options.mip_gap)
+        accepted = None
+        if options.warm_start is not None:
+            start = np.zeros(lm.num_cols)
+            start[np.arange(lm.n) * lm.n + np.asarray(options.warm_start)] = 1.0
+            x.Start = start
+        model.optimize()
+        status = model.Status
+        nodes = int(model.NodeCount)
+        placement = objective = None
+        if model.SolCount > 0:
+            placement = placement_from_values(np.asarray(x.X), lm.n)
+            objective = float(model.ObjVal)
+        if status == GRB.OPTIMAL:
+            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
+                               float(model.ObjBound), nodes, accepted)
+        if status in (GRB.INFEASIBLE, GRB.INF_OR_UNBD):
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
+                               warm_start_accepted=accepted)
+        termination = {
+            GRB.TIME_LIMIT: Termination.TIME_LIMIT,
+            GRB.NODE_LIMIT: Termination.ITERATION_LIMIT,
+            GRB.ITERATION_LIMIT: Termination.ITERATION_LIMIT,
+            GRB.SOLUTION_LIMIT: Termination.ITERATION_LIMIT,
+            GRB.INTERRUPTED: Termination.INTERRUPTED,
+        }.get(status, Termination.ERROR)
+        bound = float(model.ObjBound) if np.isfinite(model.ObjBound) else None
+        return RawSolution(
+            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
+            termination, placement, objective, bound, nodes, accepted,
+            message=f"Gurobi status {status}",
+        )

@@ -1,0 +1,66 @@
+"""HiGHS through Pyomo's ``appsi_highs`` interface, on the model of :func:`build_model`.
+
+Kept beside the direct ``"highs"`` backend so the cost of going through Pyomo can be
+measured (docs/benchmarks.md) and so that Pyomo users see the path they would take.
+"""
+
+from __future__ import annotations
+
+import math
+
+from nqmip.backends.base import Backend, RawSolution, SolveOptions, module_available
+from nqmip.formulation.pyomo import build_pyomo_model, placement_from_pyomo
+from nqmip.instance import Instance
+from nqmip.result import Status, Termination
+
+
+class HighsPyomoBackend(Backend):
+    name = "highs-pyomo"
+    install_hint = 'pip install "highspy==1.12.0" pyomo (installed with nqmip)'
+
+    def available(self) -> bool:
+        return module_available("highspy") and module_available("pyomo")
+
+    def version(self) -> str:
+        import highspy
+        import pyomo.version
+
+        return f"{highspy.Highs().version()} via Pyomo {pyomo.version.version}"
+
+    def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        self.require()
+        from pyomo.contrib.appsi.base import TerminationCondition as TC
+        from pyomo.contrib.appsi.solvers import Highs
+
+        model = build_pyomo_model(instance)
+        opt = Highs()
+        opt.config.stream_solver = bool(options.verbose)
+        opt.config.load_solution = False
+        opt.config.mip_gap = float(options.mip_gap)
+        if options.time_limit is not None:
+            opt.config.time_limit = float(options.time_limit)
+        if options.seed is not None:
+            opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
+        if options.threads is not None:
+            opt.highs_options["threads"] = int(options.threads)
+        results = opt.solve(model)
+        tc = results.termination_condition
+        if tc in (TC.infeasible, TC.infeasibleOrUnbounded):
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE)
+        placement = objective = None
+        if results.best_feasible_objective is not None:
+            results.solution_loader.load_vars()
+            placement = placement_from_pyomo(model)
+            objective = float(results.best_feasible_objective)
+        bound = results.best_objective_bound
+        bound = float(bound) if bound is not None and math.isfinite(bound) else None
+        if tc == TC.optimal:
+            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
+                               bound if bound is not None else objective)
+        termination = {TC.maxTimeLimit: Termination.TIME_LIMIT,
+                       TC.maxIterations: Termination.ITERATION_LIMIT,
+                       TC.interrupted: Termination.INTERRUPTED}.get(tc, Termination.ERROR)
+        return RawSolution(
+            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
+            termination, placement, objective, bound, message=f"appsi_highs: {tc.name}",
+        )
