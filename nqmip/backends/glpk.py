@@ -19,7 +19,9 @@ from nqmip.result import Status, Termination
 
 class GlpkBackend(Backend):
     name = "glpk"
-    install_hint = "install GLPK's glpsol program: apt-get install glpk-utils (or brew install glpk)"
+    install_hint = (
+        "install GLPK's glpsol program: apt-get install glpk-utils (or brew install glpk)"
+    )
 
     def available(self) -> bool:
         return shutil.which("glpsol") is not None
