@@ -21,6 +21,7 @@ from numba import njit
 from nqmip.heuristics.common import kernel_seed
 from nqmip.heuristics.kernels import queen_conflicts
 from nqmip.instance import Instance
+from nqmip.result import Result, Status, Termination
 
 # Slots of the int64 state array the kernels share with the driver.
 ITERATIONS = 0  # moves applied (or rows placed, for the greedy phase)
@@ -195,3 +196,144 @@ def run_chunks(
             return "time"
         if step(kernel_seed(rng), min(chunk, left)):
             return "done"
+
+
+# Slots of the float64 state array of the swap searches.
+WEIGHT = 0  # Σ weights[r, perm[r]] of the current placement
+BEST_WEIGHT = 1  # best weight of a conflict-free placement seen (-inf before the first)
+TEMPERATURE = 2  # simulated annealing only
+FLOAT_SLOTS = 3
+
+
+@njit(cache=True)
+def record_best(
+    perm: np.ndarray, best_perm: np.ndarray, state: np.ndarray, fstate: np.ndarray,
+    weighted: bool,
+) -> None:
+    """Note a new best: fewest conflicts, or (weighted) the heaviest conflict-free board.
+
+    Copying the board is O(n), but only on an improvement of the best weight, which
+    happens a bounded number of times (weighted instances are small: n x n weights)."""
+    conflicts_now = state[CONFLICTS]
+    if conflicts_now < state[BEST_CONFLICTS]:
+        state[BEST_CONFLICTS] = conflicts_now
+        state[LAST_IMPROVEMENT] = state[ITERATIONS]
+        if not weighted:
+            state[IMPROVEMENTS] += 1
+    if weighted and conflicts_now == 0 and fstate[WEIGHT] > fstate[BEST_WEIGHT] + 1e-9:
+        fstate[BEST_WEIGHT] = fstate[WEIGHT]
+        best_perm[:] = perm
+        state[IMPROVEMENTS] += 1
+        state[LAST_IMPROVEMENT] = state[ITERATIONS]
+
+
+@dataclass
+class SwapSearch:
+    """Everything a tabu or annealing kernel reads and updates, built once per run."""
+
+    perm: np.ndarray
+    diag: np.ndarray
+    anti: np.ndarray
+    free_rows: np.ndarray
+    conflicted: np.ndarray
+    in_list: np.ndarray
+    state: np.ndarray
+    fstate: np.ndarray
+    best_perm: np.ndarray
+    weights: np.ndarray
+    weighted: bool
+    penalty: float
+    bound: float
+
+    def kernel_args(self) -> tuple[object, ...]:
+        return (self.perm, self.diag, self.anti, self.free_rows, self.conflicted,
+                self.in_list, self.state, self.fstate, self.best_perm, self.weights,
+                self.weighted, self.penalty, self.bound)
+
+
+def conflict_penalty(weights: np.ndarray | None) -> float:
+    """Cost of one attacking pair in a weighted search, in weight units.
+
+    A swap changes the weight by at most 2·(max - min); a penalty above that makes
+    every conflict-removing move better than any weight gain, so the search settles on
+    conflict-free boards and leaves them only through tabu or annealing moves."""
+    if weights is None:
+        return 1.0
+    return 2.0 * float(weights.max() - weights.min()) + 1.0
+
+
+def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) -> SwapSearch:
+    """A random start (fixed queens kept) with its counters and an empty best."""
+    from nqmip.heuristics.common import random_permutation  # small n: Python loop is fine
+
+    n = instance.n
+    perm = random_permutation(instance, rng)
+    diag, anti = counters_for(perm)
+    free_rows, _ = free_rows_and_columns_fast(instance)
+    weighted = instance.weights is not None
+    weights = (np.ascontiguousarray(instance.weights, dtype=np.float64) if weighted
+               else np.zeros((1, 1), dtype=np.float64))
+    state = np.zeros(STATE_SLOTS, dtype=np.int64)
+    rows = np.arange(n, dtype=np.int64)
+    state[CONFLICTS] = int(sum(int(c) * (int(c) - 1) // 2 for c in np.concatenate(
+        [diag[diag > 1], anti[anti > 1]])))
+    state[BEST_CONFLICTS] = state[CONFLICTS]
+    fstate = np.zeros(FLOAT_SLOTS, dtype=np.float64)
+    fstate[WEIGHT] = float(weights[rows, perm].sum()) if weighted else float(n)
+    fstate[BEST_WEIGHT] = -np.inf
+    best_perm = perm.copy()
+    search = SwapSearch(
+        perm=perm, diag=diag, anti=anti, free_rows=free_rows,
+        conflicted=np.empty(max(free_rows.size, 1), dtype=np.int32),
+        in_list=np.zeros(n, dtype=np.uint8), state=state, fstate=fstate,
+        best_perm=best_perm, weights=weights, weighted=weighted,
+        penalty=conflict_penalty(instance.weights), bound=bound,
+    )
+    record_best(perm, best_perm, state, fstate, weighted)
+    return search
+
+
+def swap_search_result(
+    instance: Instance,
+    method: str,
+    search: SwapSearch,
+    outcome: str,
+    *,
+    wall_time: float,
+    seed: int | None,
+    compile_time: float,
+    extra: dict[str, object],
+) -> Result:
+    """The :class:`Result` of a tabu or annealing run: the conflict-free board found (the
+    heaviest one, when weighted), or status unknown with the fewest conflicts seen."""
+    from nqmip.heuristics.common import heuristic_result
+
+    state = search.state
+    if search.weighted:
+        placement = search.best_perm if np.isfinite(search.fstate[BEST_WEIGHT]) else None
+    else:
+        placement = search.perm if state[CONFLICTS] == 0 else None
+    if outcome == "done":
+        termination = Termination.SOLUTION_FOUND
+    elif outcome == "time":
+        termination = Termination.TIME_LIMIT
+    else:
+        termination = Termination.ITERATION_LIMIT
+    extra = dict(extra)
+    extra["restarts"] = int(state[RESTARTS])
+    return heuristic_result(
+        instance, method, placement, wall_time=wall_time, seed=seed, termination=termination,
+        evaluations=int(state[EVALUATIONS]), iterations=int(state[ITERATIONS]),
+        improvements=int(state[IMPROVEMENTS]), compile_time=compile_time,
+        best_conflicts=int(state[BEST_CONFLICTS]), extra=extra,
+    )
+
+
+def infeasible_result(instance: Instance, method: str, seed: int | None) -> Result:
+    """Two fixed queens attack each other: proven infeasible without a search."""
+    return Result(
+        status=Status.INFEASIBLE, termination=Termination.INFEASIBLE, n=instance.n,
+        method=method, solver="nqmip", objective=None, bound=None, placement=None,
+        wall_time=0.0, weights=instance.name, seed=seed,
+        message="two fixed queens attack each other",
+    )

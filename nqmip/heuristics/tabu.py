@@ -1,0 +1,228 @@
+"""Tabu swap search (seed 003), for boards up to 10^5 queens and for weighted objectives.
+
+Each iteration takes an attacked queen (feasibility; weighted: an attacked queen half of
+the time while conflicts remain, else any free queen), draws ``samples`` random partner
+rows, and applies the best swap among the non-tabu ones — even an uphill one, which is
+what lets tabu search climb out of local minima. Scanning all n-1 partners would make an
+iteration O(n); sampling keeps it O(samples).
+
+* Cost: the number of attacking pairs; weighted, ``penalty · pairs − weight`` with a
+  penalty larger than any weight change of a swap (see ``conflict_penalty``), and the
+  heaviest conflict-free board seen is kept.
+* Tabu list: 003 keeps an n x n matrix of swapped row pairs; 10^5 queens would need
+  80 GB, so the pair ``(i, k)`` is hashed into a table of ``2**16`` "tabu until iteration"
+  stamps. A hash collision only makes an innocent pair tabu for a while: harmless.
+  A swapped pair stays tabu for ``tenure`` iterations.
+* Aspiration: a tabu swap is allowed when it reaches fewer conflicts than ever seen
+  (weighted: a conflict-free board heavier than the best).
+* Stagnation: after ``stall_limit`` iterations without a new best, ``perturb`` random
+  swaps are applied (counted in ``extra["restarts"]``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from nqmip.heuristics.common import (
+    check_int,
+    kernel_seed,
+    make_rng,
+    timed_compile,
+    weight_bound,
+)
+from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
+from nqmip.heuristics.localsearch import (
+    BEST_CONFLICTS,
+    BEST_WEIGHT,
+    CONFLICTS,
+    EVALUATIONS,
+    ITERATIONS,
+    LAST_IMPROVEMENT,
+    RESTARTS,
+    WEIGHT,
+    fixed_queens_clash,
+    infeasible_result,
+    new_swap_search,
+    note_row,
+    pick_conflicted,
+    record_best,
+    run_chunks,
+    swap_search_result,
+)
+from nqmip.instance import Instance, make_instance
+from nqmip.result import Result
+
+METHOD = "tabu"
+TABU_TABLE_BITS = 16
+CHUNK = 1 << 16  # iterations per kernel call between clock checks
+
+
+@njit(cache=True)
+def _pair_slot(i: int, k: int) -> int:
+    low = min(i, k)
+    high = max(i, k)
+    return ((low * 73856093) ^ (high * 19349663)) & ((1 << TABU_TABLE_BITS) - 1)
+
+
+@njit(cache=True)
+def _goal_reached(state: np.ndarray, fstate: np.ndarray, weighted: bool, bound: float) -> bool:
+    if weighted:
+        return fstate[BEST_WEIGHT] >= bound - 1e-9
+    return state[CONFLICTS] == 0
+
+
+@njit(cache=True)
+def tabu_chunk(
+    perm: np.ndarray,
+    diag: np.ndarray,
+    anti: np.ndarray,
+    free_rows: np.ndarray,
+    conflicted: np.ndarray,
+    in_list: np.ndarray,
+    state: np.ndarray,
+    fstate: np.ndarray,
+    best_perm: np.ndarray,
+    weights: np.ndarray,
+    weighted: bool,
+    penalty: float,
+    bound: float,
+    tabu_until: np.ndarray,
+    tenure: int,
+    samples: int,
+    stall_limit: int,
+    perturb: int,
+    seed: int,
+    budget: int,
+) -> bool:
+    """At most ``budget`` tabu iterations; True when the goal is reached (no conflict, or
+    weighted: a board as heavy as the bound)."""
+    np.random.seed(seed)
+    free_count = free_rows.size
+    if free_count < 2:
+        return _goal_reached(state, fstate, weighted, bound)
+    stop = state[ITERATIONS] + budget
+    while state[ITERATIONS] < stop:
+        if _goal_reached(state, fstate, weighted, bound):
+            return True
+        iteration = state[ITERATIONS]
+        row = -1
+        if state[CONFLICTS] > 0 and (not weighted or np.random.random() < 0.5):
+            row = pick_conflicted(perm, diag, anti, free_rows, conflicted, in_list, state)
+        if row < 0:
+            if not weighted:
+                return state[CONFLICTS] == 0  # only fixed queens are attacked
+            row = free_rows[np.random.randint(0, free_count)]
+        best_cost = np.inf
+        best_partner = -1
+        best_conflict_delta = 0
+        best_weight_delta = 0.0
+        for _ in range(samples):
+            partner = free_rows[np.random.randint(0, free_count)]
+            if partner == row:
+                continue
+            conflict_delta = swap_delta(perm, diag, anti, row, partner)
+            state[EVALUATIONS] += 1
+            weight_delta = swap_weight_delta(perm, weights, row, partner) if weighted else 0.0
+            cost = penalty * conflict_delta - weight_delta
+            if cost >= best_cost:
+                continue
+            if tabu_until[_pair_slot(row, partner)] > iteration:
+                new_conflicts = state[CONFLICTS] + conflict_delta
+                if weighted:
+                    aspires = (new_conflicts == 0
+                               and fstate[WEIGHT] + weight_delta > fstate[BEST_WEIGHT] + 1e-9)
+                else:
+                    aspires = new_conflicts < state[BEST_CONFLICTS]
+                if not aspires:
+                    continue
+            best_cost = cost
+            best_partner = partner
+            best_conflict_delta = conflict_delta
+            best_weight_delta = weight_delta
+        state[ITERATIONS] += 1
+        if best_partner >= 0:
+            apply_swap(perm, diag, anti, row, best_partner)
+            state[CONFLICTS] += best_conflict_delta
+            fstate[WEIGHT] += best_weight_delta
+            tabu_until[_pair_slot(row, best_partner)] = iteration + tenure
+            note_row(perm, diag, anti, best_partner, conflicted, in_list, state)
+            note_row(perm, diag, anti, row, conflicted, in_list, state)
+            record_best(perm, best_perm, state, fstate, weighted)
+        if state[ITERATIONS] - state[LAST_IMPROVEMENT] > stall_limit:
+            # Stuck: shake the board with random swaps and carry on from there.
+            for _ in range(perturb):
+                first = free_rows[np.random.randint(0, free_count)]
+                second = free_rows[np.random.randint(0, free_count)]
+                conflict_delta = swap_delta(perm, diag, anti, first, second)
+                if weighted:
+                    fstate[WEIGHT] += swap_weight_delta(perm, weights, first, second)
+                apply_swap(perm, diag, anti, first, second)
+                state[CONFLICTS] += conflict_delta
+                note_row(perm, diag, anti, first, conflicted, in_list, state)
+                note_row(perm, diag, anti, second, conflicted, in_list, state)
+            state[RESTARTS] += 1
+            state[LAST_IMPROVEMENT] = state[ITERATIONS]
+            record_best(perm, best_perm, state, fstate, weighted)
+    return _goal_reached(state, fstate, weighted, bound)
+
+
+def solve_tabu(
+    instance: Instance,
+    *,
+    seed: int | None = None,
+    time_limit: float | None = None,
+    max_iterations: int | None = None,
+    tenure: int = 10,
+    samples: int = 32,
+    stall_limit: int = 2000,
+    perturb: int = 3,
+) -> Result:
+    """Tabu swap search; see the module docstring.
+
+    Parameters (defaults): ``max_iterations`` (feasibility: 10^6 + 200·n; weighted:
+    2·10^5 + 2000·n) moves; ``tenure`` (10) iterations a swapped pair stays tabu;
+    ``samples`` (32) partner rows tried per iteration; ``stall_limit`` (2000) iterations
+    without a new best before a perturbation of ``perturb`` (3) random swaps.
+    """
+    tenure = check_int("tenure", tenure, 0)
+    samples = check_int("samples", samples, 1)
+    stall_limit = check_int("stall_limit", stall_limit, 1)
+    perturb = check_int("perturb", perturb, 0)
+    n = instance.n
+    if max_iterations is None:
+        max_iterations = (10**6 + 200 * n) if instance.weights is None else (2 * 10**5 + 2000 * n)
+    max_iterations = check_int("max_iterations", max_iterations, 1)
+    if fixed_queens_clash(instance):
+        return infeasible_result(instance, METHOD, seed)
+    compile_time = timed_compile(_warm_up)
+    start = time.perf_counter()
+    rng = make_rng(seed)
+    search = new_swap_search(instance, rng, weight_bound(instance))
+    tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)
+    args = search.kernel_args()
+
+    def step(kseed: int, budget: int) -> bool:
+        return bool(tabu_chunk(*args, tabu_until, tenure, samples, stall_limit, perturb,
+                               kseed, budget))
+
+    outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=time_limit,
+                         start=start, chunk=CHUNK)
+    wall = time.perf_counter() - start
+    return swap_search_result(
+        instance, METHOD, search, outcome, wall_time=wall, seed=seed,
+        compile_time=compile_time,
+        extra={"tenure": tenure, "samples": samples, "stall_limit": stall_limit,
+               "perturb": perturb, "max_iterations": max_iterations},
+    )
+
+
+def _warm_up() -> None:
+    """Compile (or load from the cache) the kernel for both objectives on tiny boards."""
+    for instance in (make_instance(8, fixed={0: 0}), make_instance(6, "chess")):
+        rng = make_rng(0)
+        search = new_swap_search(instance, rng, weight_bound(instance))
+        tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)
+        tabu_chunk(*search.kernel_args(), tabu_until, 3, 4, 50, 2, kernel_seed(rng), 100)
