@@ -1,0 +1,151 @@
+"""Every exact backend against brute force, against each other, and on the edge cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.backends.base import BackendError, BackendUnavailable, RawSolution, get_backend
+from nqmip.result import Status, Termination
+from tests.oracle import best_value
+
+
+def test_weighted_eight_queens_is_twelve(backend: str) -> None:
+    r = nqmip.solve(8, "chess", method=backend)
+    assert r.status == Status.OPTIMAL
+    assert r.objective == pytest.approx(12)
+    assert r.bound == pytest.approx(12, abs=1e-6)
+    assert nqmip.is_solution(r.placement)
+    blacks = sum((i + j) % 2 == 0 for i, j in enumerate(r.placement))
+    assert blacks == 4  # four queens on each colour, as in the reference notebook
+    assert r.solver.startswith(backend)
+
+
+def test_feasibility_one_to_twelve(backend: str) -> None:
+    for n in range(1, 13):
+        r = nqmip.solve(n, method=backend)
+        if n in (2, 3):
+            assert r.status == Status.INFEASIBLE, n
+            assert r.placement is None and r.objective is None
+        else:
+            assert r.status == Status.OPTIMAL, n
+            assert r.objective == n and nqmip.is_solution(r.placement)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
+def test_random_weights_match_brute_force(backend: str, n: int, seed: int) -> None:
+    inst = nqmip.make_instance(n, "random", weights_seed=seed)
+    r = nqmip.solve(inst, method=backend)
+    assert r.status == Status.OPTIMAL
+    assert r.objective == pytest.approx(best_value(n, inst.weights))
+
+
+def test_fractional_weights_match_brute_force(backend: str) -> None:
+    rng = np.random.default_rng(7)
+    w = rng.uniform(-1.0, 3.0, size=(7, 7))
+    r = nqmip.solve(7, w, method=backend)
+    assert r.objective == pytest.approx(best_value(7, w), abs=1e-6)
+
+
+@pytest.mark.parametrize("n", [9, 10, 11, 12])
+def test_backends_agree_on_random_weights(backend: str, n: int) -> None:
+    reference = nqmip.solve(n, "random", method="highs", weights_seed=n)
+    r = nqmip.solve(n, "random", method=backend, weights_seed=n)
+    assert r.status == reference.status == Status.OPTIMAL
+    assert r.objective == pytest.approx(reference.objective)
+
+
+@pytest.mark.parametrize(
+    ("fixed", "weights"),
+    [({0: 0}, "chess"), ({2: 7, 6: 1}, "chess"), ({3: 3}, None), ({0: 1, 7: 4}, "random")],
+)
+def test_completion_keeps_fixed_queens(backend: str, fixed: dict, weights: str | None) -> None:
+    inst = nqmip.make_instance(8, weights, fixed, weights_seed=11)
+    r = nqmip.solve(inst, method=backend)
+    assert r.status == Status.OPTIMAL
+    assert nqmip.is_solution(r.placement, fixed)
+    assert r.objective == pytest.approx(best_value(8, inst.weight_matrix(), fixed))
+
+
+@pytest.mark.parametrize(
+    ("n", "fixed"),
+    [(4, {0: 0}), (8, {0: 0, 1: 1}), (8, {0: 0, 5: 0}), (6, {0: 0})],
+)
+def test_impossible_completion_is_infeasible(backend: str, n: int, fixed: dict) -> None:
+    assert best_value(n, np.ones((n, n)), fixed) is None  # the oracle agrees
+    r = nqmip.solve(n, "chess", fixed=fixed, method=backend)
+    assert r.status == Status.INFEASIBLE
+    assert r.placement is None
+
+
+def test_time_limit_returns_incumbent_and_bound(backend: str) -> None:
+    r = nqmip.solve(40, "chess", method=backend, time_limit=1.0, seed=1)
+    # A functional check (the limit is honoured), with wide slack for model building.
+    assert r.wall_time < 20
+    assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN)
+    if r.status == Status.FEASIBLE:
+        assert r.termination == Termination.TIME_LIMIT
+        assert nqmip.is_solution(r.placement)
+        if r.bound is not None:
+            assert r.bound >= r.objective - 1e-6
+
+
+def test_glpk_missing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("nqmip.backends.glpk.shutil.which", lambda _: None)
+    with pytest.raises(BackendUnavailable, match="apt-get install glpk-utils"):
+        nqmip.solve(8, "chess", method="glpk")
+
+
+def test_gurobi_missing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("nqmip.backends.gurobi.module_available", lambda _: False)
+    with pytest.raises(BackendUnavailable, match=r"nqmip\[gurobi\]"):
+        nqmip.solve(8, "chess", method="gurobi")
+
+
+@pytest.mark.solver("gurobi")
+def test_gurobi_size_limit_is_explained() -> None:
+    try:
+        r = nqmip.solve(46, method="gurobi", time_limit=5)
+    except BackendError as exc:
+        assert "size-limited" in str(exc)
+    else:  # a full licence: then the answer must verify
+        assert nqmip.is_solution(r.placement)
+
+
+def test_unknown_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown method"):
+        nqmip.solve(8, method="cplex")
+
+
+def test_a_wrong_backend_answer_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = get_backend("highs")
+    lie = RawSolution(Status.OPTIMAL, Termination.OPTIMAL, (1, 3, 0, 2), 99.0, 99.0)
+    monkeypatch.setattr(backend, "solve", lambda *_: lie)
+    with pytest.raises(nqmip.VerificationError, match="worth"):
+        nqmip.solve(4, "chess", method="highs")
+    clash = RawSolution(Status.OPTIMAL, Termination.OPTIMAL, (0, 1, 2, 3), 4.0, 4.0)
+    monkeypatch.setattr(backend, "solve", lambda *_: clash)
+    with pytest.raises(nqmip.VerificationError, match="attacking"):
+        nqmip.solve(4, method="highs")
+
+
+def test_build_model_matches_the_reference_notebook() -> None:
+    import pyomo.environ as pyo
+
+    m = nqmip.build_model(8, weights="chess")
+    assert len(list(m.component_data_objects(pyo.Var))) == 64
+    assert all(v.is_binary() for v in m.component_data_objects(pyo.Var))
+    assert len(list(m.component_data_objects(pyo.Constraint))) == 46
+    assert (len(m.rows), len(m.cols), len(m.diagonals), len(m.anti_diagonals)) == (8, 8, 15, 15)
+    assert pyo.value(m.w[0, 0]) == 2 and pyo.value(m.w[0, 1]) == 1
+
+
+def test_build_model_other_backends() -> None:
+    cps = nqmip.build_model(6, "chess", backend="cpsat")
+    assert cps.n == 6 and len(cps.x) == 36 and len(cps.queen) == 6
+    lm = nqmip.build_model(8, "chess", backend="matrix")
+    assert (lm.num_rows, lm.num_cols, lm.num_nonzeros) == (46, 64, 256)
+    with pytest.raises(ValueError, match="unknown model backend"):
+        nqmip.build_model(8, backend="cplex")

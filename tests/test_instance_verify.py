@@ -1,0 +1,114 @@
+"""The instance's validation and the independent checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nqmip
+from nqmip.verify import VerificationError, check_placement
+from tests.oracle import solutions
+
+A000170 = [1, 0, 0, 2, 10, 4, 40, 92]
+
+
+def test_oracle_counts_match_oeis() -> None:
+    assert [len(solutions(n)) for n in range(1, 9)] == A000170
+
+
+def test_chess_weights_follow_the_notebook() -> None:
+    w = nqmip.chess_weights(8)
+    assert w[0, 0] == 2 and w[0, 1] == 1 and w[7, 7] == 2
+    assert w.sum() == 32 * 2 + 32 * 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n": 0}, "at least 1"),
+        ({"n": -3}, "at least 1"),
+        ({"n": 2.5}, "integer"),
+        ({"n": True}, "integer"),
+        ({"n": 4, "weights": "checkers"}, "unknown weights preset"),
+        ({"n": 4, "weights": np.ones((3, 3))}, "shape"),
+        ({"n": 2, "weights": [[1, np.nan], [1, 1]]}, "finite"),
+        ({"n": 2, "weights": [[1, "a"], [1, 1]]}, "array of numbers"),
+        ({"n": 4, "fixed": {4: 0}}, "off the 4 x 4 board"),
+        ({"n": 4, "fixed": [(0, -1)]}, "off the 4 x 4 board"),
+        ({"n": 4, "fixed": [(0, 1), (0, 2)]}, "two fixed queens"),
+        ({"n": 4, "fixed": [(0,)]}, "pair"),
+    ],
+)
+def test_bad_instances_are_refused(kwargs: dict, message: str) -> None:
+    with pytest.raises(nqmip.InstanceError, match=message):
+        nqmip.make_instance(**kwargs)
+
+
+def test_weights_are_copied_and_read_only() -> None:
+    w = np.ones((3, 3))
+    inst = nqmip.make_instance(3, w)
+    w[0, 0] = 99
+    assert inst.weights is not None and inst.weights[0, 0] == 1
+    with pytest.raises(ValueError):
+        inst.weights[0, 0] = 5
+
+
+def test_random_weights_are_seeded() -> None:
+    a = nqmip.make_instance(6, "random", weights_seed=3).weights
+    b = nqmip.make_instance(6, "random", weights_seed=3).weights
+    c = nqmip.make_instance(6, "random", weights_seed=4).weights
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_conflicts_counts_pairs() -> None:
+    assert nqmip.conflicts([0, 1, 2, 3]) == 6  # one diagonal of 4 queens
+    assert nqmip.conflicts([0, 0]) == 1 + 0 + 0  # same column
+    assert nqmip.conflicts([1, 3, 0, 2]) == 0
+    assert nqmip.conflicts([]) == 0
+    with pytest.raises(ValueError):
+        nqmip.conflicts([0, 4, 1, 2])
+
+
+def brute_conflicts(p: list[int]) -> int:
+    n = len(p)
+    return sum(
+        p[i] == p[k] or abs(p[i] - p[k]) == k - i for i in range(n) for k in range(i + 1, n)
+    )
+
+
+@given(st.lists(st.integers(0, 11), min_size=1, max_size=12).filter(lambda p: max(p) < len(p)))
+def test_conflicts_equals_pairwise_count(p: list[int]) -> None:
+    assert nqmip.conflicts(p) == brute_conflicts(p)
+
+
+def test_is_solution_checks_fixed_queens() -> None:
+    p = (1, 3, 0, 2)
+    assert nqmip.is_solution(p)
+    assert nqmip.is_solution(p, {0: 1})
+    assert not nqmip.is_solution(p, {0: 2})
+    assert not nqmip.is_solution((0, 1, 2, 3))
+    assert not nqmip.is_solution((0, 7, 1, 2))
+
+
+def test_check_placement_rejects_wrong_objective() -> None:
+    w = nqmip.chess_weights(4)
+    assert check_placement((1, 3, 0, 2), 4, w, None, 6.0, source="t") == 6.0
+    with pytest.raises(VerificationError, match="worth"):
+        check_placement((1, 3, 0, 2), 4, w, None, 5.0, source="t")
+    with pytest.raises(VerificationError, match="attacking"):
+        check_placement((0, 1, 2, 3), 4, w, None, None, source="t")
+    with pytest.raises(VerificationError, match="fixed"):
+        check_placement((1, 3, 0, 2), 4, w, {0: 2}, None, source="t")
+    with pytest.raises(VerificationError, match="queens"):
+        check_placement((1, 3, 0), 4, w, None, None, source="t")
+
+
+def test_result_gap_and_json() -> None:
+    r = nqmip.solve(4, "chess")
+    assert r.gap == 0.0
+    d = r.to_dict()
+    assert d["status"] == "optimal" and d["placement"] == list(r.placement)
+    assert nqmip.Result(**{**{k: getattr(r, k) for k in r.__dataclass_fields__},
+                           "bound": 10.0}).gap == pytest.approx(4 / 6)
