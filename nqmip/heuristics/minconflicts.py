@@ -62,7 +62,9 @@ METHOD = "minconflicts"
 SMALL_COUNTERS_FROM = 2**20
 GREEDY_CHUNK = 1 << 21  # rows per kernel call between clock checks
 REPAIR_CHUNK = 1 << 20  # evaluations per kernel call in the repair phases
-COUNTER_CAP_UINT8 = 250
+COUNTER_CAP_UINT8 = 255
+#: Rows the greedy may defer before it stops and leaves the rest to the repair.
+DEFERRED_CAPACITY = 1 << 16
 
 
 @njit(cache=True)
@@ -72,69 +74,109 @@ def _row(free_rows: np.ndarray, idx: int) -> int:
 
 
 @njit(cache=True)
+def _bit_is_set(bits: np.ndarray, index: int) -> bool:
+    return (bits[index >> 6] >> np.uint64(index & 63)) & np.uint64(1) != 0
+
+
+@njit(cache=True)
+def _set_bit(bits: np.ndarray, index: int) -> None:
+    bits[index >> 6] |= np.uint64(1) << np.uint64(index & 63)
+
+
+@njit(cache=True)
 def greedy_chunk(
     perm: np.ndarray,
-    diag: np.ndarray,
-    anti: np.ndarray,
+    diag_bits: np.ndarray,
+    anti_bits: np.ndarray,
     free_rows: np.ndarray,
     start: int,
     stop: int,
     free_count: int,
+    window: int,
     max_attempts: int,
+    deferred: np.ndarray,
     seed: int,
     state: np.ndarray,
 ) -> int:
     """Place free rows ``start .. stop-1`` (in free-row order) on empty lines; return the
-    index reached: ``stop``, or the first row whose ``max_attempts`` draws all failed.
+    index reached: ``stop``, or the row at which the ``deferred`` list filled up.
 
-    Row ``idx`` takes the column at a uniformly drawn position in ``idx .. free_count-1``
-    whose lines are empty, swapped into place (a Fisher-Yates step). Failed draws only
-    read: writing on every draw dirtied a random cache line each time and measured slower.
+    The pool ``perm[free rows idx ..]`` holds the unused columns in random order (shuffled
+    beforehand). Row ``idx`` draws positions in the next ``window`` slots of the pool, then
+    (after ``window_draws`` failures) anywhere in it, until a column on an empty diagonal
+    and anti-diagonal turns up, and swaps it into place. A row whose ``max_attempts``
+    draws all fail keeps the column at its own pool slot and is *deferred*: listed in
+    ``deferred`` (count in ``state[LIST_SIZE]``), left out of the bits, and put on the
+    board with the tail for the repair. Near the end of a large board no unused column
+    fits some rows; deferring them instead of stopping keeps the tail short.
+
+    Why a window and bits: with 10^8 queens every uniform draw missed the cache three
+    times (pool, diagonal, anti-diagonal); the window keeps the pool reads in L2, and one
+    bit per line (25 MB per family at 10^8) keeps most line reads in L3. Failed draws only
+    read.
     """
     np.random.seed(seed)
     n = perm.size
     evaluations = 0
+    window_draws = 64
     for idx in range(start, stop):
         row = _row(free_rows, idx)
         chosen = -1
-        for _ in range(max_attempts):
-            pick = _row(free_rows, idx + np.random.randint(0, free_count - idx))
+        left = free_count - idx
+        span = min(window, left)
+        for attempt in range(max_attempts):
+            reach = span if attempt < window_draws else left
+            pick = _row(free_rows, idx + np.random.randint(0, reach))
             col = perm[pick]
             evaluations += 1
-            if diag[row - col + n - 1] == 0 and anti[row + col] == 0:
+            if not _bit_is_set(diag_bits, row - col + n - 1) and not _bit_is_set(
+                anti_bits, row + col
+            ):
                 chosen = pick
                 break
         if chosen < 0:
-            state[EVALUATIONS] += evaluations
-            state[ITERATIONS] += idx - start
-            return idx
+            if state[LIST_SIZE] == deferred.size:
+                state[EVALUATIONS] += evaluations
+                state[ITERATIONS] += idx - start
+                return idx
+            deferred[state[LIST_SIZE]] = row
+            state[LIST_SIZE] += 1
+            continue
         col = perm[chosen]
         perm[chosen] = perm[row]
         perm[row] = col
-        diag[row - col + n - 1] += 1
-        anti[row + col] += 1
+        _set_bit(diag_bits, row - col + n - 1)
+        _set_bit(anti_bits, row + col)
     state[EVALUATIONS] += evaluations
     state[ITERATIONS] += stop - start
     return stop
 
 
 @njit(cache=True)
-def place_tail(
-    perm: np.ndarray,
-    diag: np.ndarray,
-    anti: np.ndarray,
-    free_rows: np.ndarray,
-    start: int,
-    free_count: int,
+def bits_to_counts(bits: np.ndarray, counts: np.ndarray) -> None:
+    """Expand one occupancy bit per line into the counters the repair needs (sequential)."""
+    for index in range(counts.size):
+        counts[index] = (bits[index >> 6] >> np.uint64(index & 63)) & np.uint64(1)
+
+
+@njit(cache=True)
+def place_rows(
+    perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, rows: np.ndarray, cap: int
 ) -> int:
-    """Put the tail queens (free rows ``start ..``) on the board as they stand; return the
-    attacking pairs they add."""
+    """Put the queens of ``rows`` (deferred and tail rows) on the counters; return the
+    attacking pairs they add, or -1 (counters untouched) if a line would reach ``cap``."""
     n = perm.size
     added = 0
-    for idx in range(start, free_count):
-        row = _row(free_rows, idx)
+    for idx in range(rows.size):
+        row = rows[idx]
         d = row - perm[row] + n - 1
         a = row + perm[row]
+        if np.int64(diag[d]) + 1 >= cap or np.int64(anti[a]) + 1 >= cap:
+            for undo in range(idx):
+                r = rows[undo]
+                diag[r - perm[r] + n - 1] -= 1
+                anti[r + perm[r]] -= 1
+            return -1
         added += np.int64(diag[d]) + np.int64(anti[a])
         diag[d] += 1
         anti[a] += 1
@@ -147,19 +189,19 @@ def strict_repair_pass(
     diag: np.ndarray,
     anti: np.ndarray,
     free_rows: np.ndarray,
-    start: int,
     free_count: int,
+    repair_rows: np.ndarray,
     tries: int,
     seed: int,
     state: np.ndarray,
 ) -> int:
-    """One pass over the tail rows: free each attacked one by a swap that leaves both moved
-    queens unattacked (at most ``tries`` random partners each). Return how many tail
-    queens are still attacked."""
+    """One pass over ``repair_rows`` (deferred and tail rows): free each attacked one by a
+    swap that leaves both moved queens unattacked (at most ``tries`` random partners each).
+    Return how many of them are still attacked."""
     np.random.seed(seed)
     left = 0
-    for idx in range(start, free_count):
-        row = _row(free_rows, idx)
+    for idx in range(repair_rows.size):
+        row = repair_rows[idx]
         attacked = queen_conflicts(perm, diag, anti, row)
         if attacked == 0:
             continue
@@ -241,7 +283,8 @@ def minconflicts_placement(
     time_limit: float | None = None,
     max_evaluations: int | None = None,
     tail: int = 64,
-    greedy_attempts: int = 4096,
+    greedy_attempts: int = 256,
+    window: int = 1 << 16,
     repair_tries: int = 4096,
     samples: int = 16,
     noise: float = 0.05,
@@ -251,6 +294,7 @@ def minconflicts_placement(
     so that huge boards can be solved and checked without building a tuple of n ints."""
     tail = check_int("tail", tail, 0)
     greedy_attempts = check_int("greedy_attempts", greedy_attempts, 1)
+    window = check_int("window", window, 1)
     repair_tries = check_int("repair_tries", repair_tries, 1)
     samples = check_int("samples", samples, 1)
     noise = check_float("noise", noise, 0.0, 1.0)
@@ -259,8 +303,31 @@ def minconflicts_placement(
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
     compile_time = timed_compile(_warm_up)
+    perm, stats = _search(instance, seed=seed, time_limit=time_limit, budget=budget,
+                          tail=tail, greedy_attempts=greedy_attempts, window=window,
+                          repair_tries=repair_tries, samples=samples, noise=noise,
+                          small_from=SMALL_COUNTERS_FROM)
+    stats["compile_time"] = compile_time
+    return perm, stats
+
+
+def _search(
+    instance: Instance,
+    *,
+    seed: int | None,
+    time_limit: float | None,
+    budget: int,
+    tail: int,
+    greedy_attempts: int,
+    window: int,
+    repair_tries: int,
+    samples: int,
+    noise: float,
+    small_from: int,
+) -> tuple[np.ndarray | None, dict[str, object]]:
+    n = instance.n
     start = time.perf_counter()
-    stats: dict[str, object] = {"compile_time": compile_time, "termination": "done"}
+    stats: dict[str, object] = {"termination": "done"}
     if fixed_queens_clash(instance):
         stats.update(wall_time=time.perf_counter() - start, termination="infeasible")
         return None, stats
@@ -269,17 +336,23 @@ def minconflicts_placement(
     free_count = free_rows.size
     # Without fixed queens pass an empty free-row array: the kernels read it as identity.
     rows_arg = free_rows if instance.fixed else np.empty(0, dtype=np.int32)
-    dtype = np.uint8 if n >= SMALL_COUNTERS_FROM else np.int32
+    # The pool of unused columns in random order (in place: no int64 temporary).
+    if instance.fixed:
+        perm[free_rows] = rng.permutation(perm[free_rows])
+    else:
+        rng.shuffle(perm)
     size = max(2 * n - 1, 1)
-    diag = np.zeros(size, dtype=dtype)
-    anti = np.zeros(size, dtype=dtype)
+    words = (size + 63) // 64
+    diag_bits = np.zeros(words, dtype=np.uint64)
+    anti_bits = np.zeros(words, dtype=np.uint64)
     for row, col in instance.fixed:
-        diag[row - col + n - 1] += 1
-        anti[row + col] += 1
+        diag_bits[(row - col + n - 1) >> 6] |= np.uint64(1) << np.uint64((row - col + n - 1) & 63)
+        anti_bits[(row + col) >> 6] |= np.uint64(1) << np.uint64((row + col) & 63)
     state = np.zeros(STATE_SLOTS, dtype=np.int64)
 
     # 1. greedy
     greedy_end = max(free_count - tail, 0)
+    deferred = np.empty(DEFERRED_CAPACITY, dtype=np.int32)
     reached = 0
     outcome = "done"
     while reached < greedy_end:
@@ -290,28 +363,44 @@ def minconflicts_placement(
             outcome = "time"
             break
         stop = min(reached + GREEDY_CHUNK, greedy_end)
-        got = greedy_chunk(perm, diag, anti, rows_arg, reached, stop, free_count,
-                           greedy_attempts, kernel_seed(rng), state)
-        if got < stop:
-            reached = got
-            break
+        got = greedy_chunk(perm, diag_bits, anti_bits, rows_arg, reached, stop, free_count,
+                           window, greedy_attempts, deferred, kernel_seed(rng), state)
         reached = got
+        if got < stop:
+            break
     greedy_time = time.perf_counter() - start
-    if outcome == "done" and dtype is np.uint8 and free_count - reached > COUNTER_CAP_UINT8:
-        diag, anti = diag.astype(np.int32), anti.astype(np.int32)  # a long tail: wide counts
-    state[CONFLICTS] = place_tail(perm, diag, anti, rows_arg, reached, free_count)
-    stats["greedy_rows"] = reached
+    tail_rows = free_rows[reached:] if instance.fixed else np.arange(reached, n, dtype=np.int32)
+    repair_rows = np.concatenate([deferred[: state[LIST_SIZE]], tail_rows])
+    stats["greedy_rows"] = reached - int(state[LIST_SIZE])
+    stats["deferred_rows"] = int(state[LIST_SIZE])
+    state[LIST_SIZE] = 0
+    # Counters for the repair. A line holds at most one greedy or fixed queen plus the
+    # repair rows on it: uint8 on huge boards (0.2 GB per family at 10^8), unless a line
+    # would saturate, which place_rows reports; then int32.
+    diag = anti = np.empty(0, dtype=np.int32)
+    for dtype, cap in ((np.uint8, COUNTER_CAP_UINT8), (np.int32, 2**31 - 1)):
+        if dtype is np.uint8 and n < small_from:
+            continue
+        diag = np.empty(size, dtype=dtype)
+        bits_to_counts(diag_bits, diag)
+        anti = np.empty(size, dtype=dtype)
+        bits_to_counts(anti_bits, anti)
+        added = place_rows(perm, diag, anti, repair_rows, cap)
+        if added >= 0:
+            state[CONFLICTS] = added
+            break
+    del diag_bits, anti_bits
 
-    # 2. strict repair of the tail, while each pass still frees queens
+    # 2. strict repair of the deferred and tail rows, while each pass still frees queens
     passes = 0
     if outcome == "done" and state[CONFLICTS] > 0:
-        left = free_count - reached
+        left = repair_rows.size
         while state[CONFLICTS] > 0 and state[EVALUATIONS] < budget:
             if time_limit is not None and time.perf_counter() - start >= time_limit:
                 outcome = "time"
                 break
             passes += 1
-            now_left = strict_repair_pass(perm, diag, anti, rows_arg, reached, free_count,
+            now_left = strict_repair_pass(perm, diag, anti, rows_arg, free_count, repair_rows,
                                           repair_tries, kernel_seed(rng), state)
             if now_left == 0 or now_left >= left:
                 break
@@ -356,7 +445,8 @@ def solve_minconflicts(
     time_limit: float | None = None,
     max_evaluations: int | None = None,
     tail: int = 64,
-    greedy_attempts: int = 4096,
+    greedy_attempts: int = 256,
+    window: int = 1 << 16,
     repair_tries: int = 4096,
     samples: int = 16,
     noise: float = 0.05,
@@ -364,13 +454,14 @@ def solve_minconflicts(
     """QS4-style greedy placement plus min-conflicts repair; see the module docstring.
 
     Parameters (defaults): ``max_evaluations`` (64·n + 10^7) candidate checks in all;
-    ``tail`` (64) rows left to the repair; ``greedy_attempts`` (4096) column draws per
-    greedy row; ``repair_tries`` (4096) partners per tail queen and pass; ``samples`` (16)
+    ``tail`` (64) rows left to the repair; ``greedy_attempts`` (256) column draws per
+    greedy row; ``window`` (65536) pool slots the first 64 draws of a row look at;
+    ``repair_tries`` (4096) partners per tail queen and pass; ``samples`` (16)
     partners per min-conflicts step; ``noise`` (0.05) probability of an uphill step.
     """
     perm, stats = minconflicts_placement(
         instance, seed=seed, time_limit=time_limit, max_evaluations=max_evaluations,
-        tail=tail, greedy_attempts=greedy_attempts, repair_tries=repair_tries,
+        tail=tail, greedy_attempts=greedy_attempts, window=window, repair_tries=repair_tries,
         samples=samples, noise=noise,
     )
     return _to_result(instance, perm, stats, seed)
@@ -409,25 +500,10 @@ def _to_result(
 
 
 def _warm_up() -> None:
-    """Compile (or load from numba's cache) every kernel on a tiny board, both dtypes."""
-    instance = make_instance(12, fixed={0: 1})
-    minconflicts_placement_kernels_only(instance, np.int32)
-    minconflicts_placement_kernels_only(make_instance(12), np.uint8)
-
-
-def minconflicts_placement_kernels_only(instance: Instance, dtype: type) -> None:
-    perm, free_rows = sorted_start(instance)
-    n = instance.n
-    diag = np.zeros(2 * n - 1, dtype=dtype)
-    anti = np.zeros(2 * n - 1, dtype=dtype)
-    state = np.zeros(STATE_SLOTS, dtype=np.int64)
-    rows_arg = free_rows if instance.fixed else np.empty(0, dtype=np.int32)
-    m = free_rows.size
-    got = greedy_chunk(perm, diag, anti, rows_arg, 0, m - 4, m, 4, 1, state)
-    state[CONFLICTS] = place_tail(perm, diag, anti, rows_arg, got, m)
-    strict_repair_pass(perm, diag, anti, rows_arg, got, m, 4, 1, state)
-    if dtype is np.int32:
-        conflicted = np.empty(m, dtype=np.int32)
-        in_list = np.zeros(n, dtype=np.uint8)
-        min_conflicts_chunk(perm, diag, anti, free_rows, conflicted, in_list, state, 4, 0.1,
-                            1, 100)
+    """Compile (or load from numba's cache) every kernel on tiny boards: with and without
+    fixed queens, int32 and uint8 counters, and the min-conflicts fallback (n = 8)."""
+    for instance, small_from in ((make_instance(12, fixed={0: 1}), SMALL_COUNTERS_FROM),
+                                 (make_instance(12), 1), (make_instance(8), SMALL_COUNTERS_FROM),
+                                 (make_instance(8, fixed={0: 1}), SMALL_COUNTERS_FROM)):
+        _search(instance, seed=0, time_limit=None, budget=10_000, tail=4, greedy_attempts=64,
+                window=4, repair_tries=16, samples=4, noise=0.1, small_from=small_from)
