@@ -203,3 +203,21 @@ def test_import_does_not_load_numba() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=200, deadline=None)
+@given(cols=st.lists(st.integers(0, 49), min_size=1, max_size=50),
+       chunk=st.integers(1, 8))
+def test_lean_sorting_checker_equals_bincount_checker(cols: list[int], chunk: int) -> None:
+    """verify.conflicts counts huge boards by sorting int32 line indices; both paths must
+    agree on every input, conflicted or not (runs split across chunk borders included)."""
+    from nqmip import verify
+
+    board = np.array([c % len(cols) for c in cols])
+    expected = verify.conflicts(board)
+    old_from, old_chunk = verify.LEAN_FROM, verify._RUN_CHUNK
+    try:
+        verify.LEAN_FROM, verify._RUN_CHUNK = 1, chunk
+        assert verify.conflicts(board.astype(np.int32)) == expected
+    finally:
+        verify.LEAN_FROM, verify._RUN_CHUNK = old_from, old_chunk

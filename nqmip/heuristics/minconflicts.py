@@ -332,10 +332,15 @@ def _search(
         stats.update(wall_time=time.perf_counter() - start, termination="infeasible")
         return None, stats
     rng = make_rng(seed)
-    perm, free_rows = sorted_start(instance)
-    free_count = free_rows.size
-    # Without fixed queens pass an empty free-row array: the kernels read it as identity.
-    rows_arg = free_rows if instance.fixed else np.empty(0, dtype=np.int32)
+    if instance.fixed:
+        perm, free_rows = sorted_start(instance)
+        rows_arg = free_rows
+    else:
+        # Every row is free: no free-row array at all (4n bytes saved, and the int64
+        # temporaries of building one); the kernels read an empty array as the identity.
+        perm = np.arange(n, dtype=np.int32)
+        free_rows = rows_arg = np.empty(0, dtype=np.int32)
+    free_count = n - len(instance.fixed)
     # The pool of unused columns in random order (in place: no int64 temporary).
     if instance.fixed:
         perm[free_rows] = rng.permutation(perm[free_rows])
@@ -412,6 +417,8 @@ def _search(
         stats["fallback"] = True
         if diag.dtype != np.int32:
             diag, anti = diag.astype(np.int32), anti.astype(np.int32)  # noise may pile up
+        if not instance.fixed:
+            free_rows = np.arange(n, dtype=np.int32)  # min_conflicts_chunk indexes it
         conflicted = np.empty(max(free_count, 1), dtype=np.int32)
         in_list = np.zeros(n, dtype=np.uint8)
         state[LIST_SIZE] = 0
