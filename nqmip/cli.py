@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -62,16 +63,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="solve_weighted",
         description=(
             "Solve the weighted N-Queens problem: by default the chess weights (black "
-            "squares, (i+j) even, worth 2; white worth 1), exactly, with HiGHS."
+            "squares, (i+j) even, worth 2; white worth 1), proven optimal by an exact "
+            "solver where one can, with the best placement and bound where none can."
         ),
     )
     parser.add_argument("--n", type=int, default=8, help="board size (default 8)")
     parser.add_argument(
         "--method",
-        default="highs",
-        choices=(*EXACT_METHODS, *HEURISTIC_METHODS),
-        help="exact backend or heuristic (default highs)",
+        default="auto",
+        choices=("auto", *EXACT_METHODS, *HEURISTIC_METHODS),
+        help="auto (default: a heuristic warm start, then HiGHS, or Gurobi when installed, "
+             "within the exact range; heuristics beyond it), an exact backend or a heuristic",
     )
+    parser.add_argument("--warm-start", choices=HEURISTIC_METHODS, metavar="HEURISTIC",
+                        help="start an exact backend from this heuristic's placement "
+                             f"({', '.join(HEURISTIC_METHODS)})")
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="FILE", type=Path,
                          help="an n x n weight matrix as .csv or .npy")
@@ -114,6 +120,9 @@ def solve_weighted_main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result, instance = _run(args)
+    except KeyboardInterrupt:
+        print("solve_weighted: interrupted before any placement was found", file=sys.stderr)
+        return 130
     except UsageError as exc:
         print(f"solve_weighted: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -155,11 +164,39 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
     options: dict[str, Any] = dict(args.param)
     if args.threads is not None:
         options["threads"] = args.threads
-    result = solve(
-        instance, method=args.method, time_limit=args.time_limit, seed=args.seed,
-        verbose=args.verbose, **options,
-    )
+    if args.warm_start is not None:
+        options["warm_start"] = args.warm_start
+    with live_progress(enabled=not (args.json or args.quiet or args.verbose)) as on_progress:
+        result = solve(
+            instance, method=args.method, time_limit=args.time_limit, seed=args.seed,
+            verbose=args.verbose, on_progress=on_progress, **options,
+        )
     return result, instance
+
+
+@contextmanager
+def live_progress(enabled: bool) -> Iterator[Any]:
+    """A live status line on stderr (incumbent, bound, elapsed) while a solver runs; only
+    on a terminal, so pipes and files get no control characters."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("solving…") as status:
+
+        def on_progress(p: Any) -> None:
+            parts = [p.method, f"{p.elapsed:6.1f} s"]
+            if p.incumbent is not None:
+                parts.append(f"incumbent {p.incumbent:g}")
+            if p.bound is not None:
+                parts.append(f"bound {p.bound:g}")
+            if p.conflicts is not None:
+                parts.append(f"conflicts {p.conflicts}")
+            status.update("  ".join(parts))
+
+        yield on_progress
 
 
 def summary_line(result: Result) -> str:

@@ -89,7 +89,7 @@ def result_table(result: Result) -> Table:
     if result.message:
         rows.append(("message", result.message))
     for label, value in rows:
-        table.add_row(label, value)
+        table.add_row(label, Text(value))  # Text: solver labels hold brackets, not markup
     return table
 
 

@@ -8,12 +8,17 @@ Whatever the method, the placement is checked by :mod:`nqmip.verify` before the
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
-from nqmip.backends.base import EXACT_METHODS, SolveOptions, get_backend
+from nqmip.backends.base import EXACT_METHODS, ProgressCallback, SolveOptions, get_backend
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
-from nqmip.result import Result, Status
+from nqmip.result import Result, Status, Termination
 from nqmip.verify import VerificationError, check_placement, conflicts
+from nqmip.warmstart import Start, WarmStartError, WarmStartSpec, prepare_start
+
+#: Share of a time limit that a named warm-start heuristic may use before the exact solve.
+WARM_START_SHARE = 0.2
 
 
 def heuristic_methods() -> tuple[str, ...]:
@@ -23,7 +28,7 @@ def heuristic_methods() -> tuple[str, ...]:
 
 
 def all_methods() -> tuple[str, ...]:
-    return EXACT_METHODS + heuristic_methods()
+    return (*EXACT_METHODS, *heuristic_methods(), "auto")
 
 
 def solve(
@@ -34,6 +39,8 @@ def solve(
     time_limit: float | None = None,
     seed: int | None = None,
     *,
+    warm_start: WarmStartSpec = None,
+    on_progress: ProgressCallback | None = None,
     threads: int | None = None,
     mip_gap: float = 0.0,
     verbose: bool = False,
@@ -45,9 +52,12 @@ def solve(
     """Solve an N-Queens instance and return a verified :class:`Result`.
 
     ``method`` is an exact backend (``"highs"``, ``"glpk"``, ``"gurobi"``, ``"cpsat"``,
-    ``"highs-pyomo"``) or a heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``);
-    ``params`` are the heuristic's own parameters. ``time_limit`` is in seconds;
-    ``seed`` makes randomised methods reproducible.
+    ``"highs-pyomo"``), a heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``) or
+    ``"auto"`` (see :mod:`nqmip.hybrid`); ``params`` are the heuristic's own parameters.
+    ``time_limit`` is in seconds, for the whole call; ``seed`` makes randomised methods
+    reproducible. ``warm_start`` (exact backends) is a placement, a :class:`Result` or a
+    heuristic's name, run first with its time counted. ``on_progress`` receives
+    :class:`~nqmip.backends.base.Progress` updates while a solver runs.
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
@@ -55,12 +65,22 @@ def solve(
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
     if not 0.0 <= mip_gap < 1.0:
         raise ValueError(f"mip_gap must be in [0, 1), got {mip_gap}")
+    if method == "auto":
+        from nqmip.hybrid import solve_auto
+
+        return solve_auto(instance, time_limit=time_limit, seed=seed, threads=threads,
+                          verbose=verbose, on_progress=on_progress, warm_start=warm_start,
+                          **params)
     if method in EXACT_METHODS:
         if params:
             raise TypeError(f"unexpected parameters for {method!r}: {', '.join(params)}")
         options = SolveOptions(time_limit=time_limit, seed=seed, threads=threads,
-                               mip_gap=mip_gap, verbose=verbose)
-        return solve_exact(instance, method, options)
+                               mip_gap=mip_gap, verbose=verbose, on_progress=on_progress)
+        return solve_exact(instance, method, options, warm_start=warm_start)
+    if warm_start is not None:
+        raise WarmStartError(f"warm starts are for the exact backends, not {method!r}")
+    if threads is not None:
+        raise TypeError(f"the heuristic {method!r} is single-threaded: no threads option")
     if method in heuristic_methods():
         from nqmip.heuristics import run_heuristic
 
@@ -69,12 +89,40 @@ def solve(
     raise ValueError(f"unknown method {method!r}: choose from {', '.join(all_methods())}")
 
 
-def solve_exact(instance: Instance, method: str, options: SolveOptions) -> Result:
+def solve_exact(
+    instance: Instance,
+    method: str,
+    options: SolveOptions,
+    *,
+    warm_start: WarmStartSpec = None,
+    warm_start_params: dict[str, Any] | None = None,
+) -> Result:
+    """Run an exact backend, after the warm start (if any) has been produced and checked.
+
+    The time limit covers both: a named heuristic gets at most ``WARM_START_SHARE`` of it.
+    When the solver ends with nothing better than the start (a backend that cannot take
+    starts, or a limit hit early), the start is returned as the incumbent, marked in
+    ``extra["incumbent_from"]``.
+    """
     backend = get_backend(method)
     backend.require()
-    start = time.perf_counter()
+    begin = time.perf_counter()
+    heuristic_limit = None
+    if options.time_limit is not None:
+        heuristic_limit = options.time_limit * WARM_START_SHARE
+    start = prepare_start(instance, warm_start, seed=options.seed, time_limit=heuristic_limit,
+                          params=warm_start_params)
+    if start is not None and start.placement is not None:
+        options = replace(options, warm_start=start.placement)
+    if options.time_limit is not None:
+        remaining = options.time_limit - (time.perf_counter() - begin)
+        options = replace(options, time_limit=max(remaining, 0.01))
+    solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
-    wall = time.perf_counter() - start
+    solve_time = time.perf_counter() - solve_begin
+    compile_time = None
+    if start is not None and start.heuristic_result is not None:
+        compile_time = start.heuristic_result.compile_time
     result = Result(
         status=raw.status,
         termination=raw.termination,
@@ -84,16 +132,52 @@ def solve_exact(instance: Instance, method: str, options: SolveOptions) -> Resul
         objective=raw.objective,
         bound=raw.bound,
         placement=raw.placement,
-        wall_time=wall,
+        # numba's compile or cache load is reported apart, as for the heuristics themselves
+        wall_time=time.perf_counter() - begin - (compile_time or 0.0),
         weights=instance.name,
         seed=options.seed,
         nodes=raw.nodes,
-        warm_start_accepted=raw.warm_start_accepted,
-        solve_time=wall,
+        warm_start_accepted=_accepted(start, raw.warm_start_accepted),
+        start_objective=start.objective if start is not None else None,
+        heuristic_time=start.heuristic_time if start is not None else None,
+        compile_time=compile_time,
+        solve_time=solve_time,
         message=raw.message,
-        extra=raw.extra,
+        extra=dict(raw.extra),
     )
-    return verified(instance, result)
+    result = verified(instance, result)
+    if start is not None:
+        result = _keep_better_start(instance, result, start)
+    return result
+
+
+def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:
+    if start is None:
+        return None
+    if start.placement is None:  # the heuristic found nothing to pass on
+        return False
+    return bool(solver_said)
+
+
+def _keep_better_start(instance: Instance, result: Result, start: Start) -> Result:
+    if start.placement is None or start.objective is None:
+        return result
+    if result.status == Status.INFEASIBLE:
+        raise VerificationError(
+            f"{result.method}: reports infeasible, but the warm start is a valid placement"
+        )
+    tol = 1e-6 * max(1.0, abs(start.objective))
+    if result.objective is not None and result.objective >= start.objective - tol:
+        return result
+    proven = result.bound is not None and start.objective >= result.bound - tol
+    extra = {**result.extra, "incumbent_from": "warm_start"}
+    return verified(instance, result.with_(
+        placement=start.placement,
+        objective=start.objective,
+        status=Status.OPTIMAL if proven else Status.FEASIBLE,
+        termination=Termination.OPTIMAL if proven else result.termination,
+        extra=extra,
+    ))
 
 
 def verified(instance: Instance, result: Result) -> Result:

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import sys
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -28,6 +33,20 @@ class BackendUnavailable(BackendError):
 
 
 @dataclass(frozen=True)
+class Progress:
+    """A live report from a running method: its incumbent, bound and elapsed time."""
+
+    method: str
+    elapsed: float
+    incumbent: float | None = None
+    bound: float | None = None
+    conflicts: int | None = None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
 class SolveOptions:
     """Option names shared by every backend; each backend maps them to its own."""
 
@@ -37,6 +56,69 @@ class SolveOptions:
     mip_gap: float = 0.0
     verbose: bool = False
     warm_start: tuple[int, ...] | None = None
+    on_progress: ProgressCallback | None = None
+
+
+class SolverLog:
+    """Collects a solver's log lines (to read facts from them, such as whether a MIP start
+    was taken) and, with ``verbose``, streams them to stderr as they come."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.lines: list[str] = []
+
+    def __call__(self, message: str) -> None:
+        self.lines.append(message)
+        if self.verbose:
+            sys.stderr.write(message if message.endswith("\n") else message + "\n")
+            sys.stderr.flush()
+
+    def contains(self, text: str) -> bool:
+        return any(text in line for line in self.lines)
+
+
+@contextmanager
+def c_stdout_to_stderr() -> Iterator[None]:
+    """Send what C code writes to file descriptor 1 to stderr for the duration (a solver's
+    own messages, such as Gurobi's "Interrupt request received" on Ctrl-C), so stdout keeps
+    only what nqmip prints (``--json`` promises one JSON object and nothing else)."""
+    try:
+        stdout_fd = sys.stdout.fileno()
+        stderr_fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # no real descriptors (e.g. captured)
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(stdout_fd)
+    try:
+        os.dup2(stderr_fd, stdout_fd)
+        yield
+    finally:
+        os.dup2(saved, stdout_fd)
+        os.close(saved)
+
+
+class ProgressReporter:
+    """Forwards incumbent/bound updates to ``on_progress``, at most every ``interval`` s."""
+
+    def __init__(self, method: str, on_progress: ProgressCallback | None,
+                 interval: float = 0.2) -> None:
+        self.method = method
+        self.on_progress = on_progress
+        self.interval = interval
+        self.start = time.perf_counter()
+        self._last = -interval
+
+    def __call__(self, incumbent: float | None = None, bound: float | None = None,
+                 conflicts: int | None = None, force: bool = False) -> None:
+        if self.on_progress is None:
+            return
+        now = time.perf_counter() - self.start
+        if force or now - self._last >= self.interval:
+            self._last = now
+            bound = bound if bound is not None and abs(bound) < 1e300 else None
+            incumbent = incumbent if incumbent is not None and abs(incumbent) < 1e300 else None
+            self.on_progress(Progress(self.method, now, incumbent, bound, conflicts))
 
 
 @dataclass

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions, module_available
+from nqmip.backends.base import (
+    Backend,
+    ProgressReporter,
+    RawSolution,
+    SolveOptions,
+    SolverLog,
+    module_available,
+)
 from nqmip.formulation.cpsat import build_cpsat_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
@@ -29,7 +36,13 @@ class CpSatBackend(Backend):
             cps.add_hint(options.warm_start)
         solver = cp_model.CpSolver()
         params = solver.parameters
-        params.log_search_progress = bool(options.verbose)
+        log = SolverLog(options.verbose)
+        # The log goes to a callback (never stdout): it says whether the hint was taken.
+        params.log_search_progress = bool(options.verbose or options.warm_start is not None)
+        params.log_to_stdout = False
+        solver.log_callback = log
+        # CP-SAT catches Ctrl-C itself and stops as at a time limit (catch_sigint_signal).
+        params.catch_sigint_signal = True
         if options.time_limit is not None:
             params.max_time_in_seconds = float(options.time_limit)
         if options.seed is not None:
@@ -37,7 +50,9 @@ class CpSatBackend(Backend):
         if options.threads is not None:
             params.num_workers = int(options.threads)
         params.relative_gap_limit = float(options.mip_gap)
-        status = solver.solve(cps.model)
+        callback = _Progress(ProgressReporter(self.name, options.on_progress)) \
+            if options.on_progress is not None else None
+        status = solver.solve(cps.model, callback)
         placement = objective = bound = None
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             placement = cps.placement(solver)
@@ -45,8 +60,7 @@ class CpSatBackend(Backend):
             bound = float(solver.best_objective_bound)
         accepted = None
         if options.warm_start is not None:
-            # CP-SAT reports a complete, feasible hint in its response statistics.
-            accepted = "hint" in solver.solution_info.lower() or None
+            accepted = log.contains("solution hint is complete and is feasible")
         nodes = int(solver.num_branches)
         if status == cp_model.OPTIMAL:
             return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
@@ -56,9 +70,13 @@ class CpSatBackend(Backend):
                                warm_start_accepted=accepted)
         if status == cp_model.MODEL_INVALID:
             raise RuntimeError(f"CP-SAT rejected the model: {cps.model.validate()}")
+        # CP-SAT stops early without a proof only at the time limit or on Ctrl-C, which it
+        # handles "as if a time limit was reached": the clock tells the two apart.
+        limit = options.time_limit
+        interrupted = limit is None or solver.wall_time < 0.95 * limit
         return RawSolution(
             Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            Termination.TIME_LIMIT,
+            Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
             placement,
             objective,
             bound,
@@ -66,3 +84,14 @@ class CpSatBackend(Backend):
             accepted,
             message=solver.status_name(status),
         )
+
+
+def _Progress(report: ProgressReporter):  # type: ignore[no-untyped-def]
+    """A CP-SAT solution callback that reports each new incumbent and the bound."""
+    from ortools.sat.python import cp_model
+
+    class ProgressCallback(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            report(self.objective_value, self.best_objective_bound, force=True)
+
+    return ProgressCallback()

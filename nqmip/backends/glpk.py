@@ -44,10 +44,15 @@ class GlpkBackend(Backend):
             opt.options["tmlim"] = max(1, math.ceil(options.time_limit))
         if options.mip_gap:
             opt.options["mipgap"] = float(options.mip_gap)
+        # glpsol has no MIP-start input: a warm start cannot reach it. The result says so
+        # (warm_start_accepted=False), and nqmip.solve keeps the start as the incumbent
+        # if glpsol ends with nothing better.
         results = opt.solve(model, load_solutions=False, tee=options.verbose)
         tc = results.solver.termination_condition
+        accepted = False if options.warm_start is not None else None
         if tc == TC.infeasible:
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE)
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE,
+                               warm_start_accepted=accepted)
         placement = objective = None
         if len(results.solution) > 0:
             model.solutions.load_from(results)
@@ -58,11 +63,13 @@ class GlpkBackend(Backend):
         bound = float(bound) if bound is not None and math.isfinite(bound) else None
         if tc == TC.optimal and placement is not None:
             return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound if bound is not None else objective)
+                               bound if bound is not None else objective,
+                               warm_start_accepted=accepted)
         termination = Termination.TIME_LIMIT if options.time_limit else Termination.ERROR
         return RawSolution(
             Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            termination, placement, objective, bound, message=f"glpsol: {tc}",
+            termination, placement, objective, bound, warm_start_accepted=accepted,
+            message=f"glpsol: {tc}",
         )
 
 

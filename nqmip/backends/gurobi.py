@@ -11,8 +11,11 @@ import numpy as np
 from nqmip.backends.base import (
     Backend,
     BackendError,
+    ProgressReporter,
     RawSolution,
     SolveOptions,
+    SolverLog,
+    c_stdout_to_stderr,
     module_available,
 )
 from nqmip.backends.highs import placement_from_values
@@ -50,7 +53,10 @@ class GurobiBackend(Backend):
             raise BackendError("a constraint row with no finite bound")
         try:
             with gp.Env(empty=True) as env:
-                env.setParam("OutputFlag", int(options.verbose))
+                # The log goes to a callback (MESSAGE), never to stdout: it says whether
+                # the MIP start was loaded, and is streamed to stderr with verbose.
+                env.setParam("OutputFlag", 1)
+                env.setParam("LogToConsole", 0)
                 env.start()
                 with gp.Model(env=env) as model:
                     return self._solve(model, lm, a, equal, upper_only, lower_only, options, gp,
@@ -88,7 +94,22 @@ class GurobiBackend(Backend):
             start = np.zeros(lm.num_cols)
             start[np.arange(lm.n) * lm.n + np.asarray(options.warm_start)] = 1.0
             x.Start = start
-        model.optimize()
+        log = SolverLog(options.verbose)
+        report = ProgressReporter("gurobi", options.on_progress)
+
+        def callback(cb_model, where):  # type: ignore[no-untyped-def]
+            if where == GRB.Callback.MESSAGE:
+                log(cb_model.cbGet(GRB.Callback.MSG_STRING))
+            elif where == GRB.Callback.MIP and options.on_progress is not None:
+                report(cb_model.cbGet(GRB.Callback.MIP_OBJBST),
+                       cb_model.cbGet(GRB.Callback.MIP_OBJBND))
+
+        # gurobipy catches Ctrl-C itself: optimize() returns with status INTERRUPTED.
+        with c_stdout_to_stderr():
+            model.optimize(callback)
+        if options.warm_start is not None:
+            accepted = log.contains("Loaded user MIP start") or log.contains(
+                "User MIP start produced solution")
         status = model.Status
         nodes = int(model.NodeCount)
         placement = objective = None

@@ -11,7 +11,14 @@ from functools import cache
 
 import numpy as np
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions, module_available
+from nqmip.backends.base import (
+    Backend,
+    ProgressReporter,
+    RawSolution,
+    SolveOptions,
+    SolverLog,
+    module_available,
+)
 from nqmip.formulation.matrix import LinearModel, build_linear_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
@@ -46,7 +53,11 @@ class HighsBackend(Backend):
 
         lm = build_linear_model(instance)
         h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(options.verbose))
+        log = SolverLog(options.verbose)
+        # With a logging callback HiGHS writes its log there, not to stdout: it is read
+        # for the MIP start's fate and streamed to stderr only with verbose.
+        h.cbLogging += lambda event: log(event.message)
+        h.setOptionValue("output_flag", True)
         if options.time_limit is not None:
             h.setOptionValue("time_limit", float(options.time_limit))
         if options.seed is not None:
@@ -55,20 +66,33 @@ class HighsBackend(Backend):
             h.setOptionValue("threads", int(options.threads))
         h.setOptionValue("mip_rel_gap", float(options.mip_gap))
         h.passModel(to_highs_lp(lm, highspy))
+        if options.warm_start is not None:
+            self._set_start(h, lm, options.warm_start, highspy)
+        report = ProgressReporter(self.name, options.on_progress)
+        if options.on_progress is not None:
+            h.cbMipImprovingSolution += lambda e: report(
+                e.data_out.objective_function_value, e.data_out.mip_dual_bound, force=True)
+            h.cbMipInterrupt += lambda e: report(
+                e.data_out.objective_function_value, e.data_out.mip_dual_bound)
+        interrupted = run_interruptibly(h)
         accepted = None
         if options.warm_start is not None:
-            accepted = self._set_start(h, lm, options.warm_start, highspy)
-        h.run()
-        return self._read(h, lm, highspy, accepted)
+            accepted = log.contains("MIP start solution is feasible")
+        raw = self._read(h, lm, highspy, accepted)
+        if interrupted:
+            raw.termination = Termination.INTERRUPTED
+        return raw
 
     @staticmethod
-    def _set_start(h, lm: LinearModel, start: tuple[int, ...], highspy) -> bool:  # type: ignore[no-untyped-def]
+    def _set_start(h, lm: LinearModel, start: tuple[int, ...], highspy) -> None:  # type: ignore[no-untyped-def]
+        """Pass the start with setSolution; HiGHS checks it when the MIP solve begins and
+        logs "MIP start solution is feasible" when it becomes the first incumbent."""
         values = np.zeros(lm.num_cols)
         values[np.arange(lm.n) * lm.n + np.asarray(start)] = 1.0
         solution = highspy.HighsSolution()
         solution.col_value = values.tolist()
         solution.value_valid = True
-        return h.setSolution(solution) == highspy.HighsStatus.kOk
+        h.setSolution(solution)
 
     @staticmethod
     def _read(h, lm: LinearModel, highspy, accepted: bool | None) -> RawSolution:  # type: ignore[no-untyped-def]
@@ -105,6 +129,23 @@ class HighsBackend(Backend):
             accepted,
             message=h.modelStatusToString(status),
         )
+
+
+def run_interruptibly(h) -> bool:  # type: ignore[no-untyped-def]
+    """Run HiGHS in its own thread so that Ctrl-C cancels the solve cleanly (HiGHS stops
+    at its next interrupt check and keeps its incumbent); True if it was interrupted."""
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    interrupted = False
+    while True:
+        try:
+            done, _ = h.wait(0.1)
+        except KeyboardInterrupt:
+            interrupted = True
+            h.cancelSolve()
+            continue
+        if done:
+            return interrupted
 
 
 def to_highs_lp(lm: LinearModel, highspy) -> object:  # type: ignore[no-untyped-def]

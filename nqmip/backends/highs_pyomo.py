@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions, module_available
+from nqmip.backends.base import Backend, RawSolution, SolveOptions, SolverLog, module_available
 from nqmip.formulation.pyomo import build_pyomo_model, placement_from_pyomo
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
@@ -43,10 +43,23 @@ class HighsPyomoBackend(Backend):
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
         if options.threads is not None:
             opt.highs_options["threads"] = int(options.threads)
+        accepted = None
+        if options.warm_start is not None:
+            # Pyomo's appsi Highs passes the variables' values to setSolution (warmstart).
+            for i, col in enumerate(options.warm_start):
+                for j in range(instance.n):
+                    model.x[i, j].value = 1.0 if j == col else 0.0
+            opt.config.warmstart = True
+        opt.set_instance(model)
+        log = SolverLog(options.verbose)
+        opt._solver_model.cbLogging += lambda event: log(event.message)
         results = opt.solve(model)
+        if options.warm_start is not None:
+            accepted = log.contains("MIP start solution is feasible")
         tc = results.termination_condition
         if tc in (TC.infeasible, TC.infeasibleOrUnbounded):
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE)
+            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE,
+                               warm_start_accepted=accepted)
         placement = objective = None
         if results.best_feasible_objective is not None:
             results.solution_loader.load_vars()
@@ -56,11 +69,13 @@ class HighsPyomoBackend(Backend):
         bound = float(bound) if bound is not None and math.isfinite(bound) else None
         if tc == TC.optimal:
             return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound if bound is not None else objective)
+                               bound if bound is not None else objective,
+                               warm_start_accepted=accepted)
         termination = {TC.maxTimeLimit: Termination.TIME_LIMIT,
                        TC.maxIterations: Termination.ITERATION_LIMIT,
                        TC.interrupted: Termination.INTERRUPTED}.get(tc, Termination.ERROR)
         return RawSolution(
             Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            termination, placement, objective, bound, message=f"appsi_highs: {tc.name}",
+            termination, placement, objective, bound, warm_start_accepted=accepted,
+            message=f"appsi_highs: {tc.name}",
         )

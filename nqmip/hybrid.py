@@ -1,0 +1,165 @@
+"""``method="auto"``: the right tool for the instance, within one time limit.
+
+- Feasibility (no weights): min-conflicts first; a conflict-free placement of n queens
+  is optimal (the bound is n). Only when it fails (fixed queens that may admit no
+  completion) and n is inside the exact range does an exact backend settle the question.
+- Weights, n <= ``AUTO_EXACT_MAX_N``: a heuristic warm start (simulated annealing), then
+  the exact backend that proves fastest here (see docs/warm-starts.md for the measurements).
+- Weights, larger n: the heuristics alone; the result is ``feasible`` with the best cheap
+  bound (the LP relaxation up to ``LP_BOUND_MAX_N``, beyond it the smaller of the row-
+  and column-maximum sums) and the gap.
+
+A time limit covers the whole call; whatever stopped it, the best incumbent and bound
+found so far come back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
+from nqmip.instance import Instance
+from nqmip.result import Result, Status
+
+#: Largest n for which "auto" runs an exact backend on a weighted instance (measured:
+#: docs/warm-starts.md; HiGHS proves chess-weighted optima up to about here in a minute).
+AUTO_EXACT_MAX_N = 40
+#: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
+LP_BOUND_MAX_N = 200
+#: The exact backends "auto" prefers, in order, among those installed and licensed for n.
+#: HiGHS first: it ships with nqmip, so "auto" gives the same answer path on every machine
+#: (docs/warm-starts.md compares the backends).
+AUTO_BACKENDS = ("highs", "gurobi")
+GUROBI_SIZE_LIMITED_MAX_N = 44
+#: Heuristic used as the warm start and, beyond the exact range, as the solver.
+AUTO_HEURISTIC = "sa"
+#: Below this n the exact backends prove the optimum in a few hundredths of a second: a warm
+#: start (and loading numba for it) would cost more than it saves.
+AUTO_WARM_START_MIN_N = 16
+
+
+def pick_backend(n: int) -> str:
+    for name in AUTO_BACKENDS:
+        backend = get_backend(name)
+        if not backend.available():
+            continue
+        if name == "gurobi" and n > GUROBI_SIZE_LIMITED_MAX_N:
+            continue  # pip's licence; a full licence user can ask for method="gurobi"
+        return name
+    return "highs"
+
+
+def lp_bound(instance: Instance, time_limit: float | None = None) -> float | None:
+    """The LP relaxation's optimum (an upper bound on the weighted optimum), or None."""
+    import highspy
+
+    from nqmip.backends.highs import to_highs_lp
+    from nqmip.formulation.matrix import build_linear_model
+
+    lm = build_linear_model(instance)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    lp = to_highs_lp(lm, highspy)
+    lp.integrality_ = []
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return float(h.getInfo().objective_function_value)
+
+
+def cheap_bound(instance: Instance, time_limit: float | None) -> tuple[float, str]:
+    from nqmip.heuristics.common import weight_bound
+
+    combinatorial = weight_bound(instance)
+    if instance.n <= LP_BOUND_MAX_N:
+        lp = lp_bound(instance, time_limit)
+        if lp is not None and lp < combinatorial:
+            return lp, "lp_relaxation"
+    return combinatorial, "row_column_maxima"
+
+
+def solve_auto(
+    instance: Instance,
+    *,
+    time_limit: float | None,
+    seed: int | None,
+    threads: int | None = None,
+    verbose: bool = False,
+    on_progress: ProgressCallback | None = None,
+    warm_start: Any = None,
+    **params: Any,
+) -> Result:
+    from nqmip.heuristics import run_heuristic
+    from nqmip.solve import solve_exact, verified
+
+    if params:
+        raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
+    begin = time.perf_counter()
+    n = instance.n
+
+    def remaining() -> float | None:
+        if time_limit is None:
+            return None
+        return max(time_limit - (time.perf_counter() - begin), 0.01)
+
+    options = SolveOptions(time_limit=time_limit, seed=seed, threads=threads, verbose=verbose,
+                           on_progress=on_progress)
+    if instance.is_feasibility:
+        first = verified(instance, run_heuristic("minconflicts", instance, seed=seed,
+                                                 time_limit=remaining()))
+        if first.status == Status.OPTIMAL or n > AUTO_EXACT_MAX_N:
+            return _as_auto(first, begin, plan=["minconflicts"])
+        backend = pick_backend(n)
+        exact = solve_exact(instance, backend, _with_limit(options, remaining()))
+        return _as_auto(exact, begin, plan=["minconflicts", backend],
+                        heuristic_time=first.wall_time)
+
+    if n <= AUTO_EXACT_MAX_N:
+        backend = pick_backend(n)
+        if warm_start is None and n >= AUTO_WARM_START_MIN_N:
+            warm_start = AUTO_HEURISTIC
+        result = solve_exact(instance, backend, options, warm_start=warm_start)
+        plan = [backend] if warm_start is None else [_start_label(warm_start), backend]
+        return _as_auto(result, begin, plan=plan)
+
+    # Beyond the exact range: the heuristic alone, with a cheap bound.
+    heuristic_limit = None if time_limit is None else time_limit * 0.8
+    found = verified(instance, run_heuristic(AUTO_HEURISTIC, instance, seed=seed,
+                                             time_limit=heuristic_limit))
+    bound, bound_kind = cheap_bound(instance, remaining())
+    if found.objective is not None:
+        bound = max(bound, found.objective)
+    status = found.status
+    if status == Status.FEASIBLE and found.objective is not None and \
+            found.objective >= bound - 1e-9:
+        status = Status.OPTIMAL
+    result = found.with_(bound=bound if found.placement is not None else None, status=status,
+                         extra={**found.extra, "bound_from": bound_kind})
+    return _as_auto(result, begin, plan=[AUTO_HEURISTIC, f"bound:{bound_kind}"])
+
+
+def _start_label(warm_start: Any) -> str:
+    return warm_start if isinstance(warm_start, str) else "given start"
+
+
+def _with_limit(options: SolveOptions, limit: float | None) -> SolveOptions:
+    from dataclasses import replace
+
+    return replace(options, time_limit=limit)
+
+
+def _as_auto(result: Result, begin: float, *, plan: list[str],
+             heuristic_time: float | None = None) -> Result:
+    solver = result.solver if result.method == plan[-1] else f"{result.method}: {result.solver}"
+    return result.with_(
+        method="auto",
+        solver=f"auto[{' -> '.join(plan)}] {solver}",
+        wall_time=time.perf_counter() - begin - (result.compile_time or 0.0),
+        heuristic_time=heuristic_time if heuristic_time is not None else result.heuristic_time,
+        extra={**result.extra, "plan": plan},
+    )
+

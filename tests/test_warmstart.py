@@ -1,0 +1,168 @@
+"""Warm starts reach every exact backend through its real mechanism; bad starts are refused;
+method="auto" and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import nqmip
+from nqmip.backends.base import get_backend
+from nqmip.result import Status, Termination
+from nqmip.warmstart import WarmStartError
+
+ROOT = Path(__file__).resolve().parent.parent
+ACCEPTS_STARTS = {"highs": True, "highs-pyomo": True, "gurobi": True, "cpsat": True,
+                  "glpk": False}
+
+
+@pytest.fixture(scope="module")
+def start30() -> nqmip.Result:
+    r = nqmip.solve(30, "chess", method="sa", seed=5)
+    assert r.placement is not None
+    return r
+
+
+def test_start_is_taken_by_the_solver(backend: str, start30: nqmip.Result) -> None:
+    # With almost no time, what comes back is the start itself (or better): the solver
+    # took it as its first incumbent, and says so.
+    r = nqmip.solve(30, "chess", method=backend, warm_start=start30.placement,
+                    time_limit=1 if backend in ("glpk", "cpsat") else 0.05)
+    assert r.warm_start_accepted is ACCEPTS_STARTS[backend]
+    assert r.start_objective == start30.objective
+    assert r.placement is not None and nqmip.is_solution(r.placement)
+    assert r.objective >= start30.objective
+    if ACCEPTS_STARTS[backend]:
+        assert r.extra.get("incumbent_from") != "warm_start"
+
+
+def test_no_start_means_none(backend: str) -> None:
+    r = nqmip.solve(6, "chess", method=backend)
+    assert r.warm_start_accepted is None and r.start_objective is None
+
+
+def test_named_heuristic_start_is_timed(start30: nqmip.Result) -> None:
+    r = nqmip.solve(30, "chess", method="highs", warm_start="sa", seed=5, time_limit=2)
+    assert r.warm_start_accepted is True
+    assert r.heuristic_time is not None and r.heuristic_time > 0
+    assert r.solve_time is not None and r.solve_time > 0
+    assert r.wall_time >= r.solve_time
+    assert r.start_objective == start30.objective  # same seed, same heuristic run
+
+
+def test_result_as_start(start30: nqmip.Result) -> None:
+    r = nqmip.solve(30, "chess", method="cpsat", warm_start=start30, time_limit=0.5)
+    assert r.warm_start_accepted is True and r.objective >= start30.objective
+
+
+@pytest.mark.parametrize(
+    ("start", "message"),
+    [
+        ((0, 2, 4, 1), "has 4 queens"),
+        ((0, 1, 2, 3, 4, 5, 6, 7), "attacking pairs"),
+        ((0, 1, 2, 3, 4, 5, 6, 9), "off the 8 x 8 board"),
+        ((0, 4, 7, 5, 2, 6, 1, 3.5), "integer"),
+        ("simplex", "unknown warm-start heuristic"),
+    ],
+)
+def test_invalid_start_is_refused_before_solving(
+    monkeypatch: pytest.MonkeyPatch, start: object, message: str
+) -> None:
+    backend = get_backend("highs")
+
+    def must_not_run(*_: object) -> None:
+        raise AssertionError("the solver ran with an invalid start")
+
+    monkeypatch.setattr(backend, "solve", must_not_run)
+    with pytest.raises(WarmStartError, match=message):
+        nqmip.solve(8, "chess", method="highs", warm_start=start)  # type: ignore[arg-type]
+
+
+def test_start_that_moves_fixed_queens_is_refused() -> None:
+    with pytest.raises(WarmStartError, match="fixed"):
+        nqmip.solve(8, "chess", fixed={0: 1}, method="highs",
+                    warm_start=(0, 4, 7, 5, 2, 6, 1, 3))
+
+
+def test_heuristics_take_no_start() -> None:
+    with pytest.raises(WarmStartError, match="exact backends"):
+        nqmip.solve(8, method="tabu", warm_start=(0, 4, 7, 5, 2, 6, 1, 3))
+
+
+def test_auto_proves_small_boards() -> None:
+    r = nqmip.solve(8, "chess", method="auto")
+    assert r.status == Status.OPTIMAL and r.objective == 12 and r.method == "auto"
+    r = nqmip.solve(20, "chess", method="auto", seed=1, time_limit=60)
+    assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
+    assert r.objective == nqmip.solve(20, "chess", method="highs").objective
+
+
+def test_auto_feasibility_uses_the_heuristic_proof() -> None:
+    r = nqmip.solve(500, method="auto", seed=2)
+    assert r.status == Status.OPTIMAL and r.objective == 500 and r.bound == 500
+    assert r.extra["plan"] == ["minconflicts"]
+
+
+def test_auto_beyond_exact_range_returns_incumbent_bound_and_gap() -> None:
+    r = nqmip.solve(120, "random", weights_seed=3, method="auto", seed=1, time_limit=4)
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert nqmip.is_solution(r.placement)
+    assert r.bound is not None and r.bound >= r.objective and r.gap is not None
+    assert r.wall_time < 4 + 5  # the limit covers heuristic and bound, with small overhead
+
+
+def test_auto_answers_infeasible_completion() -> None:
+    r = nqmip.solve(8, "chess", fixed={0: 0, 1: 1}, method="auto")
+    assert r.status == Status.INFEASIBLE
+
+
+def test_auto_time_limit_end_to_end() -> None:
+    r = nqmip.solve(40, "chess", method="auto", seed=1, time_limit=3)
+    assert r.wall_time < 3 + 3
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert r.bound is not None and r.bound >= r.objective
+
+
+@pytest.mark.parametrize("method", ["highs", "cpsat", "gurobi"])
+def test_ctrl_c_returns_best_incumbent(method: str) -> None:
+    if not get_backend(method).available():
+        pytest.skip(f"{method} not installed")  # conftest's CI rule covers the fixture ones
+    # Instances these solvers cannot prove within seconds (Gurobi's pip licence: n <= 44).
+    n, weights = (40, "chess") if method == "gurobi" else (60, "random")
+    code = (
+        "import nqmip, json; "
+        f"r = nqmip.solve({n}, {weights!r}, weights_seed=1, method={method!r}, "
+        "time_limit=120); "
+        "print(json.dumps([r.termination, r.objective, r.placement is not None]))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    termination, objective, has_placement = json.loads(out)  # stdout holds only the JSON
+    assert termination in (Termination.INTERRUPTED, Termination.OPTIMAL)
+    assert has_placement and objective is not None
+
+
+def test_ctrl_c_in_the_cli_prints_the_incumbent() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "60",
+         "--random-weights", "1", "--method", "highs", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.split()[0] in ("feasible", "optimal") and "placement=" in out
