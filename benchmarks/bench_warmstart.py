@@ -5,7 +5,7 @@ instance cold and warm-started from simulated annealing (its time included), med
 ``--repeats`` runs, each in its own process with a hard limit (``--limit`` seconds); a
 backend's series stops at the first n where a run fails to prove within the limit.
 Rows are appended to a JSON Lines file as they finish; the table is written to
-docs/warm-starts.md.
+docs/benchmarks-warmstart.md.
 
     python benchmarks/bench_warmstart.py                      # the full sweep (long)
     python benchmarks/bench_warmstart.py --quick              # n = 16, 20; one repeat
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "warmstart.jsonl"
-DOC = ROOT / "docs" / "warm-starts.md"
+DOC = ROOT / "docs" / "benchmarks-warmstart.md"
 
 WORKER = """
 import json, sys, time

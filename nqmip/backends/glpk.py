@@ -2,7 +2,7 @@
 
 glpsol writes no dual bound to its solution file, so a run stopped by its time limit
 reports no bound (``None``); glpsol takes no random seed, so ``seed`` is recorded but has no
-effect, and it has no way to take a MIP start (see docs/warm-starts).
+effect, and it has no way to take a MIP start (see docs/warm-starts.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """HiGHS through highspy, fed the CSR arrays directly (no Pyomo model in between).
 
 Building the arrays is O(n^2) numpy work; going through Pyomo costs seconds at n = 200
-(see docs/benchmarks.md), which is why ``"highs"`` is direct and ``"highs-pyomo"`` exists
+(see docs/benchmarks-exact.md), which is why ``"highs"`` is direct and ``"highs-pyomo"`` exists
 for comparison and for users who want Pyomo's path.
 """
 

@@ -1,7 +1,7 @@
 """HiGHS through Pyomo's ``appsi_highs`` interface, on the model of :func:`build_model`.
 
 Kept beside the direct ``"highs"`` backend so the cost of going through Pyomo can be
-measured (docs/benchmarks.md) and so that Pyomo users see the path they would take.
+measured (docs/benchmarks-exact.md) and so that Pyomo users see the path they would take.
 """
 
 from __future__ import annotations
