@@ -166,3 +166,24 @@ def test_ctrl_c_in_the_cli_prints_the_incumbent() -> None:
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert out.split()[0] in ("feasible", "optimal") and "placement=" in out
+
+
+@pytest.mark.parametrize(("method", "param"), [("sa", "max_iterations"),
+                                               ("tabu", "max_iterations"),
+                                               ("ga", "max_evaluations")])
+def test_ctrl_c_stops_a_heuristic_with_its_best(method: str, param: str) -> None:
+    code = (
+        "import nqmip, json; "
+        f"r = nqmip.solve(300, 'random', weights_seed=1, method={method!r}, seed=1, "
+        f"{param}=10**12); "
+        "print(json.dumps([r.termination, r.objective, r.placement is not None]))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(8)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    termination, objective, has_placement = json.loads(out)
+    assert termination == Termination.INTERRUPTED
+    assert has_placement and objective is not None

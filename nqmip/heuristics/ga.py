@@ -659,8 +659,15 @@ def _run_kernel(
     chunk = CHUNK_FIRST
     termination = Termination.ITERATION_LIMIT
     while True:
-        code = k.ga_chunk(pop, cost, weight, hashes, free, weights, icfg, fcfg, counters,
-                          best, best_weight, int(counters[k.C_EVALS]) + chunk, kernel_seed(rng))
+        try:
+            code = k.ga_chunk(pop, cost, weight, hashes, free, weights, icfg, fcfg, counters,
+                              best, best_weight, int(counters[k.C_EVALS]) + chunk,
+                              kernel_seed(rng))
+        except KeyboardInterrupt:
+            # Ctrl-C lands between chunks (numba does not look at signals): the best
+            # placement recorded so far is whole and is returned.
+            termination = Termination.INTERRUPTED
+            break
         if code == k.RUN_SOLVED:
             termination = Termination.SOLUTION_FOUND
             break

@@ -181,21 +181,27 @@ def run_chunks(
     budget_slot: int = ITERATIONS,
 ) -> str:
     """Call ``step(seed, budget)`` until it reports done, the budget is spent or the time
-    limit passes; return ``"done"``, ``"iterations"`` or ``"time"``.
+    limit passes; return ``"done"``, ``"iterations"``, ``"time"`` or ``"interrupted"``
+    (Ctrl-C).
 
     The budget is counted in ``counters[budget_slot]`` (iterations by default, or
     evaluations); ``step`` runs at most ``budget`` more units and returns True when its
     goal is reached. The clock is read only between chunks, so a run overshoots its time limit by
     at most one chunk (a few milliseconds with the chunk sizes used).
     """
-    while True:
-        left = budget - int(counters[budget_slot])
-        if left <= 0:
-            return "iterations"
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
-            return "time"
-        if step(kernel_seed(rng), min(chunk, left)):
-            return "done"
+    try:
+        while True:
+            left = budget - int(counters[budget_slot])
+            if left <= 0:
+                return "iterations"
+            if time_limit is not None and time.perf_counter() - start >= time_limit:
+                return "time"
+            if step(kernel_seed(rng), min(chunk, left)):
+                return "done"
+    except KeyboardInterrupt:
+        # Ctrl-C lands between chunks (numba code does not look at signals), so the
+        # state arrays hold a consistent search: the caller returns its best so far.
+        return "interrupted"
 
 
 # Slots of the float64 state array of the swap searches.
@@ -317,6 +323,8 @@ def swap_search_result(
         termination = Termination.SOLUTION_FOUND
     elif outcome == "time":
         termination = Termination.TIME_LIMIT
+    elif outcome == "interrupted":
+        termination = Termination.INTERRUPTED
     else:
         termination = Termination.ITERATION_LIMIT
     extra = dict(extra)

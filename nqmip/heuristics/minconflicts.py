@@ -368,8 +368,15 @@ def _search(
             outcome = "time"
             break
         stop = min(reached + GREEDY_CHUNK, greedy_end)
-        got = greedy_chunk(perm, diag_bits, anti_bits, rows_arg, reached, stop, free_count,
-                           window, greedy_attempts, deferred, kernel_seed(rng), state)
+        try:
+            got = greedy_chunk(perm, diag_bits, anti_bits, rows_arg, reached, stop,
+                               free_count, window, greedy_attempts, deferred,
+                               kernel_seed(rng), state)
+        except KeyboardInterrupt:
+            # Ctrl-C before the repair: no conflict-free placement exists yet, so the run
+            # ends with status unknown (the later phases run only after a "done" greedy).
+            outcome = "interrupted"
+            break
         reached = got
         if got < stop:
             break
@@ -478,6 +485,7 @@ _TERMINATIONS = {
     "done": Termination.SOLUTION_FOUND,
     "iterations": Termination.ITERATION_LIMIT,
     "time": Termination.TIME_LIMIT,
+    "interrupted": Termination.INTERRUPTED,
 }
 
 
