@@ -22,6 +22,7 @@ def build_model(
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
+    strengthen: bool = False,
 ) -> Any:
     """Build the N-Queens model for ``backend``.
 
@@ -32,19 +33,25 @@ def build_model(
     - ``"cpsat"``: a :class:`~nqmip.formulation.cpsat.CpSatModel` (``.model`` is the
       ``CpModel``, ``.x[i, j]`` and ``.queen[i]`` the variables).
     - ``"matrix"``: a :class:`~nqmip.formulation.matrix.LinearModel` (CSR arrays).
+
+    ``strengthen=True`` adds the valid rows of :mod:`nqmip.formulation.strengthen` (in
+    their own blocks ``black_bound``, ``symmetry_breaking``, ``parity`` for Pyomo; appended
+    rows for the matrix). The default here is the textbook model, the one to read and teach
+    (64 binaries, 46 constraints at n = 8); :func:`nqmip.solve` strengthens by default.
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
     if backend == "pyomo":
-        from nqmip.formulation.pyomo import build_pyomo_model
+        from nqmip.formulation.strengthen import pyomo_model
 
-        return build_pyomo_model(instance)
+        return pyomo_model(instance, strengthen)
     if backend == "cpsat":
-        from nqmip.formulation.cpsat import build_cpsat_model
+        from nqmip.formulation.strengthen import cpsat_model
 
-        return build_cpsat_model(instance)
+        return cpsat_model(instance, strengthen)
     if backend == "matrix":
         from nqmip.formulation.matrix import build_linear_model
+        from nqmip.formulation.strengthen import linear_extras
 
-        return build_linear_model(instance)
+        return build_linear_model(instance, **linear_extras(instance, strengthen))
     raise ValueError(f"unknown model backend {backend!r}: use 'pyomo', 'cpsat' or 'matrix'")

@@ -1,0 +1,437 @@
+"""Valid strengthening of the N-Queens ILP: rows that cut off no optimal placement.
+
+Everything here is derived from the :class:`~nqmip.instance.Instance` itself (its weight
+matrix and fixed queens), never assumed from its name, and every piece is proven valid in
+docs/formulation-strengthening.md and checked by brute force in tests/test_strengthen.py:
+
+- **Colour bound.** A queen on (i, j) is *black* when i + j is even. When the weights are
+  constant per colour (``a`` on black, ``b`` on white: the "chess" preset, or any matrix of
+  that shape), the objective is ``n*b + (a - b) * #black``, so a bound on the number of
+  black queens is a bound on the objective. :func:`black_queen_range` gets one from a small
+  integer program over "diagonal used" indicators (see its docstring); it equals the proven
+  optimum for every n the frontier sweep closed (docs/frontier.md). The bound is added as one
+  row ``sum(black x) <= B`` (or ``>= B_min`` when white is worth more); once the solver's
+  incumbent reaches it, its LP bound already equals the incumbent and it stops: a placement
+  that reaches the bound is its own proof of optimality.
+- **Colour parity.** For every placement, ``#black = n (mod 2)``. Optional integer column
+  ``z`` with ``sum(black x) = 2 z + n % 2``; measured not to pay (see the doc), so off by
+  default.
+- **Symmetry breaking.** The board symmetries ``g`` (of the dihedral group of order 8) that
+  map the weight matrix onto itself *and* the set of fixed queens onto itself are detected;
+  for a linear key ``f`` (the column of the queen in the first free row) the rows
+  ``f(x) <= f(g x)`` for every detected ``g`` keep the ``f``-smallest member of every orbit,
+  hence at least one optimal placement.
+
+The exported builders return the pieces for each model form: :func:`matrix_extras` for
+:func:`~nqmip.formulation.matrix.build_linear_model`, :func:`add_to_pyomo` and
+:func:`add_to_cpsat`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nqmip.instance import Instance
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyomo.environ as pyo
+
+    from nqmip.formulation.cpsat import CpSatModel
+
+#: The seven non-identity symmetries of the square, as maps (i, j) -> (i', j').
+SYMMETRY_NAMES: tuple[str, ...] = (
+    "rot90",
+    "rot180",
+    "rot270",
+    "flip_rows",
+    "flip_cols",
+    "transpose",
+    "anti_transpose",
+)
+
+#: Seconds given to the diagonal IP of :func:`black_queen_range`; on time-out its dual
+#: bound (rounded down to the right parity) is used, which is still valid. Measured: a
+#: 0.3 s cap already gives the IP's optimum for every n in 8..64 (docs/formulation-...).
+BOUND_TIME_LIMIT = 1.0
+
+
+def symmetry_map(n: int, name: str) -> np.ndarray:
+    """Flat image of every square: ``image[i * n + j] = i' * n + j'`` for symmetry ``name``."""
+    i, j = np.indices((n, n))
+    m = n - 1
+    images = {
+        "identity": (i, j),
+        "rot90": (j, m - i),
+        "rot180": (m - i, m - j),
+        "rot270": (m - j, i),
+        "flip_rows": (m - i, j),
+        "flip_cols": (i, m - j),
+        "transpose": (j, i),
+        "anti_transpose": (m - j, m - i),
+    }
+    try:
+        ii, jj = images[name]
+    except KeyError:
+        raise ValueError(f"unknown symmetry {name!r}: use one of {SYMMETRY_NAMES}") from None
+    return (ii * n + jj).ravel()
+
+
+def apply_symmetry(placement: tuple[int, ...], name: str) -> tuple[int, ...]:
+    """The placement moved by symmetry ``name`` (used by tests and enumeration)."""
+    n = len(placement)
+    image = symmetry_map(n, name)
+    out = [0] * n
+    for row, col in enumerate(placement):
+        k = int(image[row * n + col])
+        out[k // n] = k % n
+    return tuple(out)
+
+
+def detect_symmetries(instance: Instance) -> tuple[str, ...]:
+    """The board symmetries that keep the weight matrix and the set of fixed queens.
+
+    Detected from the numbers, never assumed from the preset's name: ``W[g(k)] == W[k]``
+    for every square ``k`` and ``g(F) == F``. These form a group (a stabiliser), which is
+    what makes the symmetry-breaking rows jointly valid.
+    """
+    n = instance.n
+    w = instance.weight_matrix().ravel()
+    fixed = {r * n + c for r, c in instance.fixed}
+    found = []
+    for name in SYMMETRY_NAMES:
+        image = symmetry_map(n, name)
+        if not np.array_equal(w[image], w):
+            continue
+        if {int(image[k]) for k in fixed} != fixed:
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class ColourWeights:
+    """Weights constant per colour: ``black`` on (i + j) even squares, ``white`` on odd."""
+
+    black: float
+    white: float
+
+
+def colour_weights(instance: Instance) -> ColourWeights | None:
+    """The two colour values if the weight matrix is constant per colour, else None."""
+    n = instance.n
+    w = instance.weight_matrix()
+    i, j = np.indices((n, n))
+    is_black = (i + j) % 2 == 0
+    blacks, whites = w[is_black], w[~is_black]
+    if blacks.size and not np.all(blacks == blacks[0]):
+        return None
+    if whites.size and not np.all(whites == whites[0]):
+        return None
+    black = float(blacks[0]) if blacks.size else 0.0
+    white = float(whites[0]) if whites.size else black
+    return ColourWeights(black, white)
+
+
+def black_squares(n: int) -> np.ndarray:
+    """Flat indices of the black squares ((i + j) even)."""
+    i, j = np.indices((n, n))
+    return np.flatnonzero(((i + j) % 2 == 0).ravel())
+
+
+@lru_cache(maxsize=512)
+def black_queen_range(
+    n: int, fixed: tuple[tuple[int, int], ...] = (), time_limit: float = BOUND_TIME_LIMIT
+) -> tuple[int, int] | None:
+    """``(lo, hi)`` with ``lo <= #black queens <= hi`` for every placement keeping ``fixed``.
+
+    None when the relaxation below is infeasible, which proves that no placement exists.
+
+    Why it is valid: a placement uses n distinct anti-diagonals s = i + j and n distinct
+    diagonals d = i - j; a queen is black iff s (equivalently d) is even. Over the n queens,
+    sum(s) = 2 * sum(i) = n(n-1), sum(d) = 0 and sum(s^2) + sum(d^2) = 2 * sum(i^2 + j^2)
+    = 4 * sum_{k<n} k^2, and #even s = #even d = #black. Further, the k queens on
+    anti-diagonals s <= t sit in rows and columns <= t, so sum(i) + sum(j) >= k(k-1) while
+    sum(s) <= k t - k(k-1)/2, hence k <= 1 + 2t/3 (the same for the three other corners).
+    So the placement's indicator vectors u_s, v_d are a feasible point of this small IP
+    (about 4n binaries), and its optimum bounds #black. The count also has the parity of n
+    (docs/formulation-strengthening.md), so the IP's dual bound is rounded to that parity,
+    which keeps it valid when the time cap stops the IP early. Cached per (n, fixed).
+    """
+    hi = _diagonal_ip(n, fixed, maximise=True, time_limit=time_limit)
+    if hi is None:
+        return None
+    lo = _diagonal_ip(n, fixed, maximise=False, time_limit=time_limit)
+    if lo is None:
+        return None
+    return lo, hi
+
+
+def _diagonal_ip(
+    n: int, fixed: tuple[tuple[int, int], ...], *, maximise: bool, time_limit: float
+) -> int | None:
+    import highspy
+
+    m = 2 * n - 1
+    s_vals = np.arange(m, dtype=float)
+    d_vals = np.arange(-(n - 1), n, dtype=float)
+    even_s = (np.arange(m) % 2 == 0).astype(float)
+    even_d = (np.arange(-(n - 1), n) % 2 == 0).astype(float)
+    num = 2 * m
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", float(time_limit))
+    lower = np.zeros(num)
+    for r, c in fixed:
+        lower[r + c] = 1.0
+        lower[m + (r - c) + (n - 1)] = 1.0
+    h.addVars(num, lower, np.ones(num))
+    idx = np.arange(num, dtype=np.int32)
+    h.changeColsIntegrality(num, idx, np.array([highspy.HighsVarType.kInteger] * num))
+    cost = np.concatenate([even_s, np.zeros(m)])
+    h.changeColsCost(num, idx, cost)
+    h.changeObjectiveSense(
+        highspy.ObjSense.kMaximize if maximise else highspy.ObjSense.kMinimize
+    )
+    iu = np.arange(m)
+    iv = iu + m
+    inf = highspy.kHighsInf
+    quad = 4.0 * sum(k * k for k in range(n))
+
+    def add(cols: np.ndarray, vals: np.ndarray, lo: float, up: float) -> None:
+        h.addRow(lo, up, len(cols), np.asarray(cols, dtype=np.int32), np.asarray(vals, float))
+
+    add(iu, np.ones(m), n, n)
+    add(iv, np.ones(m), n, n)
+    add(iu, s_vals, n * (n - 1), n * (n - 1))
+    add(iv, d_vals, 0.0, 0.0)
+    add(np.r_[iu, iv], np.r_[s_vals**2, d_vals**2], quad, quad)
+    add(np.r_[iu, iv], np.r_[even_s, -even_d], 0.0, 0.0)
+    for t in range(n - 1):
+        cap = 1 + (2 * t) // 3
+        ones = np.ones(t + 1)
+        add(iu[: t + 1], ones, -inf, cap)
+        add(iu[m - 1 - t :], ones, -inf, cap)
+        add(iv[: t + 1], ones, -inf, cap)
+        add(iv[m - 1 - t :], ones, -inf, cap)
+    h.run()
+    status = h.getModelStatus()
+    ms = highspy.HighsModelStatus
+    if status == ms.kInfeasible:
+        return None
+    info = h.getInfo()
+    bound = float(info.mip_dual_bound)
+    if not math.isfinite(bound):
+        return n if maximise else 0
+    parity = n % 2
+    if maximise:
+        value = math.floor(bound + 1e-6)
+        value -= (value - parity) % 2
+        return min(value, n)
+    value = math.ceil(bound - 1e-6)
+    value += (parity - value) % 2
+    return max(value, 0)
+
+
+@dataclass(frozen=True)
+class Strengthening:
+    """What is added to the model of one instance (see :func:`plan`)."""
+
+    n: int
+    black_upper: int | None = None  # row sum(black x) <= black_upper
+    black_lower: int | None = None  # row sum(black x) >= black_lower
+    parity: bool = False  # integer z with sum(black x) = 2 z + n % 2
+    symmetries: tuple[str, ...] = ()
+    key_row: int = 0  # row whose queen's column is the symmetry-breaking key f
+    objective_bound: float | None = None  # proven upper bound on the objective
+    infeasible: bool = False  # the relaxation proved that no placement exists
+
+    @property
+    def empty(self) -> bool:
+        return (
+            self.black_upper is None
+            and self.black_lower is None
+            and not self.parity
+            and not self.symmetries
+        )
+
+
+#: Which pieces are on by default; each was measured on its own (docs/...-strengthening.md).
+DEFAULT_PIECES: dict[str, bool] = {"colour_bound": True, "parity": False, "symmetry": False}
+
+
+def plan(instance: Instance, **pieces: bool) -> Strengthening:
+    """Decide the valid strengthening of ``instance``; ``pieces`` override DEFAULT_PIECES."""
+    unknown = set(pieces) - set(DEFAULT_PIECES)
+    if unknown:
+        raise ValueError(f"unknown strengthening pieces: {', '.join(sorted(unknown))}")
+    use = {**DEFAULT_PIECES, **pieces}
+    n = instance.n
+    black_upper = black_lower = None
+    objective_bound = None
+    infeasible = False
+    colours = colour_weights(instance) if instance.weights is not None else None
+    if use["colour_bound"] and colours is not None and colours.black != colours.white:
+        rng = black_queen_range(n, instance.fixed)
+        if rng is None:
+            infeasible = True
+        else:
+            lo, hi = rng
+            if colours.black > colours.white:
+                black_upper = hi
+                best = hi
+            else:
+                black_lower = lo
+                best = lo
+            objective_bound = n * colours.white + (colours.black - colours.white) * best
+    symmetries = detect_symmetries(instance) if use["symmetry"] else ()
+    fixed_rows = {r for r, _ in instance.fixed}
+    key_row = next((r for r in range(n) if r not in fixed_rows), 0)
+    return Strengthening(
+        n=n,
+        black_upper=black_upper,
+        black_lower=black_lower,
+        parity=bool(use["parity"]) and n > 1,
+        symmetries=symmetries,
+        key_row=key_row,
+        objective_bound=objective_bound,
+        infeasible=infeasible,
+    )
+
+
+def _symmetry_rows(s: Strengthening) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``f(x) - f(g x) <= 0`` per symmetry, as (name, columns, coefficients)."""
+    n = s.n
+    key = np.zeros(n * n)
+    key[s.key_row * n : (s.key_row + 1) * n] = np.arange(n)
+    rows = []
+    for name in s.symmetries:
+        coefs = key - key[symmetry_map(n, name)]
+        cols = np.flatnonzero(coefs)
+        if cols.size:
+            rows.append((f"sym_{name}", cols, coefs[cols]))
+    return rows
+
+
+def matrix_extras(
+    s: Strengthening,
+) -> tuple[list[tuple[str, np.ndarray, np.ndarray, float, float]], int,
+           tuple[np.ndarray, np.ndarray] | None]:
+    """``(extra_rows, num_extra_cols, extra_col_bounds)`` for ``build_linear_model``."""
+    n = s.n
+    black = black_squares(n)
+    ones = np.ones(black.size)
+    rows: list[tuple[str, np.ndarray, np.ndarray, float, float]] = []
+    if s.black_upper is not None:
+        rows.append(("black_upper", black, ones, -np.inf, float(s.black_upper)))
+    if s.black_lower is not None:
+        rows.append(("black_lower", black, ones, float(s.black_lower), np.inf))
+    for name, cols, coefs in _symmetry_rows(s):
+        rows.append((name, cols, coefs, -np.inf, 0.0))
+    if not s.parity:
+        return rows, 0, None
+    z = n * n  # the one extra column
+    rows.append(
+        ("parity", np.r_[black, z], np.r_[ones, -2.0], float(n % 2), float(n % 2))
+    )
+    return rows, 1, (np.zeros(1), np.array([float(n // 2)]))
+
+
+def extra_start(s: Strengthening, placement: tuple[int, ...]) -> np.ndarray:
+    """Values of the extra columns for a start placement (z = #black // 2)."""
+    if not s.parity:
+        return np.zeros(0)
+    black = sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0)
+    return np.array([float(black // 2)])
+
+
+def build_strengthened_linear_model(instance: Instance, s: Strengthening | None = None) -> Any:
+    """The matrix model of ``instance`` with the strengthening rows appended."""
+    from nqmip.formulation.matrix import build_linear_model
+
+    s = plan(instance) if s is None else s
+    rows, ncols, bounds = matrix_extras(s)
+    return build_linear_model(instance, extra_rows=rows, num_extra_cols=ncols,
+                              extra_col_bounds=bounds)
+
+
+def add_to_pyomo(model: pyo.ConcreteModel, s: Strengthening) -> pyo.ConcreteModel:
+    """Add the strengthening to a model of :func:`build_pyomo_model` in its own blocks.
+
+    The textbook blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` are left as
+    they are; added here: ``black_bound`` (one row), ``symmetry_breaking`` (one row per
+    detected symmetry), ``parity`` with the integer variable ``black_half``.
+    """
+    import pyomo.environ as pyo
+
+    n = s.n
+    black = [(int(k) // n, int(k) % n) for k in black_squares(n)]
+    black_sum = pyo.quicksum(model.x[i, j] for i, j in black)
+    if s.black_upper is not None or s.black_lower is not None:
+        model.black_bound = pyo.Constraint(
+            expr=pyo.inequality(s.black_lower, black_sum, s.black_upper),
+            doc="number of black queens within the diagonal-IP bound",
+        )
+    sym_rows = _symmetry_rows(s)
+    if sym_rows:
+        model.symmetry_breaking = pyo.ConstraintList(doc="f(x) <= f(g x), g a symmetry")
+        for _name, cols, coefs in sym_rows:
+            model.symmetry_breaking.add(
+                pyo.quicksum(float(c) * model.x[int(k) // n, int(k) % n]
+                             for k, c in zip(cols, coefs, strict=True)) <= 0
+            )
+    if s.parity:
+        model.black_half = pyo.Var(within=pyo.NonNegativeIntegers, bounds=(0, n // 2))
+        model.parity = pyo.Constraint(expr=black_sum == 2 * model.black_half + n % 2,
+                                      doc="#black has the parity of n")
+    return model
+
+
+def add_to_cpsat(cps: CpSatModel, s: Strengthening) -> CpSatModel:
+    """Add the same rows to a CP-SAT model (booleans ``cps.x``)."""
+    n = s.n
+    model = cps.model
+    black = [cps.x[int(k) // n, int(k) % n] for k in black_squares(n)]
+    if s.black_upper is not None:
+        model.add(sum(black) <= s.black_upper)
+    if s.black_lower is not None:
+        model.add(sum(black) >= s.black_lower)
+    for _name, cols, coefs in _symmetry_rows(s):
+        model.add(sum(int(c) * cps.x[int(k) // n, int(k) % n]
+                      for k, c in zip(cols, coefs, strict=True)) <= 0)
+    if s.parity:
+        half = model.new_int_var(0, n // 2, "black_half")
+        model.add(sum(black) == 2 * half + n % 2)
+    return cps
+
+
+# --- one-call builders used by the backends (``options.strengthen`` switches them) -------
+
+
+def linear_extras(instance: Instance, on: bool = True) -> dict[str, Any]:
+    """Keyword arguments of ``build_linear_model`` for the strengthened model ({} if off)."""
+    if not on:
+        return {}
+    rows, ncols, bounds = matrix_extras(plan(instance))
+    return {"extra_rows": rows, "num_extra_cols": ncols, "extra_col_bounds": bounds}
+
+
+def pyomo_model(instance: Instance, on: bool = True) -> pyo.ConcreteModel:
+    """``build_pyomo_model(instance)``, plus the strengthening blocks when ``on``."""
+    from nqmip.formulation.pyomo import build_pyomo_model
+
+    model = build_pyomo_model(instance)
+    return add_to_pyomo(model, plan(instance)) if on else model
+
+
+def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
+    """``build_cpsat_model(instance)``, plus the strengthening constraints when ``on``."""
+    from nqmip.formulation.cpsat import build_cpsat_model
+
+    cps = build_cpsat_model(instance)
+    return add_to_cpsat(cps, plan(instance)) if on else cps
