@@ -166,7 +166,8 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
         options["threads"] = args.threads
     if args.warm_start is not None:
         options["warm_start"] = args.warm_start
-    with live_progress(enabled=not (args.json or args.quiet or args.verbose)) as on_progress:
+    with live_progress(not (args.json or args.quiet or args.verbose),
+                       args.method) as on_progress:
         result = solve(
             instance, method=args.method, time_limit=args.time_limit, seed=args.seed,
             verbose=args.verbose, on_progress=on_progress, **options,
@@ -175,26 +176,30 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
 
 
 @contextmanager
-def live_progress(enabled: bool) -> Iterator[Any]:
-    """A live status line on stderr (incumbent, bound, elapsed) while a solver runs; only
-    on a terminal, so pipes and files get no control characters."""
+def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
+    """A live line on stderr while a solve runs: spinner, method, elapsed time, and the
+    incumbent and bound (or conflicts left) as the solver reports them. Only on a
+    terminal, so pipes and files get no control characters."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
-    with console.status("solving…") as status:
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+               TextColumn("{task.fields[info]}"))
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"solving ({method})", info="")
 
         def on_progress(p: Any) -> None:
-            parts = [p.method, f"{p.elapsed:6.1f} s"]
+            parts = [p.method]
             if p.incumbent is not None:
                 parts.append(f"incumbent {p.incumbent:g}")
             if p.bound is not None:
                 parts.append(f"bound {p.bound:g}")
             if p.conflicts is not None:
-                parts.append(f"conflicts {p.conflicts}")
-            status.update("  ".join(parts))
+                parts.append(f"conflicts left {p.conflicts}")
+            progress.update(task, info="  ".join(parts))
 
         yield on_progress
 
