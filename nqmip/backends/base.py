@@ -56,6 +56,8 @@ class SolveOptions:
     mip_gap: float = 0.0
     verbose: bool = False
     warm_start: tuple[int, ...] | None = None
+    # Add the valid rows of nqmip.formulation.strengthen (colour bound, ...) to the model.
+    strengthen: bool = True
     on_progress: ProgressCallback | None = None
 
 

@@ -10,7 +10,7 @@ from nqmip.backends.base import (
     SolverLog,
     module_available,
 )
-from nqmip.formulation.cpsat import build_cpsat_model
+from nqmip.formulation.strengthen import cpsat_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -31,7 +31,7 @@ class CpSatBackend(Backend):
         self.require()
         from ortools.sat.python import cp_model
 
-        cps = build_cpsat_model(instance)
+        cps = cpsat_model(instance, options.strengthen)
         if options.warm_start is not None:
             cps.add_hint(options.warm_start)
         solver = cp_model.CpSolver()

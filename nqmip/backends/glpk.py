@@ -12,7 +12,7 @@ import shutil
 from functools import cache
 
 from nqmip.backends.base import Backend, RawSolution, SolveOptions
-from nqmip.formulation.pyomo import build_pyomo_model
+from nqmip.formulation.strengthen import pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -38,7 +38,7 @@ class GlpkBackend(Backend):
         import pyomo.environ as pyo
         from pyomo.opt import TerminationCondition as TC
 
-        model = build_pyomo_model(instance)
+        model = pyomo_model(instance, options.strengthen)
         opt = pyo.SolverFactory("glpk")
         if options.time_limit is not None:
             opt.options["tmlim"] = max(1, math.ceil(options.time_limit))

@@ -20,6 +20,7 @@ from nqmip.backends.base import (
 )
 from nqmip.backends.highs import placement_from_values
 from nqmip.formulation.matrix import build_linear_model
+from nqmip.formulation.strengthen import linear_extras
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -44,7 +45,7 @@ class GurobiBackend(Backend):
         import scipy.sparse as sp
         from gurobipy import GRB
 
-        lm = build_linear_model(instance)
+        lm = build_linear_model(instance, **linear_extras(instance, options.strengthen))
         a = sp.csr_matrix((lm.values, lm.indices, lm.indptr), shape=(lm.num_rows, lm.num_cols))
         equal = lm.row_lower == lm.row_upper
         upper_only = ~equal & np.isfinite(lm.row_upper)

@@ -20,6 +20,7 @@ from nqmip.backends.base import (
     module_available,
 )
 from nqmip.formulation.matrix import LinearModel, build_linear_model
+from nqmip.formulation.strengthen import linear_extras
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -51,7 +52,7 @@ class HighsBackend(Backend):
         self.require()
         import highspy
 
-        lm = build_linear_model(instance)
+        lm = build_linear_model(instance, **linear_extras(instance, options.strengthen))
         h = highspy.Highs()
         log = SolverLog(options.verbose)
         # With a logging callback HiGHS writes its log there, not to stdout: it is read

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from nqmip.backends.base import Backend, RawSolution, SolveOptions, SolverLog, module_available
-from nqmip.formulation.pyomo import build_pyomo_model, placement_from_pyomo
+from nqmip.formulation.pyomo import placement_from_pyomo
+from nqmip.formulation.strengthen import pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -32,7 +33,7 @@ class HighsPyomoBackend(Backend):
         from pyomo.contrib.appsi.base import TerminationCondition as TC
         from pyomo.contrib.appsi.solvers import Highs
 
-        model = build_pyomo_model(instance)
+        model = pyomo_model(instance, options.strengthen)
         opt = Highs()
         opt.config.stream_solver = bool(options.verbose)
         opt.config.load_solution = False
