@@ -44,6 +44,7 @@ def solve(
     threads: int | None = None,
     mip_gap: float = 0.0,
     verbose: bool = False,
+    strengthen: bool = True,
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
@@ -57,7 +58,11 @@ def solve(
     ``time_limit`` is in seconds, for the whole call; ``seed`` makes randomised methods
     reproducible. ``warm_start`` (exact backends) is a placement, a :class:`Result` or a
     heuristic's name, run first with its time counted. ``on_progress`` receives
-    :class:`~nqmip.backends.base.Progress` updates while a solver runs.
+    :class:`~nqmip.backends.base.Progress` updates while a solver runs. ``strengthen``
+    (exact backends, default True) adds the valid rows of
+    :mod:`nqmip.formulation.strengthen` and, for weights constant per colour, first looks
+    for a placement reaching the colour bound, which proves optimality without the solver;
+    ``strengthen=False`` solves the textbook model only.
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
@@ -75,7 +80,8 @@ def solve(
         if params:
             raise TypeError(f"unexpected parameters for {method!r}: {', '.join(params)}")
         options = SolveOptions(time_limit=time_limit, seed=seed, threads=threads,
-                               mip_gap=mip_gap, verbose=verbose, on_progress=on_progress)
+                               mip_gap=mip_gap, verbose=verbose, on_progress=on_progress,
+                               strengthen=strengthen)
         return solve_exact(instance, method, options, warm_start=warm_start)
     if warm_start is not None:
         raise WarmStartError(f"warm starts are for the exact backends, not {method!r}")
@@ -107,6 +113,10 @@ def solve_exact(
     backend = get_backend(method)
     backend.require()
     begin = time.perf_counter()
+    if options.strengthen and warm_start is None:
+        proven = _proof_by_bound(instance, method, backend.solver_label(), options, begin)
+        if proven is not None:
+            return proven
     heuristic_limit = None
     if options.time_limit is not None:
         heuristic_limit = options.time_limit * WARM_START_SHARE
@@ -149,6 +159,31 @@ def solve_exact(
     if start is not None:
         result = _keep_better_start(instance, result, start)
     return result
+
+
+def _proof_by_bound(
+    instance: Instance, method: str, solver: str, options: SolveOptions, begin: float
+) -> Result | None:
+    """Optimal without running the solver when a placement reaches the colour bound.
+
+    See :func:`nqmip.formulation.strengthen.bound_proof`: with weights constant per colour
+    the black-queen bound is a proven objective bound, and a placement reaching it is
+    optimal. The backend is then never called (``extra["proof"]`` says so); otherwise it
+    runs the strengthened model with the time that is left.
+    """
+    from nqmip.formulation.strengthen import bound_proof
+
+    found = bound_proof(instance, time_limit=options.time_limit, seed=options.seed)
+    if found is None:
+        return None
+    placement, value = found
+    return verified(instance, Result(
+        status=Status.OPTIMAL, termination=Termination.OPTIMAL, n=instance.n, method=method,
+        solver=solver, objective=value, bound=value, placement=placement,
+        wall_time=time.perf_counter() - begin, weights=instance.name, seed=options.seed,
+        nodes=0, message="optimal by the colour bound: the solver was not needed",
+        extra={"proof": "colour_bound"},
+    ))
 
 
 def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:

@@ -435,3 +435,41 @@ def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
 
     cps = build_cpsat_model(instance)
     return add_to_cpsat(cps, plan(instance)) if on else cps
+
+
+# --- proof by the bound: a placement that reaches it needs no search tree ----------------
+
+#: Share of the time limit (and a cap in seconds) for the colour search before the solver.
+PROOF_SEARCH_SHARE = 0.2
+PROOF_SEARCH_CAP = 5.0
+
+
+def bound_proof(
+    instance: Instance, *, time_limit: float | None = None, seed: int | None = None
+) -> tuple[tuple[int, ...], float] | None:
+    """``(placement, value)`` proven optimal by the colour bound, or None.
+
+    When the weights are constant per colour, :func:`plan` gives a proven upper bound on the
+    objective; :func:`~nqmip.heuristics.colour_search.search_black_count` looks for a
+    placement with exactly the bounding number of black queens for
+    ``min(PROOF_SEARCH_CAP, PROOF_SEARCH_SHARE * time_limit)`` seconds. Reaching the bound is
+    a proof of optimality: no solver needs to run (the backends are told so in
+    ``nqmip.solve``; see docs/formulation-strengthening.md).
+    """
+    s = plan(instance)
+    if s.objective_bound is None:
+        return None
+    target = s.black_upper if s.black_upper is not None else s.black_lower
+    assert target is not None
+    budget = PROOF_SEARCH_CAP
+    if time_limit is not None:
+        budget = min(budget, PROOF_SEARCH_SHARE * time_limit)
+    from nqmip.heuristics.colour_search import search_black_count
+
+    placement = search_black_count(instance, target, seed=seed, time_limit=budget)
+    if placement is None:
+        return None
+    value = instance.objective(placement)
+    if abs(value - s.objective_bound) > 1e-9 * max(1.0, abs(value)):
+        return None  # cannot happen for colour weights; kept as a guard
+    return placement, float(s.objective_bound)
