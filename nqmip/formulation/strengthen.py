@@ -56,8 +56,9 @@ SYMMETRY_NAMES: tuple[str, ...] = (
 
 #: Seconds given to the diagonal IP of :func:`black_queen_range`; on time-out its dual
 #: bound (rounded down to the right parity) is used, which is still valid. Measured: a
-#: 0.3 s cap already gives the IP's optimum for every n in 8..64 (docs/formulation-...).
-BOUND_TIME_LIMIT = 1.0
+#: 0.3 s cap already gives the IP's optimum for every n in 8..64
+#: (docs/formulation-strengthening.md).
+BOUND_TIME_LIMIT = 0.5
 
 
 def symmetry_map(n: int, name: str) -> np.ndarray:
@@ -162,13 +163,25 @@ def black_queen_range(
     (docs/formulation-strengthening.md), so the IP's dual bound is rounded to that parity,
     which keeps it valid when the time cap stops the IP early. Cached per (n, fixed).
     """
-    hi = _diagonal_ip(n, fixed, maximise=True, time_limit=time_limit)
+    hi = black_queen_bound(n, fixed, maximise=True, time_limit=time_limit)
     if hi is None:
         return None
-    lo = _diagonal_ip(n, fixed, maximise=False, time_limit=time_limit)
+    lo = black_queen_bound(n, fixed, maximise=False, time_limit=time_limit)
     if lo is None:
         return None
     return lo, hi
+
+
+@lru_cache(maxsize=1024)
+def black_queen_bound(
+    n: int,
+    fixed: tuple[tuple[int, int], ...] = (),
+    *,
+    maximise: bool = True,
+    time_limit: float = BOUND_TIME_LIMIT,
+) -> int | None:
+    """One side of :func:`black_queen_range` (an upper bound if ``maximise``), cached."""
+    return _diagonal_ip(n, fixed, maximise=maximise, time_limit=time_limit)
 
 
 def _diagonal_ip(
@@ -277,17 +290,15 @@ def plan(instance: Instance, **pieces: bool) -> Strengthening:
     infeasible = False
     colours = colour_weights(instance) if instance.weights is not None else None
     if use["colour_bound"] and colours is not None and colours.black != colours.white:
-        rng = black_queen_range(n, instance.fixed)
-        if rng is None:
+        maximise = colours.black > colours.white
+        best = black_queen_bound(n, instance.fixed, maximise=maximise)
+        if best is None:
             infeasible = True
         else:
-            lo, hi = rng
-            if colours.black > colours.white:
-                black_upper = hi
-                best = hi
+            if maximise:
+                black_upper = best
             else:
-                black_lower = lo
-                best = lo
+                black_lower = best
             objective_bound = n * colours.white + (colours.black - colours.white) * best
     symmetries = detect_symmetries(instance) if use["symmetry"] else ()
     fixed_rows = {r for r, _ in instance.fixed}
