@@ -6,6 +6,7 @@ function that needs them is called.
 
 from __future__ import annotations
 
+from nqmip.enumerate import enumerate_optimal
 from nqmip.formulation import build_model
 from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
 from nqmip.result import Result, Status, Termination
@@ -26,6 +27,7 @@ __all__ = [
     "build_model",
     "chess_weights",
     "conflicts",
+    "enumerate_optimal",
     "is_solution",
     "make_instance",
     "random_weights",
