@@ -580,7 +580,9 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "objective_min": min(_numbers(group, "objective"), default=None),
             "objective_max": max(_numbers(group, "objective"), default=None),
             "bound_median": _median(_numbers(group, "bound")),
+            "bound_runs": len(_numbers(group, "bound")),
             "gap_median": _median(_numbers(group, "gap")),
+            "gap_runs": len(_numbers(group, "gap")),
             "evaluations_median": _median(_numbers(group, "evaluations")),
         })
     return summary
@@ -592,6 +594,16 @@ def method_kind(method: str) -> str:
     if method == "auto":
         return "hybrid"
     return "heuristic"
+
+
+def _of(entry: dict[str, Any], name: str) -> str:
+    """The median of ``name`` with "(k of runs)" when only k runs had one."""
+    value = entry[f"{name}_median"]
+    if value is None:
+        return "-"
+    text = f"{value:.1%}" if name == "gap" else f"{value:g}"
+    count = entry[f"{name}_runs"]
+    return text if count == entry["runs"] else f"{text} ({count} of {entry['runs']})"
 
 
 def _fmt(value: Any, spec: str = "g") -> str:
@@ -629,8 +641,7 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
             ", ".join(f"{k} {v}" for k, v in entry["status"].items()),
             _time(entry["time_median"]),
             f"{_time(entry['time_min'])}–{_time(entry['time_max'])}",
-            objective, _fmt(entry["bound_median"]),
-            "-" if entry["gap_median"] is None else f"{entry['gap_median']:.1%}",
+            objective, _of(entry, "bound"), _of(entry, "gap"),
             _fmt(entry["evaluations_median"], ".0f"),
         )
     return table
@@ -638,8 +649,8 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
 
 SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "kind", "runs", "status",
                       "time_median", "time_min", "time_max", "objective_median",
-                      "objective_min", "objective_max", "bound_median", "gap_median",
-                      "evaluations_median")
+                      "objective_min", "objective_max", "bound_median", "bound_runs",
+                      "gap_median", "gap_runs", "evaluations_median")
 
 
 def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
@@ -667,8 +678,7 @@ def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
             f"| {e['n']} | {e['method']}{' +' + e['warm_start'] if e['warm_start'] else ''} "
             f"| {e['runs']} | {', '.join(f'{k} {v}' for k, v in e['status'].items())} "
             f"| {_time(e['time_median'])} ({_time(e['time_min'])}–{_time(e['time_max'])}) "
-            f"| {objective} | {_fmt(e['bound_median'])} "
-            f"| {'-' if e['gap_median'] is None else format(e['gap_median'], '.1%')} "
+            f"| {objective} | {_of(e, 'bound')} | {_of(e, 'gap')} "
             f"| {_fmt(e['evaluations_median'], '.0f')} |")
     return head + "\n".join(lines) + "\n"
 
@@ -883,6 +893,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if skipped and not args.no_progress:
         progress.console.print(f"resume: {skipped} of {len(plan.cells)} cells already done "
                                f"in {args.resume}", markup=False, soft_wrap=True)
+
+    def on_term(signum: int, frame: Any) -> None:  # kill(1) stops the sweep like Ctrl-C
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_term)
 
     def on_row(row: dict[str, Any], running: int) -> None:
         writer.write(row)
