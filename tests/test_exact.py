@@ -11,8 +11,9 @@ from nqmip.result import Status, Termination
 from tests.oracle import best_value
 
 
-def test_weighted_eight_queens_is_twelve(backend: str) -> None:
-    r = nqmip.solve(8, "chess", method=backend)
+@pytest.mark.parametrize("strengthen", [False, True])
+def test_weighted_eight_queens_is_twelve(backend: str, strengthen: bool) -> None:
+    r = nqmip.solve(8, "chess", method=backend, strengthen=strengthen)
     assert r.status == Status.OPTIMAL
     assert r.objective == pytest.approx(12)
     assert r.bound == pytest.approx(12, abs=1e-6)
@@ -63,7 +64,7 @@ def test_backends_agree_on_random_weights(backend: str, n: int) -> None:
 )
 def test_completion_keeps_fixed_queens(backend: str, fixed: dict, weights: str | None) -> None:
     inst = nqmip.make_instance(8, weights, fixed, weights_seed=11)
-    r = nqmip.solve(inst, method=backend)
+    r = nqmip.solve(inst, method=backend, strengthen=False)
     assert r.status == Status.OPTIMAL
     assert nqmip.is_solution(r.placement, fixed)
     assert r.objective == pytest.approx(best_value(8, inst.weight_matrix(), fixed))
@@ -75,7 +76,7 @@ def test_completion_keeps_fixed_queens(backend: str, fixed: dict, weights: str |
 )
 def test_impossible_completion_is_infeasible(backend: str, n: int, fixed: dict) -> None:
     assert best_value(n, np.ones((n, n)), fixed) is None  # the oracle agrees
-    r = nqmip.solve(n, "chess", fixed=fixed, method=backend)
+    r = nqmip.solve(n, "chess", fixed=fixed, method=backend, strengthen=False)
     assert r.status == Status.INFEASIBLE
     assert r.placement is None
 
@@ -124,7 +125,8 @@ def test_a_wrong_backend_answer_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     lie = RawSolution(Status.OPTIMAL, Termination.OPTIMAL, (1, 3, 0, 2), 99.0, 99.0)
     monkeypatch.setattr(backend, "solve", lambda *_: lie)
     with pytest.raises(nqmip.VerificationError, match="worth"):
-        nqmip.solve(4, "chess", method="highs")
+        # strengthen=False: the colour-bound shortcut would answer without the backend
+        nqmip.solve(4, "chess", method="highs", strengthen=False)
     clash = RawSolution(Status.OPTIMAL, Termination.OPTIMAL, (0, 1, 2, 3), 4.0, 4.0)
     monkeypatch.setattr(backend, "solve", lambda *_: clash)
     with pytest.raises(nqmip.VerificationError, match="attacking"):
