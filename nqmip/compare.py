@@ -56,14 +56,16 @@ FAULT_ENV = "NQMIP_COMPARE_FAULT"
 #: The fields of a row, in order. Solver rows fill what they know; harness rows
 #: (timeout, crashed, error) leave the solver's fields as None.
 ROW_FIELDS: tuple[str, ...] = (
-    "n", "method", "weights", "seed", "repeat", "warm_start", "time_limit", "hard_limit",
+    "n", "method", "weights", "seed", "repeat", "warm_start", "params", "time_limit",
+    "hard_limit",
     "status", "termination", "objective", "bound", "gap", "wall_time", "process_time",
     "evaluations", "iterations", "nodes", "solver", "warm_start_accepted", "start_objective",
     "heuristic_time", "solve_time", "compile_time", "conflicts", "placement", "message",
     "instance", "host", "started_at",
 )
 #: The fields that identify a cell (what ``--resume`` compares).
-KEY_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "warm_start", "time_limit")
+KEY_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "warm_start", "time_limit",
+                               "params")
 
 
 class UsageError(Exception):
@@ -93,16 +95,22 @@ class Cell:
     hard_limit: float
     warm_start: str | None = None
     memory_limit_mb: int | None = None
+    params: dict[str, Any] | None = None
 
     def key(self) -> tuple[Any, ...]:
         return (self.n, self.method, self.weights, self.seed, self.warm_start,
-                float(self.time_limit))
+                float(self.time_limit), _params_key(self.params))
+
+
+def _params_key(params: dict[str, Any] | None) -> str:
+    return json.dumps(params or {}, sort_keys=True)
 
 
 def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
     tl = row.get("time_limit")
     return (row.get("n"), row.get("method"), row.get("weights"), row.get("seed"),
-            row.get("warm_start"), None if tl is None else float(tl))
+            row.get("warm_start"), None if tl is None else float(tl),
+            _params_key(row.get("params")))
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -187,6 +195,7 @@ def build_grid(
     sizes: Sequence[int], methods: Sequence[str], weights: str, seeds: Sequence[int],
     time_limit: float, hard_limit: float, warm_start: str | None = None,
     memory_limit_mb: int | None = None,
+    params: Sequence[tuple[str | None, str, Any]] = (),
 ) -> list[Cell]:
     """The cells in run order: by n, then repeat, then method (so a sweep stopped early
     has every method at the small sizes)."""
@@ -196,9 +205,12 @@ def build_grid(
         for repeat, seed in enumerate(seeds):
             for method in methods:
                 start = warm_start if method in exact else None
+                own = {name: value for target, name, value in params
+                       if target is None or target == method}
                 cells.append(Cell(n=n, method=method, weights=weights, seed=seed,
                                   repeat=repeat, time_limit=time_limit, hard_limit=hard_limit,
-                                  warm_start=start, memory_limit_mb=memory_limit_mb))
+                                  warm_start=start, memory_limit_mb=memory_limit_mb,
+                                  params=own or None))
     return cells
 
 
@@ -230,7 +242,8 @@ def _memory_limiter(limit_mb: int | None) -> Callable[[], None] | None:
 def _base_row(cell: Cell) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
     row.update(n=cell.n, method=cell.method, weights=cell.weights, seed=cell.seed,
-               repeat=cell.repeat, warm_start=cell.warm_start, time_limit=cell.time_limit,
+               repeat=cell.repeat, warm_start=cell.warm_start, params=cell.params,
+               time_limit=cell.time_limit,
                hard_limit=cell.hard_limit, host=platform.node(), message="")
     return row
 
@@ -311,7 +324,8 @@ def run_cell(cell: Cell | dict[str, Any]) -> dict[str, Any]:
             return row
         result = payload["result"]
         for name in ROW_FIELDS:
-            if name in result and name not in ("n", "method", "seed", "weights", "time_limit"):
+            if name in result and name not in ("n", "method", "seed", "weights", "time_limit",
+                                               "params"):
                 row[name] = result[name]
         row["status"] = result["status"]
         row["instance"] = result.get("weights")
@@ -347,7 +361,7 @@ def worker_main(result_path: str) -> int:
     try:
         from nqmip.solve import solve
 
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(spec.get("params") or {})
         if spec.get("warm_start"):
             kwargs["warm_start"] = spec["warm_start"]
         weights = spec["weights"]
@@ -562,15 +576,18 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per (n, method, weights, warm start): status counts and medians."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
-        key = (row["n"], row["method"], row["weights"], row.get("warm_start"))
+        key = (row["n"], row["method"], row["weights"], row.get("warm_start"),
+               _params_key(row.get("params")))
         groups.setdefault(key, []).append(row)
     order = {m: i for i, m in enumerate(dict.fromkeys(r["method"] for r in rows))}
     summary = []
-    for (n, method, weights, warm), group in sorted(
-            groups.items(), key=lambda kv: (kv[0][0], order[kv[0][1]], str(kv[0][3]))):
+    for (n, method, weights, warm, params), group in sorted(
+            groups.items(), key=lambda kv: (kv[0][0], order[kv[0][1]], str(kv[0][3]),
+                                            kv[0][4])):
         times = _numbers(group, "wall_time")
         summary.append({
             "n": n, "method": method, "weights": weights, "warm_start": warm,
+            "params": json.loads(params) or None,
             "kind": method_kind(method), "runs": len(group),
             "status": dict(sorted(Counter(str(r["status"]) for r in group).items())),
             "time_median": _median(times),
@@ -594,6 +611,14 @@ def method_kind(method: str) -> str:
     if method == "auto":
         return "hybrid"
     return "heuristic"
+
+
+def cell_label(method: str, warm_start: str | None, params: dict[str, Any] | None) -> str:
+    """``highs``, ``highs +sa`` (warm start), ``highs [strengthen=false]``."""
+    label = method + (f" +{warm_start}" if warm_start else "")
+    if params:
+        label += " [" + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(params.items())) + "]"
+    return label
 
 
 def _of(entry: dict[str, Any], name: str) -> str:
@@ -621,11 +646,12 @@ def _time(value: float | None) -> str:
 def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
     from rich.table import Table
 
-    table = Table(title="nqmip-compare: medians over the runs of each cell")
+    table = Table(title="nqmip-compare: medians over the runs of each cell "
+                        "(evals: a heuristic's evaluations)")
     for name, justify in (("n", "right"), ("method", "left"), ("runs", "right"),
-                          ("status", "left"), ("time s (median)", "right"),
-                          ("time s (min–max)", "right"), ("objective", "right"),
-                          ("bound", "right"), ("gap", "right"), ("evaluations", "right")):
+                          ("status", "left"), ("time s", "right"), ("min–max s", "right"),
+                          ("objective", "right"), ("bound", "right"), ("gap", "right"),
+                          ("evals", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     last_n = None
     for entry in summary:
@@ -635,7 +661,7 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
         objective = _fmt(entry["objective_median"])
         if entry["objective_min"] is not None and entry["objective_min"] != entry["objective_max"]:
             objective += f" ({entry['objective_min']:g}–{entry['objective_max']:g})"
-        method = entry["method"] + (f" +{entry['warm_start']}" if entry["warm_start"] else "")
+        method = cell_label(entry["method"], entry["warm_start"], entry["params"])
         table.add_row(
             str(entry["n"]), method, str(entry["runs"]),
             ", ".join(f"{k} {v}" for k, v in entry["status"].items()),
@@ -647,7 +673,8 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
     return table
 
 
-SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "kind", "runs", "status",
+SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "params", "kind", "runs",
+                      "status",
                       "time_median", "time_min", "time_max", "objective_median",
                       "objective_min", "objective_max", "bound_median", "bound_runs",
                       "gap_median", "gap_runs", "evaluations_median")
@@ -660,6 +687,7 @@ def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
     for entry in summary:
         flat = dict(entry)
         flat["status"] = ";".join(f"{k}={v}" for k, v in entry["status"].items())
+        flat["params"] = json.dumps(entry["params"], sort_keys=True) if entry["params"] else ""
         writer.writerow(flat)
     return out.getvalue()
 
@@ -675,7 +703,7 @@ def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
         if e["objective_min"] is not None and e["objective_min"] != e["objective_max"]:
             objective += f" ({e['objective_min']:g}–{e['objective_max']:g})"
         lines.append(
-            f"| {e['n']} | {e['method']}{' +' + e['warm_start'] if e['warm_start'] else ''} "
+            f"| {e['n']} | {cell_label(e['method'], e['warm_start'], e['params'])} "
             f"| {e['runs']} | {', '.join(f'{k} {v}' for k, v in e['status'].items())} "
             f"| {_time(e['time_median'])} ({_time(e['time_min'])}–{_time(e['time_max'])}) "
             f"| {objective} | {_of(e, 'bound')} | {_of(e, 'gap')} "
@@ -697,22 +725,22 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str | None = None) -
     styles = {"exact": "-", "heuristic": "--", "hybrid": "-."}
     markers = "osD^v<>Ph*X"
     methods = list(dict.fromkeys(
-        (e["method"], e["warm_start"]) for e in summary))
+        (e["method"], e["warm_start"], _params_key(e["params"])) for e in summary))
     limited_label = True
-    for index, (method, warm) in enumerate(methods):
+    for index, (method, warm, params) in enumerate(methods):
         entries = [e for e in summary if e["method"] == method and e["warm_start"] == warm
-                   and e["time_median"] is not None]
+                   and _params_key(e["params"]) == params and e["time_median"] is not None]
         if not entries:
             continue
         xs = [e["n"] for e in entries]
         ys = [max(e["time_median"], 1e-4) for e in entries]
         kind = method_kind(method)
-        label = f"{method}{' +' + warm if warm else ''} ({kind})"
+        label = f"{cell_label(method, warm, json.loads(params))} ({kind})"
         ax.plot(xs, ys, linestyle=styles[kind], marker=markers[index % len(markers)],
                 label=label)
         limited = [(e["n"], max(e["time_median"], 1e-4)) for e in entries if _hit_limit(
             [r for r in rows if r["n"] == e["n"] and r["method"] == method
-             and r.get("warm_start") == warm])]
+             and r.get("warm_start") == warm and _params_key(r.get("params")) == params])]
         if limited:
             ax.scatter([x for x, _ in limited], [y for _, y in limited], s=160,
                        facecolors="none", edgecolors="red", linewidths=1.2,
@@ -740,6 +768,18 @@ def _hit_limit(rows: Sequence[dict[str, Any]]) -> bool:
 # ---------------------------------------------------------------------------------------
 # The command line
 # ---------------------------------------------------------------------------------------
+
+
+def _param(text: str) -> tuple[str | None, str, Any]:
+    key, sep, raw = text.partition("=")
+    target, colon, name = key.rpartition(":")
+    if not sep or not name or not name.replace("_", "").replace("-", "").isalnum():
+        raise argparse.ArgumentTypeError(f"--param takes [METHOD:]NAME=VALUE, got {text!r}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return (target if colon else None), name.replace("-", "_"), value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -775,6 +815,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warm-start", metavar="HEURISTIC",
                         help="exact methods start from this heuristic's placement "
                              "(nqmip.solve(..., warm_start=HEURISTIC))")
+    parser.add_argument("--param", action="append", type=_param, default=[],
+                        metavar="[METHOD:]NAME=VALUE",
+                        help="a keyword for nqmip.solve (VALUE as JSON), for every method or "
+                             "only METHOD, e.g. --param strengthen=false "
+                             "--param tabu:tenure=15 (repeatable)")
     parser.add_argument("--output", type=Path, metavar="FILE",
                         help="append one JSON line per run, flushed as each run finishes")
     parser.add_argument("--resume", type=Path, metavar="FILE",
@@ -855,8 +900,14 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise UsageError("--retry-failed needs --resume FILE")
     if args.resume is not None and not args.resume.is_file():
         raise UsageError(f"--resume: no such file: {args.resume}")
+    for target, name, _ in args.param:
+        if target is not None and target not in methods:
+            raise UsageError(f"--param {target}:{name}: {target!r} is not in --methods")
+        if name in ("n", "weights", "method", "time_limit", "seed", "warm_start",
+                    "weights_seed", "fixed"):
+            raise UsageError(f"--param {name}: set it with the grid's own options")
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
-                       args.warm_start, args.memory_limit)
+                       args.warm_start, args.memory_limit, args.param)
     previous: list[dict[str, Any]] = []
     if args.resume is not None:
         previous = read_rows(args.resume)
