@@ -210,7 +210,8 @@ def summary_line(result: Result) -> str:
     return (
         f"{result.status} objective={objective} bound={bound} method={result.method} "
         f"time={result.wall_time:.3f}s"
-        + (f" placement={list(result.placement)}" if result.status != Status.INFEASIBLE
+        + (f" placement={np.asarray(result.placement).tolist()}"
+           if result.status != Status.INFEASIBLE
            and result.placement is not None else "")
     )
 

@@ -54,7 +54,8 @@ class Instance:
 
     def objective(self, placement: Iterable[int]) -> float:
         """Objective value of a placement (column of the queen in each row)."""
-        cols = np.asarray(list(placement), dtype=np.int64)
+        cols = np.asarray(placement if isinstance(placement, np.ndarray) else list(placement),
+                          dtype=np.int64)
         if self.weights is None:
             return float(len(cols))
         return float(self.weights[np.arange(len(cols)), cols].sum())

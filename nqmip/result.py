@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
+
+import numpy as np
 
 
 class Status(StrEnum):
@@ -35,12 +38,31 @@ class Termination(StrEnum):
     ERROR = "error"
 
 
+#: From this many queens a placement is a read-only int32 numpy array, not a tuple: a tuple
+#: of 10^8 Python ints takes about 3.6 GB, the array 0.4 GB.
+ARRAY_PLACEMENT_FROM = 1_000_000
+
+Placement = tuple[int, ...] | np.ndarray
+
+
+def as_placement(columns: Sequence[int] | np.ndarray) -> Placement:
+    """A placement as stored in a :class:`Result`: a tuple of ints, or for boards of
+    ``ARRAY_PLACEMENT_FROM`` queens and more, a read-only int32 array."""
+    array = np.asarray(columns)
+    if array.size >= ARRAY_PLACEMENT_FROM:
+        array = array.astype(np.int32, copy=True)
+        array.setflags(write=False)
+        return array
+    return tuple(array.tolist())
+
+
 @dataclass(frozen=True)
 class Result:
     """The outcome of :func:`nqmip.solve`, identical in form for every method.
 
     ``placement[i]`` is the column of the queen in row ``i`` (0-based); it is ``None``
-    when no placement was found. Every placement in a ``Result`` has passed the
+    when no placement was found. It is a tuple, or from ``ARRAY_PLACEMENT_FROM`` queens a
+    read-only int32 numpy array. Every placement in a ``Result`` has passed the
     independent checker in :mod:`nqmip.verify`.
     """
 
@@ -51,7 +73,7 @@ class Result:
     solver: str
     objective: float | None
     bound: float | None
-    placement: tuple[int, ...] | None
+    placement: Placement | None
     wall_time: float
     weights: str = "none"
     seed: int | None = None
@@ -85,10 +107,14 @@ class Result:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # asdict would deep-copy a placement of millions of queens; fields are shallow.
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["extra"] = dict(self.extra)
         data["status"] = str(self.status)
         data["termination"] = str(self.termination)
-        data["placement"] = list(self.placement) if self.placement is not None else None
+        data["placement"] = (
+            np.asarray(self.placement).tolist() if self.placement is not None else None
+        )
         data["gap"] = self.gap
         for key in ("objective", "bound", "gap", "start_objective"):
             value = data.get(key)

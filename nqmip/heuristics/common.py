@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.instance import Instance
-from nqmip.result import Result, Status, Termination
+from nqmip.result import Result, Status, Termination, as_placement
 from nqmip.verify import conflicts
 
 
@@ -109,15 +109,16 @@ def heuristic_result(
     ``unknown`` with ``placement=None`` and ``extra["best_conflicts"]``.
     """
     extra = dict(extra or {})
-    if placement is not None and conflicts(placement) != 0:
-        best_conflicts = conflicts(placement)
-        placement = None
+    if placement is not None:
+        clashes = conflicts(placement)
+        if clashes:
+            best_conflicts, placement = clashes, None
     if placement is None:
         if best_conflicts is not None:
             extra["best_conflicts"] = int(best_conflicts)
         status, objective, bound, cols = Status.UNKNOWN, None, None, None
     else:
-        cols = tuple(int(c) for c in placement)
+        cols = as_placement(placement)
         objective = instance.objective(cols)
         if instance.is_feasibility:
             status, bound = Status.OPTIMAL, float(instance.n)
