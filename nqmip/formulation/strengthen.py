@@ -484,3 +484,18 @@ def bound_proof(
     if abs(value - s.objective_bound) > 1e-9 * max(1.0, abs(value)):
         return None  # cannot happen for colour weights; kept as a guard
     return placement, float(s.objective_bound)
+
+
+def start_vector(lm: Any, placement: tuple[int, ...]) -> np.ndarray:
+    """All column values of a MIP start for the (possibly strengthened) matrix model ``lm``.
+
+    The binaries from the placement, and the parity column ``z = #black // 2`` when the
+    model has one: with ``z = 0`` the start would violate the parity row and be refused.
+    """
+    n = lm.n
+    values = np.zeros(lm.num_cols)
+    values[np.arange(n) * n + np.asarray(placement)] = 1.0
+    if lm.num_extra_cols and "parity" in lm.row_names:
+        black = sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0)
+        values[n * n] = float(black // 2)
+    return values
