@@ -20,7 +20,7 @@ from nqmip.backends.base import (
 )
 from nqmip.backends.highs import placement_from_values
 from nqmip.formulation.matrix import build_linear_model
-from nqmip.formulation.strengthen import linear_extras
+from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -92,8 +92,7 @@ class GurobiBackend(Backend):
         model.Params.MIPGap = float(options.mip_gap)
         accepted = None
         if options.warm_start is not None:
-            start = np.zeros(lm.num_cols)
-            start[np.arange(lm.n) * lm.n + np.asarray(options.warm_start)] = 1.0
+            start = start_vector(lm, options.warm_start)
             x.Start = start
         log = SolverLog(options.verbose)
         report = ProgressReporter("gurobi", options.on_progress)

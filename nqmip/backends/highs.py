@@ -20,7 +20,7 @@ from nqmip.backends.base import (
     module_available,
 )
 from nqmip.formulation.matrix import LinearModel, build_linear_model
-from nqmip.formulation.strengthen import linear_extras
+from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -88,8 +88,7 @@ class HighsBackend(Backend):
     def _set_start(h, lm: LinearModel, start: tuple[int, ...], highspy) -> None:  # type: ignore[no-untyped-def]
         """Pass the start with setSolution; HiGHS checks it when the MIP solve begins and
         logs "MIP start solution is feasible" when it becomes the first incumbent."""
-        values = np.zeros(lm.num_cols)
-        values[np.arange(lm.n) * lm.n + np.asarray(start)] = 1.0
+        values = start_vector(lm, start)
         solution = highspy.HighsSolution()
         solution.col_value = values.tolist()
         solution.value_valid = True
