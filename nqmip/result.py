@@ -50,7 +50,8 @@ def as_placement(columns: Sequence[int] | np.ndarray) -> Placement:
     ``ARRAY_PLACEMENT_FROM`` queens and more, a read-only int32 array."""
     array = np.asarray(columns)
     if array.size >= ARRAY_PLACEMENT_FROM:
-        array = array.astype(np.int32, copy=True)
+        # No copy when it already is int32: the heuristic hands its board over.
+        array = np.asarray(array, dtype=np.int32).view()
         array.setflags(write=False)
         return array
     return tuple(array.tolist())
