@@ -9,13 +9,13 @@ docs/formulation-strengthening.md and checked by brute force in tests/test_stren
   that shape), the objective is ``n*b + (a - b) * #black``, so a bound on the number of
   black queens is a bound on the objective. :func:`black_queen_range` gets one from a small
   integer program over "diagonal used" indicators (see its docstring); it equals the proven
-  optimum for every n the frontier sweep closed (docs/frontier.md). The bound is added as one
-  row ``sum(black x) <= B`` (or ``>= B_min`` when white is worth more); once the solver's
-  incumbent reaches it, its LP bound already equals the incumbent and it stops: a placement
-  that reaches the bound is its own proof of optimality.
-- **Colour parity.** For every placement, ``#black = n (mod 2)``. Optional integer column
-  ``z`` with ``sum(black x) = 2 z + n % 2``; measured not to pay (see the doc), so off by
-  default.
+  optimum for every n the frontier sweep closed (docs/frontier.md). Used two ways: as a
+  proof (:func:`bound_proof`: a placement that reaches it is optimal, no solver needed),
+  and as the row ``sum(black x) <= B`` (``>= B_min`` when white is worth more), on by
+  default for CP-SAT only: it slowed HiGHS down (measured, see the doc).
+- **Colour parity.** For every placement, ``#black = n (mod 2)``: integer column ``z`` with
+  ``sum(black x) = 2 z + n % 2``, on by default for the MIP backends (HiGHS: chess n = 28
+  from 54 s to 8 s) and only for colour weights.
 - **Symmetry breaking.** The board symmetries ``g`` (of the dihedral group of order 8) that
   map the weight matrix onto itself *and* the set of fixed queens onto itself are detected;
   for a linear key ``f`` (the column of the queen in the first free row) the rows
@@ -262,6 +262,7 @@ class Strengthening:
     symmetries: tuple[str, ...] = ()
     key_row: int = 0  # row whose queen's column is the symmetry-breaking key f
     objective_bound: float | None = None  # proven upper bound on the objective
+    black_target: int | None = None  # the black count that reaches objective_bound
     infeasible: bool = False  # the relaxation proved that no placement exists
 
     @property
@@ -274,30 +275,48 @@ class Strengthening:
         )
 
 
-#: Which pieces are on by default; each was measured on its own (docs/...-strengthening.md).
-DEFAULT_PIECES: dict[str, bool] = {"colour_bound": True, "parity": False, "symmetry": False}
+#: Which pieces are on by default, per model kind; each was measured on its own
+#: (docs/formulation-strengthening.md). HiGHS: the parity column paid (chess n=24: 15.4 s
+#: plain, 3.9 s with parity; n=28: 53.9 s -> 8.1 s), the colour-bound row did not (n=24:
+#: 21.7 s, n=26: 56 s). CP-SAT: the colour-bound row is what lets it prove anything (its
+#: bound otherwise stays at 2n).
+DEFAULT_PIECES: dict[str, dict[str, bool]] = {
+    "mip": {"colour_bound": False, "parity": True, "symmetry": False},
+    "cpsat": {"colour_bound": True, "parity": False, "symmetry": False},
+}
 
 
-def plan(instance: Instance, **pieces: bool) -> Strengthening:
-    """Decide the valid strengthening of ``instance``; ``pieces`` override DEFAULT_PIECES."""
-    unknown = set(pieces) - set(DEFAULT_PIECES)
+def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening:
+    """Decide the valid strengthening of ``instance`` for a ``"mip"`` or ``"cpsat"`` model.
+
+    ``pieces`` (``colour_bound``, ``parity``, ``symmetry``) override the defaults of
+    ``kind``. The colour rows (bound and parity) are added only for weights constant per
+    colour with two different values: elsewhere they are valid but cannot move the
+    objective. ``objective_bound`` is filled for such weights whatever the pieces, for the
+    proof by the bound.
+    """
+    defaults = DEFAULT_PIECES[kind]
+    unknown = set(pieces) - set(defaults)
     if unknown:
         raise ValueError(f"unknown strengthening pieces: {', '.join(sorted(unknown))}")
-    use = {**DEFAULT_PIECES, **pieces}
+    use = {**defaults, **pieces}
     n = instance.n
     black_upper = black_lower = None
     objective_bound = None
+    best: int | None = None
     infeasible = False
     colours = colour_weights(instance) if instance.weights is not None else None
-    if use["colour_bound"] and colours is not None and colours.black != colours.white:
+    coloured = colours is not None and colours.black != colours.white
+    if coloured:
+        assert colours is not None
         maximise = colours.black > colours.white
         best = black_queen_bound(n, instance.fixed, maximise=maximise)
         if best is None:
             infeasible = True
         else:
-            if maximise:
+            if use["colour_bound"] and maximise:
                 black_upper = best
-            else:
+            elif use["colour_bound"]:
                 black_lower = best
             objective_bound = n * colours.white + (colours.black - colours.white) * best
     symmetries = detect_symmetries(instance) if use["symmetry"] else ()
@@ -307,10 +326,11 @@ def plan(instance: Instance, **pieces: bool) -> Strengthening:
         n=n,
         black_upper=black_upper,
         black_lower=black_lower,
-        parity=bool(use["parity"]) and n > 1,
+        parity=bool(use["parity"]) and coloured and n > 1,
         symmetries=symmetries,
         key_row=key_row,
         objective_bound=objective_bound,
+        black_target=best if objective_bound is not None else None,
         infeasible=infeasible,
     )
 
@@ -428,7 +448,7 @@ def linear_extras(instance: Instance, on: bool = True) -> dict[str, Any]:
     """Keyword arguments of ``build_linear_model`` for the strengthened model ({} if off)."""
     if not on:
         return {}
-    rows, ncols, bounds = matrix_extras(plan(instance))
+    rows, ncols, bounds = matrix_extras(plan(instance, "mip"))
     return {"extra_rows": rows, "num_extra_cols": ncols, "extra_col_bounds": bounds}
 
 
@@ -437,7 +457,7 @@ def pyomo_model(instance: Instance, on: bool = True) -> pyo.ConcreteModel:
     from nqmip.formulation.pyomo import build_pyomo_model
 
     model = build_pyomo_model(instance)
-    return add_to_pyomo(model, plan(instance)) if on else model
+    return add_to_pyomo(model, plan(instance, "mip")) if on else model
 
 
 def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
@@ -445,7 +465,7 @@ def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
     from nqmip.formulation.cpsat import build_cpsat_model
 
     cps = build_cpsat_model(instance)
-    return add_to_cpsat(cps, plan(instance)) if on else cps
+    return add_to_cpsat(cps, plan(instance, "cpsat")) if on else cps
 
 
 # --- proof by the bound: a placement that reaches it needs no search tree ----------------
@@ -470,7 +490,7 @@ def bound_proof(
     s = plan(instance)
     if s.objective_bound is None:
         return None
-    target = s.black_upper if s.black_upper is not None else s.black_lower
+    target = s.black_target
     assert target is not None
     budget = PROOF_SEARCH_CAP
     if time_limit is not None:
