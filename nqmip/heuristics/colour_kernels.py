@@ -84,3 +84,4 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
         if best_j >= 0:
             cost += _move(p, diag, anti, i, best_j, n)
     return cost == 0
+
