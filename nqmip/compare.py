@@ -726,7 +726,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str | None = None) -
     markers = "osD^v<>Ph*X"
     methods = list(dict.fromkeys(
         (e["method"], e["warm_start"], _params_key(e["params"])) for e in summary))
-    limited_label = True
+    limited_points: list[tuple[int, float]] = []
     for index, (method, warm, params) in enumerate(methods):
         entries = [e for e in summary if e["method"] == method and e["warm_start"] == warm
                    and _params_key(e["params"]) == params and e["time_median"] is not None]
@@ -741,11 +741,11 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str | None = None) -
         limited = [(e["n"], max(e["time_median"], 1e-4)) for e in entries if _hit_limit(
             [r for r in rows if r["n"] == e["n"] and r["method"] == method
              and r.get("warm_start") == warm and _params_key(r.get("params")) == params])]
-        if limited:
-            ax.scatter([x for x, _ in limited], [y for _, y in limited], s=160,
-                       facecolors="none", edgecolors="red", linewidths=1.2,
-                       label="hit a time limit" if limited_label else None, zorder=3)
-            limited_label = False
+        limited_points.extend(limited)
+    if limited_points:
+        ax.scatter([x for x, _ in limited_points], [y for _, y in limited_points], s=160,
+                   facecolors="none", edgecolors="red", linewidths=1.2,
+                   label="a run hit a time limit", zorder=3)
     ax.set_yscale("log")
     ax.set_xlabel("n (board size)")
     ax.set_ylabel("wall time, s (median of runs; log scale)")

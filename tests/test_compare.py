@@ -300,7 +300,7 @@ def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
     assert rows["highs"]["status"] == "optimal" and rows["highs"]["objective"] == 12
     assert rows["highs"]["warm_start_accepted"] is not None
     assert rows["highs"]["heuristic_time"] is not None
-    assert "highs,chess,sa,exact" in p.stdout
+    assert "highs,chess,sa,,exact" in p.stdout  # warm_start sa, no params
 
 
 def test_auto_is_just_another_method(tmp_path: Path) -> None:
@@ -313,3 +313,33 @@ def test_auto_is_just_another_method(tmp_path: Path) -> None:
     (row,) = rows_of(out)
     assert row["status"] == "optimal" and row["objective"] == 12
     assert json.loads(p.stdout)["summary"][0]["kind"] == "hybrid"
+
+
+def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    p = run("--n", "6", "--methods", "highs,tabu", "--param", "strengthen=false",
+            "--param", "tabu:tenure=15", "--output", str(out), "--no-progress", "--csv")
+    assert p.returncode == 0, p.stderr
+    rows = {r["method"]: r for r in rows_of(out)}
+    assert rows["highs"]["params"] == {"strengthen": False}
+    assert rows["tabu"]["params"] == {"strengthen": False, "tenure": 15}
+    assert rows["highs"]["status"] == "optimal" and rows["tabu"]["status"] == "feasible"
+    assert '"{""strengthen"": false}"' in p.stdout  # the CSV's params column
+    # the same grid is done; without the parameters it is another grid
+    p = run("--n", "6", "--methods", "highs,tabu", "--param", "strengthen=false",
+            "--param", "tabu:tenure=15", "--resume", str(out), "--no-progress", "--csv")
+    assert p.returncode == 0 and len(rows_of(out)) == 2
+    p = run("--n", "6", "--methods", "highs", "--resume", str(out), "--no-progress",
+            "--markdown")
+    assert p.returncode == 0 and len(rows_of(out)) == 3
+    assert rows_of(out)[-1]["params"] is None
+    # a heuristic's parameter it does not know is that cell's error, not the sweep's
+    p = run("--n", "6", "--methods", "sa", "--param", "sa:tenure=3", "--output", str(out),
+            "--no-progress", "--csv")
+    assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
+    assert "tenure" in rows_of(out)[-1]["message"]
+    for bad, message in ((["--param", "x"], "NAME=VALUE"),
+                         (["--param", "cpsat:x=1"], "not in --methods"),
+                         (["--param", "seed=3"], "grid's own options")):
+        p = run("--methods", "highs", *bad)
+        assert p.returncode == 2 and message in p.stderr and len(p.stderr.splitlines()) == 1
