@@ -3,7 +3,10 @@
 - Feasibility (no weights): min-conflicts first; a conflict-free placement of n queens
   is optimal (the bound is n). Only when it fails (fixed queens that may admit no
   completion) and n is inside the exact range does an exact backend settle the question.
-- Weights, n <= ``AUTO_EXACT_MAX_N``: a heuristic warm start (simulated annealing), then
+- Weights constant per colour (chess), n <= ``AUTO_COLOUR_EXACT_MAX_N``: the colour-bound
+  proof, else the strengthened model; beyond: the colour search (a proof when it reaches
+  the bound), else the heuristic with the colour bound.
+- Other weights, n <= ``AUTO_EXACT_MAX_N``: a heuristic warm start (simulated annealing), then
   the exact backend that proves fastest here (see docs/warm-starts.md for the measurements).
 - Weights, larger n: the heuristics alone; the result is ``feasible`` with the best cheap
   bound (the LP relaxation up to ``LP_BOUND_MAX_N``, beyond it the smaller of the row-
@@ -25,6 +28,13 @@ from nqmip.result import Result, Status
 #: Largest n for which "auto" runs an exact backend on a weighted instance (measured:
 #: docs/warm-starts.md; HiGHS proves chess-weighted optima up to about here in a minute).
 AUTO_EXACT_MAX_N = 40
+#: Largest n for which "auto" runs the exact path on weights constant per colour (chess):
+#: the colour-bound proof, then the strengthened model (docs/frontier.md).
+AUTO_COLOUR_EXACT_MAX_N = 64
+#: Seconds of colour search beyond that range when no time limit is given, and how many
+#: black counts it tries (B, B - 2, …) before leaving the field to the heuristic.
+AUTO_COLOUR_SEARCH = 20.0
+AUTO_COLOUR_TARGETS = 8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -75,6 +85,12 @@ def cheap_bound(instance: Instance, time_limit: float | None) -> tuple[float, st
     from nqmip.heuristics.common import weight_bound
 
     combinatorial = weight_bound(instance)
+    if _colour_weights(instance):
+        from nqmip.formulation.strengthen import plan
+
+        colour_bound = plan(instance).objective_bound
+        if colour_bound is not None and colour_bound < combinatorial:
+            return float(colour_bound), "colour_bound"
     if instance.n <= LP_BOUND_MAX_N:
         lp = lp_bound(instance, time_limit)
         if lp is not None and lp < combinatorial:
@@ -118,6 +134,15 @@ def solve_auto(
         return _as_auto(exact, begin, plan=["minconflicts", backend],
                         heuristic_time=first.wall_time)
 
+    colour = _colour_weights(instance)
+    if colour and n <= AUTO_COLOUR_EXACT_MAX_N and warm_start is None:
+        # Weights constant per colour (chess): the colour-bound proof, then the strengthened
+        # model (docs/formulation-strengthening.md); a heuristic start would skip the proof.
+        backend = pick_backend(n)
+        result = solve_exact(instance, backend, options)
+        plan = ["colour-bound proof"] if result.extra.get("proof") else [backend]
+        return _as_auto(result, begin, plan=plan)
+
     if n <= AUTO_EXACT_MAX_N:
         backend = pick_backend(n)
         if warm_start is None and n >= AUTO_WARM_START_MIN_N:
@@ -126,20 +151,75 @@ def solve_auto(
         plan = [backend] if warm_start is None else [_start_label(warm_start), backend]
         return _as_auto(result, begin, plan=plan)
 
+    if colour:
+        found = _colour_search(instance, seed, remaining())
+        if found is not None:
+            return _as_auto(found, begin, plan=["colour search", "bound:colour_bound"])
+
     # Beyond the exact range: the heuristic alone, with a cheap bound.
-    heuristic_limit = None if time_limit is None else time_limit * 0.8
+    heuristic_limit = None if time_limit is None else remaining() * 0.8  # type: ignore[operator]
     found = verified(instance, run_heuristic(AUTO_HEURISTIC, instance, seed=seed,
                                              time_limit=heuristic_limit))
+    if found.placement is None:
+        return _as_auto(found, begin, plan=[AUTO_HEURISTIC])
     bound, bound_kind = cheap_bound(instance, remaining())
-    if found.objective is not None:
-        bound = max(bound, found.objective)
-    status = found.status
-    if status == Status.FEASIBLE and found.objective is not None and \
-            found.objective >= bound - 1e-9:
-        status = Status.OPTIMAL
-    result = found.with_(bound=bound if found.placement is not None else None, status=status,
-                         extra={**found.extra, "bound_from": bound_kind})
+    proven = found.objective is not None and found.objective >= bound - 1e-9
+    result = verified(instance, found.with_(
+        bound=bound, status=Status.OPTIMAL if proven else Status.FEASIBLE,
+        extra={**found.extra, "bound_from": bound_kind}))
     return _as_auto(result, begin, plan=[AUTO_HEURISTIC, f"bound:{bound_kind}"])
+
+
+def _colour_weights(instance: Instance) -> bool:
+    if instance.is_feasibility:
+        return False
+    from nqmip.formulation.strengthen import colour_weights
+
+    return colour_weights(instance) is not None
+
+
+def _colour_search(instance: Instance, seed: int | None, limit: float | None) -> Result | None:
+    """Beyond the exact range, for weights constant per colour: look for a placement with
+    B black queens (B the colour bound: reaching it is a proof) for 40 % of the budget, then
+    for B - 2, B - 4, … (each a shorter search) until one is found or the budget is spent.
+    The budget is half the time left, or ``AUTO_COLOUR_SEARCH`` seconds without a limit."""
+    from nqmip.formulation.strengthen import colour_weights, plan
+    from nqmip.heuristics.colour_search import search_black_count
+    from nqmip.result import Termination
+    from nqmip.solve import verified
+
+    begin = time.perf_counter()
+    s = plan(instance)
+    if s.objective_bound is None or s.black_target is None:
+        return None
+    budget = AUTO_COLOUR_SEARCH if limit is None else 0.5 * limit
+    target, share = s.black_target, 0.4 * budget
+    colours = colour_weights(instance)
+    assert colours is not None
+    step = 2 if colours.black > colours.white else -2  # the next best black count
+    for _ in range(AUTO_COLOUR_TARGETS):
+        left = budget - (time.perf_counter() - begin)
+        if left <= 0.05 or not 0 <= target <= instance.n:
+            return None
+        placement = search_black_count(instance, target, seed=seed,
+                                       time_limit=min(share, left))
+        if placement is not None:
+            break
+        target -= step
+        share = max(0.05 * budget, 0.5)
+    else:
+        return None  # the bound is far from reach (e.g. its IP was capped): the heuristic
+    value = instance.objective(placement)
+    proven = target == s.black_target
+    return verified(instance, Result(
+        status=Status.OPTIMAL if proven else Status.FEASIBLE,
+        termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
+        n=instance.n, method="auto", solver="colour search", objective=value,
+        bound=float(s.objective_bound), placement=placement,
+        wall_time=time.perf_counter() - begin, weights=instance.name, seed=seed,
+        message=("optimal: the placement reaches the colour bound" if proven else
+                 f"{target} black queens; the bound allows {s.black_target}"),
+        extra={"proof": "colour_bound"} if proven else {"black_queens": target}))
 
 
 def _start_label(warm_start: Any) -> str:

@@ -99,9 +99,22 @@ def test_heuristics_take_no_start() -> None:
 def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(8, "chess", method="auto")
     assert r.status == Status.OPTIMAL and r.objective == 12 and r.method == "auto"
-    r = nqmip.solve(20, "chess", method="auto", seed=1, time_limit=60)
+    r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
-    assert r.objective == nqmip.solve(20, "chess", method="highs").objective
+    assert r.extra["plan"] == ["sa", "highs"]
+    assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
+
+
+def test_auto_chess_uses_the_colour_bound() -> None:
+    plain = nqmip.solve(24, "chess", method="highs", strengthen=False)
+    r = nqmip.solve(24, "chess", method="auto", seed=1, time_limit=60)
+    assert r.status == Status.OPTIMAL and r.objective == plain.objective
+    assert r.warm_start_accepted is None  # a start would skip the proof by the bound
+    far = nqmip.solve(100, "chess", method="auto", seed=1, time_limit=8)
+    assert far.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert nqmip.is_solution(far.placement)
+    assert far.bound is not None and far.objective <= far.bound <= 200
+    assert far.bound < 200  # the colour bound, far below 2n (every queen on black)
 
 
 def test_auto_feasibility_uses_the_heuristic_proof() -> None:

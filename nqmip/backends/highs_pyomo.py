@@ -50,6 +50,9 @@ class HighsPyomoBackend(Backend):
             for i, col in enumerate(options.warm_start):
                 for j in range(instance.n):
                     model.x[i, j].value = 1.0 if j == col else 0.0
+            if hasattr(model, "black_half"):  # the strengthened model's parity variable
+                blacks = sum((i + col) % 2 == 0 for i, col in enumerate(options.warm_start))
+                model.black_half.value = blacks // 2
             opt.config.warmstart = True
         opt.set_instance(model)
         log = SolverLog(options.verbose)
