@@ -48,6 +48,21 @@ def random_permutation(instance: Instance, rng: np.random.Generator) -> np.ndarr
     return perm
 
 
+def fixed_queens_clash(instance: Instance) -> bool:
+    """True when two fixed queens attack each other (same column, diagonal or
+    anti-diagonal): then no placement exists."""
+    seen_cols: set[int] = set()
+    seen_diag: set[int] = set()
+    seen_anti: set[int] = set()
+    for row, col in instance.fixed:
+        if col in seen_cols or row - col in seen_diag or row + col in seen_anti:
+            return True
+        seen_cols.add(col)
+        seen_diag.add(row - col)
+        seen_anti.add(row + col)
+    return False
+
+
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ParameterError(f"{name} must be an integer, got {value!r}")

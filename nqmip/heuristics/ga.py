@@ -30,6 +30,7 @@ from nqmip.heuristics.common import (
     ParameterError,
     check_float,
     check_int,
+    fixed_queens_clash,
     free_rows_and_columns,
     heuristic_result,
     kernel_seed,
@@ -692,17 +693,6 @@ def _run_kernel(
     return out, wall
 
 
-def _fixed_queens_clash(instance: Instance) -> bool:
-    """True when two fixed queens share a column, a diagonal or an anti-diagonal."""
-    seen: set[tuple[str, int]] = set()
-    for row, col in instance.fixed:
-        for key in (("col", col), ("diag", row - col), ("anti", row + col)):
-            if key in seen:
-                return True
-            seen.add(key)
-    return False
-
-
 def solve_ga(
     instance: Instance,
     *,
@@ -726,7 +716,7 @@ def solve_ga(
         check_float("time_limit", time_limit, 0.0, float("inf"), low_open=True)
     rng = make_rng(seed)
     compile_time = timed_compile(_warm_up)
-    if _fixed_queens_clash(instance):
+    if fixed_queens_clash(instance):
         # No placement can keep them all: nothing to search (and no permutation exists
         # when two share a column).
         result = heuristic_result(

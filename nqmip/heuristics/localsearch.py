@@ -60,20 +60,6 @@ def free_rows_and_columns_fast(instance: Instance) -> tuple[np.ndarray, np.ndarr
     )
 
 
-def fixed_queens_clash(instance: Instance) -> bool:
-    """True when two fixed queens attack each other: then no placement exists."""
-    seen_cols: set[int] = set()
-    seen_diag: set[int] = set()
-    seen_anti: set[int] = set()
-    for row, col in instance.fixed:
-        if col in seen_cols or row - col in seen_diag or row + col in seen_anti:
-            return True
-        seen_cols.add(col)
-        seen_diag.add(row - col)
-        seen_anti.add(row + col)
-    return False
-
-
 def sorted_start(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
     """A permutation with the fixed queens in place and the free columns in sorted order
     on the free rows (the kernels shuffle it), and the free rows."""

@@ -33,6 +33,7 @@ from numba import njit
 from nqmip.heuristics.common import (
     check_float,
     check_int,
+    fixed_queens_clash,
     heuristic_result,
     kernel_seed,
     make_rng,
@@ -47,7 +48,6 @@ from nqmip.heuristics.localsearch import (
     LIST_SIZE,
     RESTARTS,
     STATE_SLOTS,
-    fixed_queens_clash,
     note_row,
     pick_conflicted,
     run_chunks,

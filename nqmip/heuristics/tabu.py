@@ -28,6 +28,7 @@ from numba import njit
 
 from nqmip.heuristics.common import (
     check_int,
+    fixed_queens_clash,
     kernel_seed,
     make_rng,
     timed_compile,
@@ -43,7 +44,6 @@ from nqmip.heuristics.localsearch import (
     LAST_IMPROVEMENT,
     RESTARTS,
     WEIGHT,
-    fixed_queens_clash,
     infeasible_result,
     new_swap_search,
     note_row,
