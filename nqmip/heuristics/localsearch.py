@@ -18,9 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from nqmip.heuristics.common import kernel_seed
+from nqmip.heuristics.common import (
+    fixed_queens_clash,
+    kernel_seed,
+    make_rng,
+    timed_compile,
+    weight_bound,
+)
 from nqmip.heuristics.kernels import queen_conflicts
-from nqmip.instance import Instance
+from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
 # Slots of the int64 state array the kernels share with the driver.
@@ -219,6 +225,15 @@ def record_best(
         state[LAST_IMPROVEMENT] = state[ITERATIONS]
 
 
+@njit(cache=True)
+def goal_reached(state: np.ndarray, fstate: np.ndarray, weighted: bool, bound: float) -> bool:
+    """The goal of a tabu or annealing run: no conflict, or (weighted) a conflict-free board
+    as heavy as the bound."""
+    if weighted:
+        return fstate[BEST_WEIGHT] >= bound - 1e-9
+    return state[CONFLICTS] == 0
+
+
 @dataclass
 class SwapSearch:
     """Everything a tabu or annealing kernel reads and updates, built once per run."""
@@ -331,3 +346,46 @@ def infeasible_result(instance: Instance, method: str, seed: int | None) -> Resu
         wall_time=0.0, weights=instance.name, seed=seed,
         message="two fixed queens attack each other",
     )
+
+
+def run_swap_search(
+    instance: Instance,
+    method: str,
+    *,
+    seed: int | None,
+    time_limit: float | None,
+    max_iterations: int,
+    chunk: int,
+    warm_up: Callable[[], None],
+    prepare: Callable[[SwapSearch], Callable[[int, int], bool]],
+    extra: Callable[[SwapSearch], dict[str, object]],
+) -> Result:
+    """The run of a tabu or annealing search, once its parameters are checked.
+
+    Infeasible fixed queens end it at once; otherwise the kernel is compiled
+    (``warm_up``), a random start is built, ``prepare(search)`` returns the chunk step
+    for :func:`run_chunks`, and ``extra(search)``, read after the run, joins the result.
+    """
+    if fixed_queens_clash(instance):
+        return infeasible_result(instance, method, seed)
+    compile_time = timed_compile(warm_up)
+    start = time.perf_counter()
+    rng = make_rng(seed)
+    search = new_swap_search(instance, rng, weight_bound(instance))
+    step = prepare(search)
+    outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=time_limit,
+                         start=start, chunk=chunk)
+    wall = time.perf_counter() - start
+    return swap_search_result(
+        instance, method, search, outcome, wall_time=wall, seed=seed,
+        compile_time=compile_time, extra=extra(search),
+    )
+
+
+def warm_up_swap_search(run: Callable[[SwapSearch, int], object]) -> None:
+    """Compile (or load from the cache) a swap-search kernel for both objectives on tiny
+    boards: ``run(search, kernel_seed)`` calls it once on each."""
+    for instance in (make_instance(8, fixed={0: 0}), make_instance(6, "chess")):
+        rng = make_rng(0)
+        search = new_swap_search(instance, rng, weight_bound(instance))
+        run(search, kernel_seed(rng))
