@@ -131,7 +131,7 @@ def write_doc(table: list[dict], args: argparse.Namespace) -> None:
         f"proved within {args.limit:g} s). Ratio = warm / cold (below 1: the start helps).",
         "",
         f"Model: {'strengthened' if args.strengthen else 'textbook (strengthen=False)'}. "
-        f"Command: `python benchmarks/bench_warmstart.py {' '.join(sys.argv[1:])}`. Each run "
+        f"Command: `python benchmarks/bench_warmstart.py {' '.join(a for a in sys.argv[1:] if a != '--report-only')}`. Each run "
         "in its own process; 2-core machine shared with other jobs while measured, so "
         "single timings are noisy: read the ratios, measured side by side.",
         "",
@@ -162,11 +162,16 @@ def main() -> None:
                              "the start's effect on the solver is measured alone; with "
                              "strengthening, chess is mostly proven by the colour bound)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--report-only", action="store_true",
+                        help="rewrite the doc from the JSON Lines file, running nothing")
     args = parser.parse_args()
     if args.quick:
         args.n, args.repeats, args.limit = [16, 20], 1, 60.0
     begin = time.perf_counter()
-    rows = sweep(args)
+    if args.report_only:
+        rows = [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
+    else:
+        rows = sweep(args)
     table = summarise(rows)
     write_doc(table, args)
     from rich.console import Console
