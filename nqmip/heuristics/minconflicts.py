@@ -26,6 +26,7 @@ tabu or sa to optimise weights).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -457,27 +458,18 @@ def solve_minconflicts(
     *,
     seed: int | None = None,
     time_limit: float | None = None,
-    max_evaluations: int | None = None,
-    tail: int = 64,
-    greedy_attempts: int = 256,
-    window: int = 1 << 16,
-    repair_tries: int = 4096,
-    samples: int = 16,
-    noise: float = 0.05,
+    **params: Any,
 ) -> Result:
     """QS4-style greedy placement plus min-conflicts repair; see the module docstring.
 
-    Parameters (defaults): ``max_evaluations`` (64·n + 10^7) candidate checks in all;
-    ``tail`` (64) rows left to the repair; ``greedy_attempts`` (256) column draws per
+    ``params`` are those of :func:`minconflicts_placement` (an unknown one is a
+    TypeError), with their defaults: ``max_evaluations`` (64·n + 10^7) candidate checks in
+    all; ``tail`` (64) rows left to the repair; ``greedy_attempts`` (256) column draws per
     greedy row; ``window`` (65536) pool slots the first 64 draws of a row look at;
     ``repair_tries`` (4096) partners per tail queen and pass; ``samples`` (16)
     partners per min-conflicts step; ``noise`` (0.05) probability of an uphill step.
     """
-    perm, stats = minconflicts_placement(
-        instance, seed=seed, time_limit=time_limit, max_evaluations=max_evaluations,
-        tail=tail, greedy_attempts=greedy_attempts, window=window, repair_tries=repair_tries,
-        samples=samples, noise=noise,
-    )
+    perm, stats = minconflicts_placement(instance, seed=seed, time_limit=time_limit, **params)
     return _to_result(instance, perm, stats, seed)
 
 
