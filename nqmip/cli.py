@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--fix", action="append", type=_fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
+    parser.add_argument("--no-strengthen", action="store_true",
+                        help="exact backends: the textbook model only (no colour-bound proof, "
+                             "no parity column)")
     parser.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
     parser.add_argument("--seed", type=int, help="random seed (reproducible runs)")
     parser.add_argument("--threads", type=int, help="solver threads")
@@ -166,6 +169,12 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
         options["threads"] = args.threads
     if args.warm_start is not None:
         options["warm_start"] = args.warm_start
+    if args.no_strengthen:
+        from nqmip.backends.base import EXACT_METHODS
+
+        if args.method not in EXACT_METHODS:
+            raise UsageError("--no-strengthen applies to the exact backends (--method highs, …)")
+        options["strengthen"] = False
     with live_progress(not (args.json or args.quiet or args.verbose),
                        args.method) as on_progress:
         result = solve(

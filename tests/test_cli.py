@@ -132,3 +132,26 @@ def test_console_command_is_installed() -> None:
         pytest.skip("package not installed with pip (no console script on PATH)")
     p = subprocess.run([exe, "--n", "5", "--quiet"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.startswith("optimal")
+
+
+def test_warm_start_and_textbook_model_from_the_cli() -> None:
+    p = run("--n", "12", "--method", "highs", "--warm-start", "sa", "--seed", "1",
+            "--no-strengthen", "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["status"] == "optimal" and data["warm_start_accepted"] is True
+    assert data["start_objective"] is not None and data["heuristic_time"] is not None
+    assert "proof" not in data["extra"]  # the textbook model: no colour-bound shortcut
+    p = run("--n", "12", "--json")  # auto: chess weights are proven by the colour bound
+    assert json.loads(p.stdout)["objective"] == data["objective"]
+
+
+def test_heuristic_parameters_from_the_cli() -> None:
+    p = run("--n", "8", "--method", "ga", "--param", "preset=001", "--feasibility", "--seed",
+            "2", "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["method"] == "ga" and data["evaluations"] <= 10_100
+    assert nqmip.is_solution(data["placement"])
+    p = run("--n", "8", "--method", "ga", "--param", "population=0")
+    assert p.returncode == 2 and "population" in p.stderr
