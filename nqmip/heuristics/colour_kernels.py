@@ -5,25 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True)
-def _move(p: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int, j: int, n: int) -> int:
-    """Swap the columns of rows i and j; return the change in attacking pairs."""
-    delta = 0
-    for r in (i, j):
-        c = p[r]
-        diag[r - c + n - 1] -= 1
-        delta -= diag[r - c + n - 1]
-        anti[r + c] -= 1
-        delta -= anti[r + c]
-    p[i], p[j] = p[j], p[i]
-    for r in (i, j):
-        c = p[r]
-        delta += diag[r - c + n - 1]
-        diag[r - c + n - 1] += 1
-        delta += anti[r + c]
-        anti[r + c] += 1
-    return delta
+from nqmip.heuristics.kernels import apply_swap, fill_counters, swap_delta
 
 
 @njit(cache=True)
@@ -38,12 +20,7 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
     n = p.size
     diag = np.zeros(2 * n - 1, dtype=np.int64)
     anti = np.zeros(2 * n - 1, dtype=np.int64)
-    for r in range(n):
-        diag[r - p[r] + n - 1] += 1
-        anti[r + p[r]] += 1
-    cost = 0
-    for k in range(2 * n - 1):
-        cost += diag[k] * (diag[k] - 1) // 2 + anti[k] * (anti[k] - 1) // 2
+    cost = fill_counters(p, diag, anti)
     attacked = np.empty(n, dtype=np.int64)
     for _ in range(steps):
         if cost == 0:
@@ -60,7 +37,8 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
             for _try in range(4 * n):
                 j = np.random.randint(n)
                 if j != i and movable[j] and ((i - j) % 2 == 0 or (p[i] - p[j]) % 2 == 0):
-                    cost += _move(p, diag, anti, i, j, n)
+                    cost += swap_delta(p, diag, anti, i, j)
+                    apply_swap(p, diag, anti, i, j)
                     break
             continue
         best = 1 << 30
@@ -71,8 +49,7 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
                 continue
             if (i - j) % 2 != 0 and (p[i] - p[j]) % 2 != 0:
                 continue
-            d = _move(p, diag, anti, i, j, n)
-            _move(p, diag, anti, i, j, n)
+            d = swap_delta(p, diag, anti, i, j)
             if d < best:
                 best = d
                 best_j = j
@@ -82,6 +59,7 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
                 if np.random.randint(ties) == 0:
                     best_j = j
         if best_j >= 0:
-            cost += _move(p, diag, anti, i, best_j, n)
+            cost += swap_delta(p, diag, anti, i, best_j)
+            apply_swap(p, diag, anti, i, best_j)
     return cost == 0
 

@@ -25,10 +25,10 @@ from numba import njit
 
 from nqmip.heuristics.kernels import (
     apply_swap,
+    fill_counters,
     queen_conflicts,
     swap_delta,
     swap_weight_delta,
-    total_conflicts,
 )
 
 # Operator codes (the names live in ga.py).
@@ -115,18 +115,6 @@ def seed_numba(seed: int) -> None:
 # ---------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def fill_counters(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray) -> int:
-    """Fill the occupancy counters of ``perm`` (reusing the buffers) and return its cost."""
-    n = perm.size
-    diag[:] = 0
-    anti[:] = 0
-    for i in range(n):
-        diag[i - perm[i] + n - 1] += 1
-        anti[i + perm[i]] += 1
-    return total_conflicts(diag, anti)
 
 
 @njit(cache=True)

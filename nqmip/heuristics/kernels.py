@@ -31,9 +31,7 @@ def init_counters(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = perm.size
     diag = np.zeros(max(2 * n - 1, 1), dtype=np.int32)
     anti = np.zeros(max(2 * n - 1, 1), dtype=np.int32)
-    for i in range(n):
-        diag[i - perm[i] + n - 1] += 1
-        anti[i + perm[i]] += 1
+    fill_counters(perm, diag, anti)
     return diag, anti
 
 
@@ -48,6 +46,19 @@ def total_conflicts(diag: np.ndarray, anti: np.ndarray) -> int:
         k = np.int64(anti[line])
         total += k * (k - 1) // 2
     return total
+
+
+@njit(cache=True)
+def fill_counters(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray) -> int:
+    """``fill_counters(perm, diag, anti) -> int``: refill the given counters (any integer
+    dtype, 2n-1 cells each) from scratch and return the attacking pairs. O(n)."""
+    n = perm.size
+    diag[:] = 0
+    anti[:] = 0
+    for i in range(n):
+        diag[i - perm[i] + n - 1] += 1
+        anti[i + perm[i]] += 1
+    return total_conflicts(diag, anti)
 
 
 @njit(cache=True)
