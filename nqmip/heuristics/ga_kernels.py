@@ -329,6 +329,9 @@ def crossfill_001(
     for i in range(half, m):
         used[first[free[i]]] = True
         child_b[free[i - half]] = first[free[i]]
+    # Same fill as cut_crossfill's tail, kept apart: there the values are read through
+    # free[] with wrap-around, here from compact scratch; one helper would cost
+    # cut_crossfill an O(m) copy into scratch per child.
     out = m - half
     for i in range(m):
         value = scratch[i]
