@@ -118,6 +118,11 @@ def summarise(rows: list[dict]) -> list[dict]:
     return table
 
 
+def command_args() -> str:
+    """The sweep's arguments as given (``--report-only`` only redraws the page)."""
+    return " ".join(a for a in sys.argv[1:] if a != "--report-only")
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return "—" if value is None else format(value, spec)
 
@@ -131,7 +136,7 @@ def write_doc(table: list[dict], args: argparse.Namespace) -> None:
         f"proved within {args.limit:g} s). Ratio = warm / cold (below 1: the start helps).",
         "",
         f"Model: {'strengthened' if args.strengthen else 'textbook (strengthen=False)'}. "
-        f"Command: `python benchmarks/bench_warmstart.py {' '.join(a for a in sys.argv[1:] if a != '--report-only')}`. Each run "
+        f"Command: `python benchmarks/bench_warmstart.py {command_args()}`. Each run "
         "in its own process; 2-core machine shared with other jobs while measured, so "
         "single timings are noisy: read the ratios, measured side by side.",
         "",
