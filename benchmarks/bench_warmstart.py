@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "warmstart.jsonl"
 DOC = ROOT / "docs" / "benchmarks-warmstart.md"
+PLOT = ROOT / "docs" / "compare" / "warmstart.png"
 
 WORKER = """
 import json, sys, time
@@ -127,6 +128,33 @@ def fmt(value: float | None, spec: str = ".2f") -> str:
     return "—" if value is None else format(value, spec)
 
 
+def write_plot(table: list[dict]) -> None:
+    """Time to proof against n, log scale: one panel per weights, solid cold, dashed warm."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    weights = sorted({e["weights"] for e in table})
+    fig, axes = plt.subplots(1, len(weights), figsize=(6 * len(weights), 4), squeeze=False)
+    for ax, w in zip(axes[0], weights, strict=True):
+        for method in sorted({e["method"] for e in table if e["weights"] == w}):
+            rows = [e for e in table if e["weights"] == w and e["method"] == method]
+            for key, style in (("cold", "-"), ("warm", "--")):
+                pts = [(e["n"], e[key]) for e in rows if e[key] is not None]
+                if pts:
+                    ax.plot(*zip(*pts, strict=True), style, marker="o",
+                            label=f"{method} {key}")
+        ax.set_yscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel("time to proven optimum (s)")
+        ax.set_title(f"{w} weights (textbook model)")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    PLOT.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOT, dpi=110)
+
+
 def write_doc(table: list[dict], args: argparse.Namespace) -> None:
     lines = [
         "# Warm starts: measured",
@@ -148,6 +176,7 @@ def write_doc(table: list[dict], args: argparse.Namespace) -> None:
             f"| {e['weights']} | {e['method']} | {e['n']} | {fmt(e['cold'])} "
             f"({e['cold_proven']}) | {fmt(e['warm'])} ({e['warm_proven']}) | "
             f"{fmt(e['ratio'])} | {e['accepted']} | {fmt(e['heuristic'], '.3f')} |")
+    lines += ["", "![time to proof, cold (solid) and warm (dashed)](compare/warmstart.png)"]
     DOC.write_text("\n".join(lines) + "\n")
 
 
@@ -179,6 +208,7 @@ def main() -> None:
         rows = sweep(args)
     table = summarise(rows)
     write_doc(table, args)
+    write_plot(table)
     from rich.console import Console
     from rich.table import Table
 
