@@ -218,6 +218,8 @@ def main() -> None:
     ap.add_argument("--repeat-below", type=float, default=20.0)
     ap.add_argument("--give-up", type=int, default=3)
     ap.add_argument("--backends", default="highs,cpsat,gurobi")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help="which of plain, model, default to run (others are left unmeasured)")
     ap.add_argument("--restart", action="store_true")
     ap.add_argument("--doc-only", action="store_true", help="rewrite the doc from the JSON")
     args = ap.parse_args()
@@ -245,7 +247,7 @@ def main() -> None:
             continue
         cells: dict[str, Any] = {}
         for b in backends:
-            for c in CONFIGS:
+            for c in args.configs.split(","):
                 key = f"{b}/{c}"
                 if (b == "gurobi" and n > GUROBI_MAX_N) or failures.get(key, 0) >= args.give_up:
                     cells[key] = None
