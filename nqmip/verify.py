@@ -26,10 +26,6 @@ def _as_integer_columns(placement: Iterable[int]) -> np.ndarray:
     return cols
 
 
-def _as_columns(placement: Iterable[int]) -> np.ndarray:
-    return _as_integer_columns(placement).astype(np.int64, copy=False)
-
-
 def _pairs(counts: np.ndarray) -> int:
     counts = counts.astype(np.int64, copy=False)
     return int((counts * (counts - 1) // 2).sum())
@@ -125,7 +121,7 @@ def is_solution(
 ) -> bool:
     """True when the placement puts n non-attacking queens and keeps every fixed queen."""
     try:
-        cols = _as_columns(placement)
+        cols = _as_integer_columns(placement)
         if conflicts(cols) != 0:
             return False
     except ValueError:
@@ -140,7 +136,7 @@ def is_solution(
 
 def objective_of(placement: Sequence[int], weights: np.ndarray | None) -> float:
     """Objective recomputed from the weights (the number of queens when there are none)."""
-    cols = _as_columns(placement)
+    cols = _as_integer_columns(placement)
     if weights is None:
         return float(cols.size)
     w = np.asarray(weights, dtype=float)
@@ -160,9 +156,10 @@ def check_placement(
     """Raise :class:`VerificationError` unless the placement solves the instance.
 
     Returns the recomputed objective; when ``claimed_objective`` is given it must agree
-    within ``tol`` (relative to the magnitude for large objectives).
+    within ``tol`` (relative to the magnitude for large objectives). The placement keeps its
+    own integer type (no int64 copy: 0.8 GB at 10^8 queens).
     """
-    cols = _as_columns(placement)
+    cols = _as_integer_columns(placement)
     if cols.size != n:
         raise VerificationError(f"{source}: placement has {cols.size} queens, expected {n}")
     if cols.min() < 0 or cols.max() >= n:
