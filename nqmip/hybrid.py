@@ -25,9 +25,10 @@ from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
 from nqmip.instance import Instance
 from nqmip.result import Result, Status
 
-#: Largest n for which "auto" runs an exact backend on a weighted instance (measured:
-#: docs/warm-starts.md; HiGHS proves chess-weighted optima up to about here in a minute).
-AUTO_EXACT_MAX_N = 40
+#: Largest n for which "auto" runs an exact backend on other weights: HiGHS proved random
+#: weights (1..9) up to n = 36 within 60 s (37.9 s cold, median of 3) and none at n = 40
+#: (docs/benchmarks-warmstart.md).
+AUTO_EXACT_MAX_N = 36
 #: Largest n for which "auto" runs the exact path on weights constant per colour (chess):
 #: the colour-bound proof, then the strengthened model (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
