@@ -179,7 +179,8 @@ def _proof_by_bound(
     placement, value = found
     return verified(instance, Result(
         status=Status.OPTIMAL, termination=Termination.OPTIMAL, n=instance.n, method=method,
-        solver=solver, objective=value, bound=value, placement=placement,
+        solver=f"{solver} (not run: proof by the colour bound)", objective=value,
+        bound=value, placement=placement,
         wall_time=time.perf_counter() - begin, weights=instance.name, seed=options.seed,
         nodes=0, message="optimal by the colour bound: the solver was not needed",
         extra={"proof": "colour_bound"},
