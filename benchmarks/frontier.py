@@ -225,6 +225,8 @@ def main() -> None:
     ap.add_argument("--configs", default=",".join(CONFIGS),
                     help="which of plain, model, default to run (others are left unmeasured)")
     ap.add_argument("--restart", action="store_true")
+    ap.add_argument("--merge", action="store_true",
+                    help="revisit finished n and measure only the cells not measured yet")
     ap.add_argument("--doc-only", action="store_true", help="rewrite the doc from the JSON")
     args = ap.parse_args()
     if args.doc_only:
@@ -247,12 +249,14 @@ def main() -> None:
     DATA.parent.mkdir(parents=True, exist_ok=True)
     failures: dict[str, int] = data.setdefault("failures", {})
     for n in range(args.n_min, args.n_max + 1):
-        if str(n) in data["results"]:
+        if str(n) in data["results"] and not args.merge:
             continue
-        cells: dict[str, Any] = {}
+        cells: dict[str, Any] = dict(data["results"].get(str(n), {}).get("cells", {}))
         for b in backends:
             for c in args.configs.split(","):
                 key = f"{b}/{c}"
+                if cells.get(key) is not None:
+                    continue  # measured in an earlier (resumed) sweep
                 if (b == "gurobi" and n > GUROBI_MAX_N) or failures.get(key, 0) >= args.give_up:
                     cells[key] = None
                     continue
