@@ -39,9 +39,11 @@ AUTO_COLOUR_TARGETS = 8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
-#: HiGHS first: it ships with nqmip, so "auto" gives the same answer path on every machine
-#: (docs/warm-starts.md compares the backends).
-AUTO_BACKENDS = ("highs", "gurobi")
+#: Gurobi first where it is installed and its licence covers n: it proved what HiGHS could
+#: not (chess n = 36, 37 with the strengthened model; random weights n = 40) and was
+#: faster elsewhere (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md,
+#: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
+AUTO_BACKENDS = ("gurobi", "highs")
 GUROBI_SIZE_LIMITED_MAX_N = 44
 #: Heuristic used as the warm start and, beyond the exact range, as the solver.
 AUTO_HEURISTIC = "sa"
@@ -140,7 +142,7 @@ def solve_auto(
         # Weights constant per colour (chess): the colour-bound proof, then the strengthened
         # model (docs/formulation-strengthening.md); a heuristic start would skip the proof.
         backend = pick_backend(n)
-        result = solve_exact(instance, backend, options)
+        result = solve_exact(instance, backend, options, bound_proof=True)
         plan = ["colour-bound proof"] if result.extra.get("proof") else [backend]
         return _as_auto(result, begin, plan=plan)
 

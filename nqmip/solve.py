@@ -45,6 +45,7 @@ def solve(
     mip_gap: float = 0.0,
     verbose: bool = False,
     strengthen: bool = True,
+    bound_proof: bool = False,
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
@@ -60,9 +61,10 @@ def solve(
     heuristic's name, run first with its time counted. ``on_progress`` receives
     :class:`~nqmip.backends.base.Progress` updates while a solver runs. ``strengthen``
     (exact backends, default True) adds the valid rows of
-    :mod:`nqmip.formulation.strengthen` and, for weights constant per colour, first looks
-    for a placement reaching the colour bound, which proves optimality without the solver;
-    ``strengthen=False`` solves the textbook model only.
+    :mod:`nqmip.formulation.strengthen`; ``strengthen=False`` solves the textbook model.
+    ``bound_proof`` (exact backends; what ``method="auto"`` does) first looks, for weights
+    constant per colour, for a placement reaching the colour bound, which proves optimality
+    without running the backend at all; by default the chosen backend does the solving.
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
@@ -82,7 +84,8 @@ def solve(
         options = SolveOptions(time_limit=time_limit, seed=seed, threads=threads,
                                mip_gap=mip_gap, verbose=verbose, on_progress=on_progress,
                                strengthen=strengthen)
-        return solve_exact(instance, method, options, warm_start=warm_start)
+        return solve_exact(instance, method, options, warm_start=warm_start,
+                           bound_proof=bound_proof)
     if warm_start is not None:
         raise WarmStartError(f"warm starts are for the exact backends, not {method!r}")
     if threads is not None:
@@ -102,6 +105,7 @@ def solve_exact(
     *,
     warm_start: WarmStartSpec = None,
     warm_start_params: dict[str, Any] | None = None,
+    bound_proof: bool = False,
 ) -> Result:
     """Run an exact backend, after the warm start (if any) has been produced and checked.
 
@@ -113,7 +117,7 @@ def solve_exact(
     backend = get_backend(method)
     backend.require()
     begin = time.perf_counter()
-    if options.strengthen and warm_start is None:
+    if bound_proof and options.strengthen and warm_start is None:
         proven = _proof_by_bound(instance, method, backend.solver_label(), options, begin)
         if proven is not None:
             return proven

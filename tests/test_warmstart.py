@@ -15,6 +15,7 @@ import pytest
 
 import nqmip
 from nqmip.backends.base import get_backend
+from nqmip.hybrid import pick_backend
 from nqmip.result import Status, Termination
 from nqmip.warmstart import WarmStartError
 
@@ -101,7 +102,9 @@ def test_auto_proves_small_boards() -> None:
     assert r.status == Status.OPTIMAL and r.objective == 12 and r.method == "auto"
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
-    assert r.extra["plan"] == ["sa", "highs"]
+    backend = pick_backend(20)
+    assert r.extra["plan"] == ["sa", backend]
+    assert backend == ("gurobi" if get_backend("gurobi").available() else "highs")
     assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
 
 
