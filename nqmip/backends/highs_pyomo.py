@@ -10,7 +10,7 @@ import math
 
 from nqmip.backends.base import Backend, RawSolution, SolveOptions, SolverLog, module_available
 from nqmip.formulation.pyomo import placement_from_pyomo
-from nqmip.formulation.strengthen import pyomo_model
+from nqmip.formulation.strengthen import parity_start, pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
@@ -51,8 +51,7 @@ class HighsPyomoBackend(Backend):
                 for j in range(instance.n):
                     model.x[i, j].value = 1.0 if j == col else 0.0
             if hasattr(model, "black_half"):  # the strengthened model's parity variable
-                blacks = sum((i + col) % 2 == 0 for i, col in enumerate(options.warm_start))
-                model.black_half.value = blacks // 2
+                model.black_half.value = parity_start(options.warm_start)
             opt.config.warmstart = True
         opt.set_instance(model)
         log = SolverLog(options.verbose)

@@ -373,12 +373,10 @@ def matrix_extras(
     return rows, 1, (np.zeros(1), np.array([float(n // 2)]))
 
 
-def extra_start(s: Strengthening, placement: tuple[int, ...]) -> np.ndarray:
-    """Values of the extra columns for a start placement (z = #black // 2)."""
-    if not s.parity:
-        return np.zeros(0)
-    black = sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0)
-    return np.array([float(black // 2)])
+def parity_start(placement: tuple[int, ...]) -> int:
+    """The parity variable's value for a start placement: z = #black // 2 (with z = 0 the
+    start would violate the parity row and be refused)."""
+    return sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0) // 2
 
 
 def build_strengthened_linear_model(instance: Instance, s: Strengthening | None = None) -> Any:
@@ -516,6 +514,5 @@ def start_vector(lm: Any, placement: tuple[int, ...]) -> np.ndarray:
     values = np.zeros(lm.num_cols)
     values[np.arange(n) * n + np.asarray(placement)] = 1.0
     if lm.num_extra_cols and "parity" in lm.row_names:
-        black = sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0)
-        values[n * n] = float(black // 2)
+        values[n * n] = float(parity_start(placement))
     return values
