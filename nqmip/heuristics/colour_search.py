@@ -1,17 +1,27 @@
-"""A local search for a placement with a *given* number of black queens.
+"""Search for a placement with a *given* number of black queens.
 
 Why it exists: with weights constant per colour, the black-queen bound of
-:mod:`nqmip.formulation.strengthen` is the proven optimum for every n the frontier sweep
-closed, so the whole difficulty left for the exact solvers is primal: finding one placement
-that reaches the bound (HiGHS 1.12 with the bound row stalls at n = 36 for 60 s with its
-dual bound already optimal). A placement that reaches the bound is its own proof.
+:mod:`nqmip.formulation.strengthen` is the proven optimum for almost every n the frontier
+sweep closed, so the difficulty left is primal: finding one placement that reaches the
+bound (HiGHS 1.12 with the bound row stalls at n = 36 for 60 s with its dual bound already
+optimal). A placement that reaches the bound is its own proof.
 
-The search never leaves the set of permutations with exactly ``target`` black queens: a
-queen's colour is the parity of row + column, so swapping the columns of two rows of the
-same parity, or of two columns of the same parity, keeps the number of black queens; those
-swaps connect every permutation with that count. Inside that set it minimises the number of
-attacking diagonal pairs by a min-conflicts walk with a small random-walk probability
-(numba, O(1) per move). Fixed queens never move.
+Two searches:
+
+- **Line sets** (n in ``LINE_SEARCH_MIN_N..LINE_SEARCH_MAX_N``, tried first): sample the
+  anti-diagonals and diagonals a placement with that count could use from the line model
+  (:mod:`nqmip.formulation.lines`), then look for queens on exactly those lines by a
+  restarted exact-cover search (:mod:`nqmip.heuristics.exact_cover`); a new line set
+  every ``LINE_SET_SECONDS``. At the bound the identities of the line model leave few
+  choices, which the permutation walk below does not see: it found 28 black queens at
+  n = 36 in none of its runs, the line sets in under a second (docs/frontier.md).
+- **Colour walk** (elsewhere, and with whatever time the line sets leave): the walk never
+  leaves the permutations with exactly ``target`` black queens: a queen's colour is the
+  parity of row + column, so swapping the columns of two rows of the same parity, or of
+  two columns of the same parity, keeps the number of black queens; those swaps connect
+  every permutation with that count. Inside that set it minimises the number of attacking
+  diagonal pairs by a min-conflicts walk with a small random-walk probability (numba,
+  O(1) per move). Fixed queens never move.
 """
 
 from __future__ import annotations
@@ -61,6 +71,16 @@ def start_permutation(
     return p
 
 
+#: Sizes for which the line-set search runs first (below, the walk is instant; above, the
+#: line model and the cover grow quadratically and the walk's lower targets are easier).
+LINE_SEARCH_MIN_N = 8
+LINE_SEARCH_MAX_N = 128
+#: Seconds spent on one line set before sampling another, and nodes per restart of the
+#: exact-cover search (measured on chess n = 36..64, benchmarks/bench_colour.py).
+LINE_SET_SECONDS = 3.0
+COVER_NODE_LIMIT = 1500
+
+
 def search_black_count(
     instance: Instance,
     target_black: int,
@@ -70,7 +90,67 @@ def search_black_count(
 ) -> tuple[int, ...] | None:
     """A placement of ``instance`` with exactly ``target_black`` black queens, or None.
 
-    Restarts from a fresh random start every ``50 n`` non-improving moves, until
+    The line-set search first (see the module docstring), then the colour walk with the
+    time left; None when neither found one within ``time_limit`` seconds, or when the line
+    model proves that no placement has that count.
+    """
+    deadline = time.perf_counter() + time_limit
+    if LINE_SEARCH_MIN_N <= instance.n <= LINE_SEARCH_MAX_N:
+        found = search_line_sets(instance, target_black, seed=seed, time_limit=time_limit)
+        if found is not None:
+            return found if found else None  # () = the line model has no solution
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    return search_walk(instance, target_black, seed=seed, time_limit=left)
+
+
+def search_line_sets(
+    instance: Instance,
+    target_black: int,
+    *,
+    seed: int | None = 0,
+    time_limit: float = 5.0,
+) -> tuple[int, ...] | None:
+    """The line-set search alone: a placement, ``()`` if no line set exists, else None."""
+    from nqmip.formulation.lines import Sample, realisation_options, sample_line_set
+    from nqmip.heuristics.exact_cover import find_exact_cover
+
+    n = instance.n
+    rng = np.random.default_rng(seed)
+    begin = time.perf_counter()
+    while True:
+        left = time_limit - (time.perf_counter() - begin)
+        if left <= 0.01:
+            return None
+        lines = sample_line_set(n, target_black, instance.fixed,
+                                seed=int(rng.integers(2**31 - 1)), time_limit=min(left, 2.0))
+        if lines is Sample.NONE_EXIST:
+            return ()
+        if lines is Sample.TIME_LIMIT:
+            continue
+        cells, opt_items = realisation_options(n, lines, instance.fixed)
+        left = time_limit - (time.perf_counter() - begin)
+        outcome = find_exact_cover(opt_items, 4 * n, seed=int(rng.integers(2**31 - 1)),
+                                   time_limit=max(0.0, min(LINE_SET_SECONDS, left)),
+                                   node_limit=COVER_NODE_LIMIT)
+        if outcome.options is not None:
+            placement = [0] * n
+            for r, c in cells[outcome.options]:
+                placement[int(r)] = int(c)
+            return tuple(placement)
+
+
+def search_walk(
+    instance: Instance,
+    target_black: int,
+    *,
+    seed: int | None = 0,
+    time_limit: float = 5.0,
+) -> tuple[int, ...] | None:
+    """The colour walk alone: a placement with ``target_black`` black queens, or None.
+
+    Restarts from a fresh random start every ``200 n`` moves (at least 20,000), until
     ``time_limit`` seconds have passed.
     """
     from nqmip.heuristics.colour_kernels import walk
@@ -81,14 +161,12 @@ def search_black_count(
     for r, _ in instance.fixed:
         movable[r] = False
     deadline = time.perf_counter() + time_limit
-    attempt = 0
     while time.perf_counter() < deadline:
         p = start_permutation(n, target_black, instance.fixed, rng)
         if p is None:
             return None
         steps = max(20_000, 200 * n)
         ok = walk(p, movable, steps, int(rng.integers(2**31)), 0.02)
-        attempt += 1
         if ok:
             return tuple(int(c) for c in p)
     return None
