@@ -45,18 +45,12 @@ GUROBI_MAX_N = 44
 
 def run_once(n: int, backend: str, config: str, limit: float, threads: int,
              seed: int) -> dict[str, Any]:
-    cap = strengthen.PROOF_SEARCH_CAP
-    if config == "model":
-        strengthen.PROOF_SEARCH_CAP = 0.0
     strengthen.black_queen_bound.cache_clear()  # each run pays for its own bound
-    try:
-        t = time.perf_counter()
-        r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
-                        seed=seed, strengthen=config != "plain",
-                        bound_proof=config == "default")
-        wall = time.perf_counter() - t
-    finally:
-        strengthen.PROOF_SEARCH_CAP = cap
+    strengthen.black_queen_range.cache_clear()
+    t = time.perf_counter()
+    r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
+                    seed=seed, strengthen=config != "plain", bound_proof=config == "default")
+    wall = time.perf_counter() - t
     return {
         "status": str(r.status),
         "objective": r.objective,
@@ -64,6 +58,7 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
         "time": round(wall, 3),
         "placement": list(r.placement) if r.placement is not None else None,
         "proof": r.extra.get("proof", "solver" if str(r.status) == "optimal" else None),
+        "refuted": r.extra.get("refuted_black_counts"),
     }
 
 
@@ -83,6 +78,7 @@ def measure(n: int, backend: str, config: str, args: argparse.Namespace) -> dict
         "bound": min((r["bound"] for r in runs if r["bound"] is not None), default=None),
         "placement": best["placement"] if best else None,
         "proof": proven[0]["proof"] if proven else None,
+        "refuted": proven[0].get("refuted") if proven else None,
         "status": runs[0]["status"],
     }
 
@@ -104,6 +100,9 @@ def summarise(n: int, cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
     inst = nqmip.make_instance(n, "chess")
     if not nqmip.is_solution(placement) or inst.objective(placement) != best["objective"]:
         raise RuntimeError(f"n={n}: a stored placement does not check out")
+    refuted = sorted({b for c in cells.values() if c and c.get("refuted")
+                      for b in c["refuted"]})
+    entry["refuted"] = refuted
     value = best["objective"]
     status = "optimal" if proven and max(c["objective"] for c in proven) == value else "open"
     bounds = [c["bound"] for c in cells.values() if c and c.get("bound") is not None]
@@ -124,7 +123,17 @@ def fmt(cell: dict[str, Any] | None) -> str:
         return f"> 60 ({obj}/{bound})"
     mark = "" if cell["runs"] == 3 else "¹"
     proof = "ᵇ" if cell["proof"] == "colour_bound" else ""
+    proof += "ʳ" if cell.get("refuted") else ""
     return f"{cell['median_time']:.2f}{mark}{proof}"
+
+
+def bound_cell(e: dict[str, Any]) -> str:
+    """The line-model bound B on black queens, with the counts the line sets refuted."""
+    b = e.get("black_bound")
+    if b is None:
+        return "-"
+    refuted = e.get("refuted") or []
+    return f"{b}" + "".join(f", {r} refuted" for r in refuted)
 
 
 def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: float) -> str:
@@ -138,7 +147,7 @@ def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: floa
 
 def write_doc(data: dict[str, Any]) -> None:
     backends = data["backends"]
-    head = ["n", "optimum", "black", "white", "status"]
+    head = ["n", "optimum", "black", "white", "black bound", "status"]
     for b in backends:
         head += [f"{b} {c}" for c in CONFIGS]
     lines = [
@@ -156,18 +165,17 @@ def write_doc(data: dict[str, Any]) -> None:
         "",
         "Columns per backend: `plain` = textbook model (`strengthen=False`); `model` = the",
         "strengthened model solved by the backend alone; `default` = as `method=\"auto\"`",
-        "runs it (`bound_proof=True`: the colour search first, a placement reaching the",
-        "black bound is a proof, then the",
-        "strengthened model). Times are seconds, median of 3 runs; ¹ = one run (the first",
-        "took longer than the repeat threshold); ᵇ = proven by the colour bound (no solver",
-        "run); `> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that",
-        f"configuration had failed on {data['give_up']} consecutive smaller n, or Gurobi's",
-        "size-limited licence, n > 44, or left out of a resumed sweep by `--backends` /",
-        "`--configs`: the committed sweep ran all three backends to n = 13, then HiGHS",
-        "alone, all three configurations to n = 36 and `default` only from n = 37, with",
-        "`--repeat-below 5 --give-up 2`, then Gurobi for n = 14–44 with `--merge`; CP-SAT",
-        "beyond n = 13 was not run for lack of time). Status `optimal` = some run proved",
-        "the value (any backend).",
+        "runs it (`bound_proof=True`): the colour proof of `nqmip.colour_proof` first (a",
+        "placement with as many black queens as the black bound is optimal; a bound the",
+        "line sets refute drops by 2), then the strengthened model with the time left.",
+        "`black bound` = the line-model bound B on the black count",
+        "(`strengthen.black_queen_bound`), and the counts refuted on the way. Times are",
+        "seconds, median of 3 runs; ¹ = one run (the first took longer than the repeat",
+        "threshold); ᵇ = proven by the colour bound (no solver run); ʳ = after refuting B;",
+        "`> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that configuration",
+        f"had failed on {data['give_up']} consecutive smaller n, or Gurobi's size-limited",
+        "licence, n > 44). Status `optimal` = some run proved the value (any backend).",
+        f"Command: `{data.get('command', 'python benchmarks/frontier.py')}` (one run).",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
@@ -176,7 +184,7 @@ def write_doc(data: dict[str, Any]) -> None:
         e = data["results"][key]
         row = [str(e["n"]),
                "-" if e.get("value") is None else f"{e['value']:g}",
-               str(e.get("black", "-")), str(e.get("white", "-")), e["status"]]
+               str(e.get("black", "-")), str(e.get("white", "-")), bound_cell(e), e["status"]]
         for b in backends:
             row += [fmt(e["cells"].get(f"{b}/{c}")) for c in CONFIGS]
         lines.append("| " + " | ".join(row) + " |")
@@ -249,6 +257,7 @@ def main() -> None:
             "solvers": ", ".join(get_backend(b).solver_label() for b in backends),
             "threads": args.threads, "limit": args.limit, "give_up": args.give_up,
             "backends": backends, "results": {}, "failures": {},
+            "command": "python benchmarks/frontier.py " + " ".join(sys.argv[1:]),
         }
     DATA.parent.mkdir(parents=True, exist_ok=True)
     failures: dict[str, int] = data.setdefault("failures", {})

@@ -32,10 +32,8 @@ AUTO_EXACT_MAX_N = 36
 #: Largest n for which "auto" runs the exact path on weights constant per colour (chess):
 #: the colour-bound proof, then the strengthened model (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
-#: Seconds of colour search beyond that range when no time limit is given, and how many
-#: black counts it tries (B, B - 2, …) before leaving the field to the heuristic.
+#: Seconds of colour search beyond that range when no time limit is given.
 AUTO_COLOUR_SEARCH = 20.0
-AUTO_COLOUR_TARGETS = 8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -182,47 +180,34 @@ def _colour_weights(instance: Instance) -> bool:
 
 
 def _colour_search(instance: Instance, seed: int | None, limit: float | None) -> Result | None:
-    """Beyond the exact range, for weights constant per colour: look for a placement with
-    B black queens (B the colour bound: reaching it is a proof) for 40 % of the budget, then
-    for B - 2, B - 4, … (each a shorter search) until one is found or the budget is spent.
-    The budget is half the time left, or ``AUTO_COLOUR_SEARCH`` seconds without a limit."""
-    from nqmip.formulation.strengthen import colour_weights, plan
-    from nqmip.heuristics.colour_search import search_black_count
+    """Beyond the exact range, for weights constant per colour: the colour proof of
+    :mod:`nqmip.colour_proof` (search at the bound B, refute B with the line sets, then
+    B - 2, …) with half the time left, or ``AUTO_COLOUR_SEARCH`` seconds without a limit.
+    None when it found no placement (the heuristic takes over)."""
+    from nqmip.colour_proof import colour_proof
     from nqmip.result import Termination
     from nqmip.solve import verified
 
     begin = time.perf_counter()
-    s = plan(instance)
-    if s.objective_bound is None or s.black_target is None:
-        return None
     budget = AUTO_COLOUR_SEARCH if limit is None else 0.5 * limit
-    target, share = s.black_target, 0.4 * budget
-    colours = colour_weights(instance)
-    assert colours is not None
-    step = 2 if colours.black > colours.white else -2  # the next best black count
-    for _ in range(AUTO_COLOUR_TARGETS):
-        left = budget - (time.perf_counter() - begin)
-        if left <= 0.05 or not 0 <= target <= instance.n:
-            return None
-        placement = search_black_count(instance, target, seed=seed,
-                                       time_limit=min(share, left))
-        if placement is not None:
-            break
-        target -= step
-        share = max(0.05 * budget, 0.5)
-    else:
-        return None  # the bound is far from reach (e.g. its IP was capped): the heuristic
-    value = instance.objective(placement)
-    proven = target == s.black_target
+    found = colour_proof(instance, time_limit=budget, seed=seed)
+    if found is None or found.placement is None:
+        return None
+    proven = found.proven
+    extra: dict[str, Any] = {"black_queens": found.black}
+    if proven:
+        extra["proof"] = "colour_bound"
+    if found.refuted:
+        extra["refuted_black_counts"] = list(found.refuted)
     return verified(instance, Result(
         status=Status.OPTIMAL if proven else Status.FEASIBLE,
         termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
-        n=instance.n, method="auto", solver="colour search", objective=value,
-        bound=float(s.objective_bound), placement=placement,
+        n=instance.n, method="auto", solver="colour search", objective=found.objective,
+        bound=found.bound, placement=found.placement,
         wall_time=time.perf_counter() - begin, weights=instance.name, seed=seed,
         message=("optimal: the placement reaches the colour bound" if proven else
-                 f"{target} black queens; the bound allows {s.black_target}"),
-        extra={"proof": "colour_bound"} if proven else {"black_queens": target}))
+                 f"{found.black} black queens; the bound allows {found.black_bound}"),
+        extra=extra))
 
 
 def _start_label(warm_start: Any) -> str:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nqmip.backends.base import EXACT_METHODS, ProgressCallback, SolveOptions, get_backend
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
 from nqmip.result import Result, Status, Termination
 from nqmip.verify import VerificationError, check_placement
 from nqmip.warmstart import Start, WarmStartError, WarmStartSpec, prepare_start
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nqmip.colour_proof import ColourProof
 
 #: Share of a time limit that a named warm-start heuristic may use before the exact solve.
 WARM_START_SHARE = 0.2
@@ -117,10 +120,14 @@ def solve_exact(
     backend = get_backend(method)
     backend.require()
     begin = time.perf_counter()
+    colour = None
     if bound_proof and options.strengthen and warm_start is None:
-        proven = _proof_by_bound(instance, method, backend.solver_label(), options, begin)
-        if proven is not None:
-            return proven
+        colour = _colour_proof(instance, options)
+        if colour is not None and colour.proven:
+            return _proof_by_bound(instance, method, backend.solver_label(), options, begin,
+                                   colour)
+        if colour is not None and colour.placement is not None:
+            warm_start = colour.placement  # the best count found: the solver's incumbent
     heuristic_limit = None
     if options.time_limit is not None:
         heuristic_limit = options.time_limit * WARM_START_SHARE
@@ -162,32 +169,61 @@ def solve_exact(
     result = verified(instance, result)
     if start is not None:
         result = _keep_better_start(instance, result, start)
+    if colour is not None:
+        result = _with_colour_bound(instance, result, colour)
     return result
 
 
+def _colour_proof(instance: Instance, options: SolveOptions) -> ColourProof | None:
+    """The colour proof (:mod:`nqmip.colour_proof`) within its share of the time limit."""
+    from nqmip.colour_proof import PROOF_SEARCH_SHARE, colour_proof
+
+    budget = None if options.time_limit is None else PROOF_SEARCH_SHARE * options.time_limit
+    return colour_proof(instance, time_limit=budget, seed=options.seed)
+
+
 def _proof_by_bound(
-    instance: Instance, method: str, solver: str, options: SolveOptions, begin: float
-) -> Result | None:
-    """Optimal without running the solver when a placement reaches the colour bound.
+    instance: Instance, method: str, solver: str, options: SolveOptions, begin: float,
+    colour: ColourProof,
+) -> Result:
+    """Optimal without running the solver: the placement reaches the colour bound.
 
-    See :func:`nqmip.formulation.strengthen.bound_proof`: with weights constant per colour
-    the black-queen bound is a proven objective bound, and a placement reaching it is
-    optimal. The backend is then never called (``extra["proof"]`` says so); otherwise it
-    runs the strengthened model with the time that is left.
+    See :mod:`nqmip.colour_proof`: with weights constant per colour the black-queen bound
+    (lowered by the counts the line sets refuted) is a proven objective bound, and a
+    placement reaching it is optimal. The backend is then never called (``extra["proof"]``
+    says so).
     """
-    from nqmip.formulation.strengthen import bound_proof
-
-    found = bound_proof(instance, time_limit=options.time_limit, seed=options.seed)
-    if found is None:
-        return None
-    placement, value = found
+    extra: dict[str, Any] = {"proof": "colour_bound"}
+    message = "optimal by the colour bound: the solver was not needed"
+    if colour.refuted:
+        extra["refuted_black_counts"] = list(colour.refuted)
+        message += (f" (no placement has {', '.join(map(str, colour.refuted))} black queens:"
+                    " refuted by the line sets)")
     return verified(instance, Result(
         status=Status.OPTIMAL, termination=Termination.OPTIMAL, n=instance.n, method=method,
-        solver=f"{solver} (not run: proof by the colour bound)", objective=value,
-        bound=value, placement=placement,
+        solver=f"{solver} (not run: proof by the colour bound)", objective=colour.objective,
+        bound=colour.bound, placement=colour.placement,
         wall_time=time.perf_counter() - begin, weights=instance.name, seed=options.seed,
-        nodes=0, message="optimal by the colour bound: the solver was not needed",
-        extra={"proof": "colour_bound"},
+        nodes=0, message=message, extra=extra,
+    ))
+
+
+def _with_colour_bound(instance: Instance, result: Result, colour: ColourProof) -> Result:
+    """Tighten the solver's bound with the colour proof's (refuted counts lower it)."""
+    if result.status == Status.INFEASIBLE:
+        return result
+    if result.bound is not None and result.bound <= colour.bound:
+        return result
+    tol = 1e-6 * max(1.0, abs(colour.bound))
+    proven = result.objective is not None and result.objective >= colour.bound - tol
+    extra = {**result.extra, "bound_from": "colour_bound"}
+    if colour.refuted:
+        extra["refuted_black_counts"] = list(colour.refuted)
+    return verified(instance, result.with_(
+        bound=colour.bound,
+        status=Status.OPTIMAL if proven else result.status,
+        termination=Termination.OPTIMAL if proven else result.termination,
+        extra=extra,
     ))
 
 

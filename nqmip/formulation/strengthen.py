@@ -10,7 +10,7 @@ docs/formulation-strengthening.md and checked by brute force in tests/test_stren
   black queens is a bound on the objective. :func:`black_queen_range` gets one from a small
   integer program over "diagonal used" indicators (see its docstring); it equals the proven
   optimum for every n the frontier sweep closed (docs/frontier.md). Used two ways: as a
-  proof (:func:`bound_proof`: a placement that reaches it is optimal, no solver needed),
+  proof (:mod:`nqmip.colour_proof`: a placement that reaches it is optimal, no solver needed),
   and as the row ``sum(black x) <= B`` (``>= B_min`` when white is worth more), on by
   default for CP-SAT only: it slowed HiGHS down (measured, see the doc).
 - **Colour parity.** For every placement, ``#black = n (mod 2)``: integer column ``z`` with
@@ -467,42 +467,6 @@ def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
 
 
 # --- proof by the bound: a placement that reaches it needs no search tree ----------------
-
-#: Share of the time limit (and a cap in seconds) for the colour search before the solver.
-PROOF_SEARCH_SHARE = 0.2
-PROOF_SEARCH_CAP = 5.0
-
-
-def bound_proof(
-    instance: Instance, *, time_limit: float | None = None, seed: int | None = None
-) -> tuple[tuple[int, ...], float] | None:
-    """``(placement, value)`` proven optimal by the colour bound, or None.
-
-    When the weights are constant per colour, :func:`plan` gives a proven upper bound on the
-    objective; :func:`~nqmip.heuristics.colour_search.search_black_count` looks for a
-    placement with exactly the bounding number of black queens for
-    ``min(PROOF_SEARCH_CAP, PROOF_SEARCH_SHARE * time_limit)`` seconds. Reaching the bound is
-    a proof of optimality: no solver needs to run (the backends are told so in
-    ``nqmip.solve``; see docs/formulation-strengthening.md).
-    """
-    s = plan(instance)
-    if s.objective_bound is None:
-        return None
-    target = s.black_target
-    assert target is not None
-    budget = PROOF_SEARCH_CAP
-    if time_limit is not None:
-        budget = min(budget, PROOF_SEARCH_SHARE * time_limit)
-    from nqmip.heuristics.colour_search import search_black_count
-
-    placement = search_black_count(instance, target, seed=seed, time_limit=budget)
-    if placement is None:
-        return None
-    value = instance.objective(placement)
-    if abs(value - s.objective_bound) > 1e-9 * max(1.0, abs(value)):
-        return None  # cannot happen for colour weights; kept as a guard
-    return placement, float(s.objective_bound)
-
 
 def start_vector(lm: Any, placement: tuple[int, ...]) -> np.ndarray:
     """All column values of a MIP start for the (possibly strengthened) matrix model ``lm``.

@@ -1,0 +1,163 @@
+"""Line sets, exact cover and the colour proof: checked against brute force.
+
+Every claim the colour proof makes rests on two facts tested here: each placement's line
+set is a solution of the line model (so enumerating the line models misses no placement),
+and a refuted black count has no placement (brute force over every solution, n <= 9).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nqmip
+from nqmip.colour_proof import colour_proof
+from nqmip.formulation import lines as L
+from nqmip.formulation import strengthen as S
+from nqmip.heuristics.colour_search import search_black_count, search_line_sets
+from nqmip.heuristics.exact_cover import find_exact_cover
+from tests.oracle import solutions
+
+
+def black_counts(n: int) -> np.ndarray:
+    sols = solutions(n)
+    return ((sols + np.arange(n)) % 2 == 0).sum(axis=1)
+
+
+def is_exact_cover(opt_items: np.ndarray, chosen: np.ndarray, n_items: int) -> bool:
+    counts = np.bincount(opt_items[chosen].ravel(), minlength=n_items)
+    return bool(np.all(counts == 1))
+
+
+def brute_cover_exists(opt_items: np.ndarray, n_items: int) -> bool:
+    k = opt_items.shape[1]
+    size = n_items // k
+    if size * k != n_items:
+        return False
+    return any(is_exact_cover(opt_items, np.array(c), n_items)
+               for c in itertools.combinations(range(len(opt_items)), size))
+
+
+def test_exact_cover_reports_exhaustion_on_an_odd_cycle() -> None:
+    # three items, options {0,1}, {1,2}, {0,2}: every pair overlaps, no exact cover
+    out = find_exact_cover(np.array([[0, 1], [1, 2], [0, 2]]), 3, seed=0, time_limit=1)
+    assert out.options is None and out.exhausted
+    # an item no option covers
+    out = find_exact_cover(np.array([[0, 1]]), 3, seed=0, time_limit=1)
+    assert out.options is None and out.exhausted
+
+
+def test_exact_cover_rejects_bad_items() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        find_exact_cover(np.array([[0, 5]]), 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), items=st.integers(2, 7), extra=st.integers(0, 9))
+def test_exact_cover_agrees_with_brute_force(seed: int, items: int, extra: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_items = 2 * items
+    planted = rng.permutation(n_items).reshape(-1, 2) if rng.random() < 0.5 else np.empty((0, 2))
+    noise = np.array([rng.choice(n_items, 2, replace=False) for _ in range(extra)]).reshape(-1, 2)
+    opt_items = np.concatenate([planted, noise]).astype(np.int32)
+    if len(opt_items) == 0:
+        return
+    out = find_exact_cover(opt_items, n_items, seed=seed, time_limit=2, node_limit=10_000)
+    expected = brute_cover_exists(opt_items, n_items)
+    if out.options is not None:
+        assert is_exact_cover(opt_items, out.options, n_items)
+    assert (out.options is not None) == expected
+    assert out.exhausted == (not expected)
+
+
+def test_every_placement_is_a_solution_of_its_line_model() -> None:
+    for n in range(4, 9):
+        counts = black_counts(n)
+        for b in sorted(set(counts.tolist())):
+            listed = L.enumerate_line_sets(n, b, max_count=10**6, time_limit=30)
+            assert listed is not None
+            listed_set = set(listed)
+            for p in solutions(n)[counts == b]:
+                assert L.LineSet.of(p) in listed_set, (n, b, p)
+
+
+def test_realisations_of_a_line_set_are_exactly_its_placements() -> None:
+    n = 8
+    for p in solutions(n)[:20]:
+        lines = L.LineSet.of(p)
+        cells, opt_items = L.realisation_options(n, lines)
+        out = find_exact_cover(opt_items, 4 * n, seed=1, time_limit=5)
+        assert out.options is not None
+        q = np.empty(n, dtype=np.int64)
+        q[cells[out.options, 0]] = cells[out.options, 1]
+        assert nqmip.is_solution(q) and L.LineSet.of(q) == lines
+        outcome, placement = L.cover_by_mip(n, lines)
+        assert outcome is L.Cover.FOUND and placement is not None
+        assert L.LineSet.of(placement) == lines
+
+
+@pytest.mark.parametrize("n", range(4, 10))
+def test_refutation_is_sound_and_finds_the_missing_counts(n: int) -> None:
+    counts = set(black_counts(n).tolist())
+    lo, hi = S.black_queen_range(n)  # type: ignore[misc]
+    for b in range(n % 2, n + 1, 2):
+        outcome = L.refute_black_count(n, b, max_line_sets=10**6, time_limit=60)
+        if b in counts:
+            assert not outcome.refuted, (n, b)
+        elif lo <= b <= hi:
+            # inside the bound but impossible: the line sets see it on these boards
+            assert outcome.refuted, (n, b)
+
+
+def test_refutation_with_fixed_queens_matches_brute_force() -> None:
+    n = 8
+    sols = solutions(n)
+    counts = black_counts(n)
+    for r, c in [(0, 0), (2, 5)]:
+        keep = sols[:, r] == c
+        for b in range(0, n + 1, 2):
+            outcome = L.refute_black_count(n, b, ((r, c),), max_line_sets=10**6, time_limit=60)
+            if np.any(counts[keep] == b):
+                assert not outcome.refuted
+                found = search_black_count(nqmip.make_instance(n, "chess", fixed={r: c}), b,
+                                           seed=0, time_limit=5)
+                assert found is not None and found[r] == c and L.black_count(found) == b
+
+
+def test_line_search_says_when_no_line_set_exists() -> None:
+    inst = nqmip.make_instance(8, "chess")
+    assert search_line_sets(inst, 8, seed=0, time_limit=5) == ()
+    assert search_black_count(inst, 8, seed=0, time_limit=5) is None
+
+
+@pytest.mark.parametrize("n", [36, 52])
+def test_line_search_reaches_the_bound_where_the_walk_did_not(n: int) -> None:
+    b = S.black_queen_bound(n)
+    found = search_line_sets(nqmip.make_instance(n, "chess"), b, seed=0, time_limit=60)
+    assert found and nqmip.is_solution(found) and L.black_count(found) == b
+
+
+def test_colour_proof_refutes_the_bound_at_19() -> None:
+    # B = 15 black queens at n = 19, but no placement has them (the MIP agrees: the
+    # frontier's Gurobi/HiGHS runs proved 32 = 19 + 13 by search).
+    proof = colour_proof(nqmip.make_instance(19, "chess"), time_limit=60, seed=0)
+    assert proof is not None and proof.proven
+    assert S.black_queen_bound(19) == 15 and proof.refuted == (15,)
+    assert proof.black == 13 and proof.objective == proof.bound == 32
+    r = nqmip.solve(19, "chess", method="auto", seed=0, time_limit=60)
+    assert r.status == "optimal" and r.objective == 32
+    assert r.extra["refuted_black_counts"] == [15]
+
+
+def test_colour_proof_for_white_heavy_weights_matches_brute_force() -> None:
+    for n in (6, 7, 8):
+        inst = nqmip.make_instance(n, "chess", black=1, white=3)
+        proof = colour_proof(inst, time_limit=30, seed=0)
+        assert proof is not None and proof.proven
+        w = inst.weight_matrix()
+        best = float(w[np.arange(n), solutions(n)].sum(axis=1).max())
+        assert proof.objective == proof.bound == best
