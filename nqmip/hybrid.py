@@ -32,8 +32,11 @@ AUTO_EXACT_MAX_N = 36
 #: Largest n for which "auto" runs the exact path on weights constant per colour (chess):
 #: the colour-bound proof, then the strengthened model (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
-#: Seconds of colour search beyond that range when no time limit is given.
-AUTO_COLOUR_SEARCH = 20.0
+#: Seconds of colour proof beyond that range when no time limit is given, else its share
+#: of the time left (the heuristic gets the rest): chess n = 66, 72, 80 were proven in
+#: 2-32 s (docs/benchmarks-colour.md).
+AUTO_COLOUR_SEARCH = 60.0
+AUTO_COLOUR_SHARE = 0.8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -182,14 +185,15 @@ def _colour_weights(instance: Instance) -> bool:
 def _colour_search(instance: Instance, seed: int | None, limit: float | None) -> Result | None:
     """Beyond the exact range, for weights constant per colour: the colour proof of
     :mod:`nqmip.colour_proof` (search at the bound B, refute B with the line sets, then
-    B - 2, …) with half the time left, or ``AUTO_COLOUR_SEARCH`` seconds without a limit.
+    B - 2, …) with ``AUTO_COLOUR_SHARE`` of the time left, or ``AUTO_COLOUR_SEARCH`` seconds
+    without a limit.
     None when it found no placement (the heuristic takes over)."""
     from nqmip.colour_proof import colour_proof
     from nqmip.result import Termination
     from nqmip.solve import verified
 
     begin = time.perf_counter()
-    budget = AUTO_COLOUR_SEARCH if limit is None else 0.5 * limit
+    budget = AUTO_COLOUR_SEARCH if limit is None else AUTO_COLOUR_SHARE * limit
     found = colour_proof(instance, time_limit=budget, seed=seed)
     if found is None or found.placement is None:
         return None

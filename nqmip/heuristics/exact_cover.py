@@ -42,12 +42,15 @@ def find_exact_cover(
     *,
     seed: int | None = 0,
     time_limit: float = 5.0,
-    node_limit: int = 3000,
+    node_limit: int = 1500,
+    least_constraining: bool = True,
 ) -> CoverOutcome:
     """Options covering each of ``n_items`` items exactly once, by restarted search.
 
     ``opt_items`` is an (options x k) integer array: the k items each option covers.
     Restarts with a new seed every ``node_limit`` nodes until ``time_limit`` seconds.
+    ``least_constraining=False`` tries each item's options in random order instead (kept
+    for benchmarks/bench_colour.py, which measures the two side by side).
     """
     from nqmip.heuristics.exact_cover_kernels import exact_cover
 
@@ -66,7 +69,7 @@ def find_exact_cover(
     while True:
         runs += 1
         code = exact_cover(opt_items, item_ptr, item_opts, node_limit,
-                           int(rng.integers(2**31 - 1)), out)
+                           int(rng.integers(2**31 - 1)), out, least_constraining)
         if code == 1:
             stop = int(np.flatnonzero(out == -1)[0])
             return CoverOutcome(out[:stop].copy(), False, runs)

@@ -46,15 +46,16 @@ def exact_cover(
     node_limit: int,
     seed: int,
     out: np.ndarray,
+    least_constraining: bool = True,
 ) -> int:
     """Depth-first search for an exact cover (Knuth's Algorithm X, without the links).
 
     ``opt_items[o]`` are the items option ``o`` covers (every option covers the same number
     of items); ``item_opts[item_ptr[t]:item_ptr[t + 1]]`` are the options covering item
     ``t``. Every item must be covered exactly once. At each node the uncovered item with
-    the fewest live options is branched on (ties at random), trying its options least
-    constraining first (fewest live options on their items; ties at random: on chess
-    n = 61 and 64, 8 of 12 line sets realised in 4 s against 2 to 7 with a random order,
+    the fewest live options is branched on (ties at random); its options are tried least
+    constraining first (fewest live options on their items, ties at random), or in random
+    order if not ``least_constraining`` (measured side by side in
     benchmarks/bench_colour.py). Returns 1
     with the chosen options in ``out[:depth]`` (``out[depth] = -1``), 0 when the search
     space is exhausted (no exact cover exists), -1 when ``node_limit`` is reached.
@@ -108,23 +109,29 @@ def exact_cover(
                     if dead[o] == 0:
                         buf[e] = o
                         e += 1
-                # least constraining first: fewest live options killed, random tie-break
-                for a in range(s, e):
-                    o = buf[a]
-                    kills = 0
-                    for b in range(k):
-                        kills += count[opt_items[o, b]]
-                    key[a] = kills * 1024 + np.random.randint(1024)
-                for a in range(s + 1, e):
-                    t = buf[a]
-                    tk = key[a]
-                    b = a - 1
-                    while b >= s and key[b] > tk:
-                        buf[b + 1] = buf[b]
-                        key[b + 1] = key[b]
-                        b -= 1
-                    buf[b + 1] = t
-                    key[b + 1] = tk
+                if least_constraining:  # fewest live options killed, random tie-break
+                    for a in range(s, e):
+                        o = buf[a]
+                        kills = 0
+                        for b in range(k):
+                            kills += count[opt_items[o, b]]
+                        key[a] = kills * 1024 + np.random.randint(1024)
+                    for a in range(s + 1, e):
+                        t = buf[a]
+                        tk = key[a]
+                        b = a - 1
+                        while b >= s and key[b] > tk:
+                            buf[b + 1] = buf[b]
+                            key[b + 1] = key[b]
+                            b -= 1
+                        buf[b + 1] = t
+                        key[b + 1] = tk
+                else:  # random order
+                    for a in range(e - 1, s, -1):
+                        b = s + np.random.randint(a - s + 1)
+                        t = buf[a]
+                        buf[a] = buf[b]
+                        buf[b] = t
             end[depth] = e
             ptr[depth] = s
             chosen[depth] = -1
