@@ -133,7 +133,7 @@ def bound_cell(e: dict[str, Any]) -> str:
     if b is None:
         return "-"
     refuted = e.get("refuted") or []
-    return f"{b}" + "".join(f", {r} refuted" for r in refuted)
+    return f"{b}" + "".join(" (refuted)" if r == b else f", {r} refuted" for r in refuted)
 
 
 def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: float) -> str:
@@ -146,6 +146,8 @@ def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: floa
 
 
 def write_doc(data: dict[str, Any]) -> None:
+    command = data.get("command", "python benchmarks/frontier.py")
+    provenance = data.get("provenance", f"`{command}` (one run).")
     backends = data["backends"]
     head = ["n", "optimum", "black", "white", "black bound", "status"]
     for b in backends:
@@ -175,7 +177,7 @@ def write_doc(data: dict[str, Any]) -> None:
         "`> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that configuration",
         f"had failed on {data['give_up']} consecutive smaller n, or Gurobi's size-limited",
         "licence, n > 44). Status `optimal` = some run proved the value (any backend).",
-        f"Command: `{data.get('command', 'python benchmarks/frontier.py')}` (one run).",
+        f"How this table was produced: {provenance}",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
