@@ -33,8 +33,8 @@ AUTO_EXACT_MAX_N = 36
 #: the colour-bound proof, then the strengthened model (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
 #: Seconds of colour proof beyond that range when no time limit is given, else its share
-#: of the time left (the heuristic gets the rest): chess n = 66, 72, 80 were proven in
-#: 2-32 s (docs/benchmarks-colour.md).
+#: of the time left (the heuristic gets the rest): chess n = 66 and 72 were proven in
+#: 10-33 s for 3 seeds, n = 80 for 2 of 3 (docs/benchmarks-colour.md).
 AUTO_COLOUR_SEARCH = 60.0
 AUTO_COLOUR_SHARE = 0.8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
