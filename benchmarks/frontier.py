@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
 from nqmip.formulation import strengthen  # noqa: E402
+from nqmip.formulation.lines import black_count  # noqa: E402
 
 DATA = ROOT / "docs" / "data" / "frontier.json"
 DOC = ROOT / "docs" / "frontier.md"
@@ -81,10 +82,6 @@ def measure(n: int, backend: str, config: str, args: argparse.Namespace) -> dict
         "refuted": proven[0].get("refuted") if proven else None,
         "status": runs[0]["status"],
     }
-
-
-def black_count(placement: list[int]) -> int:
-    return sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0)
 
 
 def summarise(n: int, cells: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -86,7 +86,6 @@ def colour_proof(
     black_bound = s.black_target
     refuted: list[int] = []
     target = black_bound
-    tried_refuting = False
     for _ in range(MAX_TARGETS):
         if left() <= 0.05 or not 0 <= target <= n:
             break
@@ -97,15 +96,14 @@ def colour_proof(
                  else max(0.1 * budget, 0.5))
         placement = search_black_count(instance, target, seed=seed,
                                        time_limit=min(share, left()))
-        if placement is None and at_bound and not tried_refuting and left() > 0.05:
-            tried_refuting = True
+        # Each bound is refuted at most once: when that fails the target moves below it.
+        if placement is None and at_bound and left() > 0.05:
             outcome = refute_black_count(n, target, instance.fixed,
                                          time_limit=min(left(), REFUTE_SECONDS))
             placement = outcome.placement
             if outcome.refuted:
                 refuted.append(target)
                 black_bound = target = target - step
-                tried_refuting = False
                 continue
             if placement is None:
                 more = BOUND_SEARCH_SHARE * budget - (time.perf_counter() - begin)

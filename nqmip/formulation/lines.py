@@ -55,6 +55,13 @@ def black_count(placement: Any) -> int:
     return int(np.count_nonzero((np.arange(p.size) + p) % 2 == 0))
 
 
+def placement_of(n: int, chosen: np.ndarray) -> tuple[int, ...]:
+    """The placement (column per row) of the n chosen cells ``(row, column)`` of a cover."""
+    placement = np.empty(n, dtype=np.int64)
+    placement[chosen[:, 0]] = chosen[:, 1]
+    return tuple(int(c) for c in placement)
+
+
 def line_model(
     n: int, black: int, fixed: tuple[tuple[int, int], ...] = ()
 ) -> tuple[Any, list[Any], list[Any]]:
@@ -210,13 +217,20 @@ def cover_by_mip(
     HiGHS proves the covers of an unrealisable line set infeasible in well under a second
     where the depth-first search would need to exhaust its tree (chess n = 47: 0.4 s).
     """
+    return _cover_mip(n, *realisation_options(n, lines, fixed), time_limit=time_limit)
+
+
+def _cover_mip(
+    n: int, cells: np.ndarray, opt_items: np.ndarray, *, time_limit: float
+) -> tuple[Cover, tuple[int, ...] | None]:
     import highspy
 
-    cells, opt_items = realisation_options(n, lines, fixed)
+    from nqmip.heuristics.exact_cover import item_index
+
     num = len(cells)
-    counts = np.bincount(opt_items.ravel(), minlength=4 * n)
-    if num == 0 or np.any(counts == 0):
-        return Cover.INFEASIBLE, None
+    item_ptr, item_opts = item_index(opt_items, 4 * n)
+    if num == 0 or np.any(np.diff(item_ptr) == 0):
+        return Cover.INFEASIBLE, None  # an item no square covers
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
@@ -224,23 +238,15 @@ def cover_by_mip(
     h.addVars(num, np.zeros(num), np.ones(num))
     h.changeColsIntegrality(num, np.arange(num, dtype=np.int32),
                             np.array([highspy.HighsVarType.kInteger] * num))
-    from nqmip.heuristics.exact_cover import item_index
-
-    item_ptr, item_opts = item_index(opt_items, 4 * n)
-    ones = np.ones(num)
     h.addRows(4 * n, np.ones(4 * n), np.ones(4 * n), item_opts.size, item_ptr[:-1].copy(),
-              item_opts, ones[item_opts])
+              item_opts, np.ones(item_opts.size))
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return Cover.INFEASIBLE, None
     if status == highspy.HighsModelStatus.kOptimal:
         x = np.asarray(h.getSolution().col_value)
-        chosen = cells[x > 0.5]
-        placement = [0] * n
-        for r, c in chosen:
-            placement[int(r)] = int(c)
-        return Cover.FOUND, tuple(placement)
+        return Cover.FOUND, placement_of(n, cells[x > 0.5])
     return Cover.UNKNOWN, None
 
 
@@ -291,24 +297,22 @@ def refute_black_count(
     for k, lines in enumerate(sets):
         if left() <= 0:
             return Refutation(False, line_sets=k, seconds=time.perf_counter() - begin)
+        cells, opt_items = realisation_options(n, lines, fixed)
         # The depth-first search finds the covers of a realisable line set fast and HiGHS
         # proves the others infeasible fast: a short search first, the MIP, a longer search.
         for step in ("search", "mip", "search"):
             if step == "mip":
-                outcome, placement = cover_by_mip(n, lines, fixed,
-                                                  time_limit=max(0.1, min(left(), 2.0)))
+                outcome, placement = _cover_mip(n, cells, opt_items,
+                                                time_limit=max(0.1, min(left(), 2.0)))
                 if outcome is Cover.INFEASIBLE:
                     break
             else:
-                cells, opt_items = realisation_options(n, lines, fixed)
                 found = find_exact_cover(opt_items, 4 * n, seed=k,
                                          time_limit=max(0.0, min(left(), 0.5)))
                 if found.exhausted:
                     break
-                placement = None
-                if found.options is not None:
-                    chosen = cells[found.options]
-                    placement = tuple(int(c) for _, c in sorted(map(tuple, chosen)))
+                placement = (None if found.options is None
+                             else placement_of(n, cells[found.options]))
             if placement is not None:
                 return Refutation(False, placement, k + 1, time.perf_counter() - begin)
         else:

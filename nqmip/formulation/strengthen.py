@@ -376,7 +376,9 @@ def matrix_extras(
 def parity_start(placement: tuple[int, ...]) -> int:
     """The parity variable's value for a start placement: z = #black // 2 (with z = 0 the
     start would violate the parity row and be refused)."""
-    return sum(1 for i, c in enumerate(placement) if (i + c) % 2 == 0) // 2
+    from nqmip.formulation.lines import black_count
+
+    return black_count(placement) // 2
 
 
 def build_strengthened_linear_model(instance: Instance, s: Strengthening | None = None) -> Any:
@@ -466,7 +468,7 @@ def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
     return add_to_cpsat(cps, plan(instance, "cpsat")) if on else cps
 
 
-# --- proof by the bound: a placement that reaches it needs no search tree ----------------
+# --- MIP starts for the strengthened model ------------------------------------------------
 
 def start_vector(lm: Any, placement: tuple[int, ...]) -> np.ndarray:
     """All column values of a MIP start for the (possibly strengthened) matrix model ``lm``.

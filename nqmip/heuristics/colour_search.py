@@ -113,7 +113,13 @@ def search_line_sets(
     time_limit: float = 5.0,
 ) -> tuple[int, ...] | None:
     """The line-set search alone: a placement, ``()`` if no line set exists, else None."""
-    from nqmip.formulation.lines import Sample, realisation_options, sample_line_set
+    from nqmip.formulation.lines import (
+        SAMPLE_TIME_LIMIT,
+        Sample,
+        placement_of,
+        realisation_options,
+        sample_line_set,
+    )
     from nqmip.heuristics.exact_cover import find_exact_cover
 
     n = instance.n
@@ -124,7 +130,8 @@ def search_line_sets(
         if left <= 0.01:
             return None
         lines = sample_line_set(n, target_black, instance.fixed,
-                                seed=int(rng.integers(2**31 - 1)), time_limit=min(left, 2.0))
+                                seed=int(rng.integers(2**31 - 1)),
+                                time_limit=min(left, SAMPLE_TIME_LIMIT))
         if lines is Sample.NONE_EXIST:
             return ()
         if lines is Sample.TIME_LIMIT:
@@ -135,10 +142,7 @@ def search_line_sets(
                                    time_limit=max(0.0, min(LINE_SET_SECONDS, left)),
                                    node_limit=COVER_NODE_LIMIT)
         if outcome.options is not None:
-            placement = [0] * n
-            for r, c in cells[outcome.options]:
-                placement[int(r)] = int(c)
-            return tuple(placement)
+            return placement_of(n, cells[outcome.options])
 
 
 def search_walk(
