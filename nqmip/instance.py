@@ -24,23 +24,71 @@ class InstanceError(ValueError):
     """An instance that cannot be built: bad n, weights or fixed queens."""
 
 
+@dataclass(frozen=True)
+class ColourWeights:
+    """Weights constant per colour: ``black`` on (i + j) even squares, ``white`` on odd."""
+
+    black: float
+    white: float
+
+    def at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The weights of the squares ``(rows[k], cols[k])``, without an n x n array."""
+        odd = (np.asarray(rows, dtype=np.int64) + np.asarray(cols, dtype=np.int64)) & 1
+        return np.where(odd == 0, self.black, self.white)
+
+
+#: Largest board whose colour weights are materialised as a dense n x n matrix on request
+#: (8 bytes a cell: 2 GiB at this size). Paths that scale further (the heuristics, the
+#: colour bound, the verifier) never ask for the matrix.
+DENSE_MAX_N = 16_384
+
+
 @dataclass(frozen=True, eq=False)
 class Instance:
     """An N-Queens instance.
 
-    ``weights`` is ``None`` for the feasibility problem (maximise the number of queens,
-    whose optimum is ``n`` when a solution exists) or a read-only float ``n x n`` matrix.
+    The objective is one of three kinds, and memory matches it:
+
+    - feasibility (``is_feasibility``): maximise the number of queens; no weights at all;
+    - weights constant per colour (``colours`` set: the ``"chess"`` preset, ``--black``/
+      ``--white``, or a dense matrix found to be constant per colour): two numbers, and
+      no n x n array unless a dense-only path asks for :attr:`weights`;
+    - any dense matrix (``dense``): a read-only float ``n x n`` array, held once.
+
     ``fixed`` holds the pre-placed queens as sorted ``(row, col)`` pairs, 0-based.
     """
 
     n: int
-    weights: np.ndarray | None = None
+    dense: np.ndarray | None = None
     fixed: tuple[tuple[int, int], ...] = ()
     name: str = field(default="custom")
+    colours: ColourWeights | None = None
 
     @property
     def is_feasibility(self) -> bool:
-        return self.weights is None
+        return self.dense is None and self.colours is None
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The dense ``n x n`` weight matrix (None for feasibility).
+
+        For colour weights it is built on first use and kept; boards beyond
+        ``DENSE_MAX_N`` refuse, since the paths that scale use :attr:`colours` instead.
+        """
+        if self.dense is not None or self.colours is None:
+            return self.dense
+        if self.n > DENSE_MAX_N:
+            raise InstanceError(
+                f"n = {self.n}: this method needs the dense {self.n} x {self.n} weight matrix "
+                f"({8 * self.n * self.n / 2**30:.1f} GiB); colour weights are dense only up to "
+                f"n = {DENSE_MAX_N}: use a heuristic (sa, tabu, minconflicts) or auto"
+            )
+        cached = self.__dict__.get("_dense_cache")
+        if cached is None:
+            cached = chess_weights(self.n, self.colours.black, self.colours.white)
+            cached.setflags(write=False)
+            object.__setattr__(self, "_dense_cache", cached)
+        return cached
 
     @property
     def fixed_map(self) -> dict[int, int]:
@@ -48,17 +96,39 @@ class Instance:
 
     def weight_matrix(self) -> np.ndarray:
         """The objective coefficients: the weights, or all ones for feasibility."""
-        if self.weights is None:
+        weights = self.weights
+        if weights is None:
             return np.ones((self.n, self.n))
-        return self.weights
+        return weights
+
+    def weights_at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Weights of the squares ``(rows[k], cols[k])`` (ones for feasibility), O(len)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        if self.colours is not None:
+            return self.colours.at(rows, cols)
+        if self.dense is None:
+            return np.ones(rows.shape)
+        return self.dense[rows, cols]
+
+    def weight_range(self) -> tuple[float, float]:
+        """Smallest and largest weight on the board (1, 1 for feasibility)."""
+        if self.colours is not None:
+            if self.n == 1:
+                return self.colours.black, self.colours.black
+            low = min(self.colours.black, self.colours.white)
+            return low, max(self.colours.black, self.colours.white)
+        if self.dense is None:
+            return 1.0, 1.0
+        return float(self.dense.min()), float(self.dense.max())
 
     def objective(self, placement: Iterable[int]) -> float:
         """Objective value of a placement (column of the queen in each row)."""
         cols = np.asarray(placement if isinstance(placement, np.ndarray) else list(placement),
                           dtype=np.int64)
-        if self.weights is None:
+        if self.is_feasibility:
             return float(len(cols))
-        return float(self.weights[np.arange(len(cols)), cols].sum())
+        return float(self.weights_at(np.arange(len(cols)), cols).sum())
 
     def describe(self) -> str:
         fixed = f", {len(self.fixed)} fixed" if self.fixed else ""
@@ -80,39 +150,66 @@ def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE
 
 
 def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9) -> np.ndarray:
-    """Integer weights drawn uniformly from ``low..high`` with an explicit seed."""
+    """Integer weights drawn uniformly from ``low..high`` with an explicit seed.
+
+    The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
+    into one float array a block of rows at a time (8 bytes a cell, no int64 copy)."""
     rng = np.random.default_rng(seed)
-    return rng.integers(low, high + 1, size=(n, n)).astype(float)
+    out = np.empty((n, n), dtype=np.float64)
+    block = max(1, (1 << 22) // max(n, 1))
+    for lo in range(0, n, block):
+        hi = min(lo + block, n)
+        out[lo:hi] = rng.integers(low, high + 1, size=(hi - lo, n))
+    return out
+
+
+Weights = tuple[np.ndarray | None, ColourWeights | None, str]
 
 
 def _check_weights(
     n: int, weights: WeightsSpec, black: float, white: float, seed: int | None
-) -> tuple[np.ndarray | None, str]:
+) -> Weights:
+    """``(dense matrix, colour weights, name)``: at most one of the first two is set."""
     if weights is None:
-        return None, "none"
+        return None, None, "none"
     if isinstance(weights, str):
         key = weights.lower()
         if key in ("none", "feasibility"):
-            return None, "none"
+            return None, None, "none"
         if key == "chess":
             for label, value in (("black", black), ("white", white)):
                 if not np.isfinite(value):
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
-            return chess_weights(n, black, white), "chess"
+            return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
-            return random_weights(n, seed), f"random(seed={seed})"
+            return random_weights(n, seed), None, f"random(seed={seed})"
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
     try:
-        matrix = np.array(weights, dtype=float)
+        # np.asarray: a float64 array is taken as it is (copied once below, read-only).
+        matrix = np.asarray(weights, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InstanceError(f"weights must be an n x n array of numbers: {exc}") from None
     if matrix.shape != (n, n):
         raise InstanceError(f"weights must have shape ({n}, {n}), got {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise InstanceError("weights must be finite numbers (found NaN or infinity)")
-    return matrix, "custom"
+    return matrix, None, "custom"
+
+
+def detect_colours(matrix: np.ndarray) -> ColourWeights | None:
+    """The two colour values when a dense matrix is constant per colour, else None."""
+    n = matrix.shape[0]
+    if n == 0:
+        return None
+    black, white = float(matrix[0, 0]), float(matrix[0, 1]) if n > 1 else float(matrix[0, 0])
+    for start, value in ((0, black), (1, white)):
+        for row in range(n):
+            squares = matrix[row, (row + start) % 2 :: 2]
+            if squares.size and not np.all(squares == value):
+                return None
+    return ColourWeights(black, white)
 
 
 def _check_fixed(n: int, fixed: FixedSpec) -> tuple[tuple[int, int], ...]:
@@ -155,8 +252,13 @@ def make_instance(
     if isinstance(n, Instance):
         return n
     n = _check_n(n)
-    matrix, name = _check_weights(n, weights, black, white, weights_seed)
+    matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
     if matrix is not None:
-        matrix = matrix.copy()
+        if name == "custom":
+            matrix = matrix.copy()  # the caller's array may change under us
         matrix.setflags(write=False)
-    return Instance(n=n, weights=matrix, fixed=_check_fixed(n, fixed), name=name)
+        # A dense matrix constant per colour keeps its numbers (the exact models read them)
+        # and also gets the two colour values, so the colour bound and proof apply to it.
+        colours = detect_colours(matrix)
+    return Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
+                    colours=colours)

@@ -268,7 +268,7 @@ def verified(instance: Instance, result: Result) -> Result:
     value = check_placement(
         result.placement,
         instance.n,
-        instance.weights,
+        instance.colours if instance.colours is not None else instance.dense,
         instance.fixed,
         result.objective,
         source=source,

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from nqmip.instance import ColourWeights
+
 
 class VerificationError(RuntimeError):
     """A method produced a placement or objective that does not check out: a bug."""
@@ -134,11 +136,20 @@ def is_solution(
     return True
 
 
-def objective_of(placement: Sequence[int], weights: np.ndarray | None) -> float:
-    """Objective recomputed from the weights (the number of queens when there are none)."""
+def objective_of(
+    placement: Sequence[int], weights: np.ndarray | ColourWeights | None
+) -> float:
+    """Objective recomputed from the weights (the number of queens when there are none).
+
+    ``weights`` is a dense matrix or, for weights constant per colour, the two values: a
+    queen on (i, j) is on a black square when i + j is even (counted here without any
+    n x n array)."""
     cols = _as_integer_columns(placement)
     if weights is None:
         return float(cols.size)
+    if isinstance(weights, ColourWeights):
+        black = int(np.count_nonzero(((np.arange(cols.size) + cols) & 1) == 0))
+        return float(black * weights.black + (cols.size - black) * weights.white)
     w = np.asarray(weights, dtype=float)
     return float(w[np.arange(cols.size), cols].sum())
 
@@ -146,7 +157,7 @@ def objective_of(placement: Sequence[int], weights: np.ndarray | None) -> float:
 def check_placement(
     placement: Sequence[int],
     n: int,
-    weights: np.ndarray | None,
+    weights: np.ndarray | ColourWeights | None,
     fixed: Mapping[int, int] | Iterable[tuple[int, int]] | None,
     claimed_objective: float | None,
     *,

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.instance import Instance
+from nqmip.instance import ColourWeights, Instance
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo
@@ -114,28 +114,12 @@ def detect_symmetries(instance: Instance) -> tuple[str, ...]:
     return tuple(found)
 
 
-@dataclass(frozen=True)
-class ColourWeights:
-    """Weights constant per colour: ``black`` on (i + j) even squares, ``white`` on odd."""
-
-    black: float
-    white: float
-
-
 def colour_weights(instance: Instance) -> ColourWeights | None:
-    """The two colour values if the weight matrix is constant per colour, else None."""
-    n = instance.n
-    w = instance.weight_matrix()
-    i, j = np.indices((n, n))
-    is_black = (i + j) % 2 == 0
-    blacks, whites = w[is_black], w[~is_black]
-    if blacks.size and not np.all(blacks == blacks[0]):
-        return None
-    if whites.size and not np.all(whites == whites[0]):
-        return None
-    black = float(blacks[0]) if blacks.size else 0.0
-    white = float(whites[0]) if whites.size else black
-    return ColourWeights(black, white)
+    """The two colour values if the weights are constant per colour, else None
+    (feasibility counts as both colours worth 1)."""
+    if instance.is_feasibility:
+        return ColourWeights(1.0, 1.0)
+    return instance.colours
 
 
 def black_squares(n: int) -> np.ndarray:
@@ -305,7 +289,7 @@ def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening
     objective_bound = None
     best: int | None = None
     infeasible = False
-    colours = colour_weights(instance) if instance.weights is not None else None
+    colours = None if instance.is_feasibility else instance.colours
     coloured = colours is not None and colours.black != colours.white
     if coloured:
         assert colours is not None

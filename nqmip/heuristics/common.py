@@ -88,12 +88,19 @@ def check_float(
 def weight_bound(instance: Instance) -> float:
     """A cheap upper bound: the smaller of Σ row maxima and Σ column maxima (n if none).
 
-    Fixed queens count with their own weight in their row and column.
+    Fixed queens count with their own weight in their row and column. Colour weights need
+    no matrix: every free row and column holds squares of both colours (n > 1).
     """
-    if instance.weights is None:
+    if instance.is_feasibility:
         return float(instance.n)
-    w = instance.weights
     fixed = instance.fixed_map
+    if instance.colours is not None and instance.n > 1:
+        top = max(instance.colours.black, instance.colours.white)
+        rows = np.fromiter(fixed.keys(), dtype=np.int64, count=len(fixed))
+        cols = np.fromiter(fixed.values(), dtype=np.int64, count=len(fixed))
+        own = float(instance.weights_at(rows, cols).sum())
+        return float((instance.n - len(fixed)) * top + own)
+    w = instance.weight_matrix()
     row_max = w.max(axis=1).copy()
     col_max = w.max(axis=0).copy()
     for r, c in fixed.items():

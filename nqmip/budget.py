@@ -1,0 +1,79 @@
+"""One time budget for a whole call: the :class:`Deadline` every path receives.
+
+As OR-Tools keeps one ``TimeLimit`` that all of CP-SAT's workers poll, a solve creates one
+deadline from its ``time_limit`` and passes it down: the portfolio, the colour proof, the
+warm start, the exact backends and the heuristics each read what is left of *the same*
+clock, and none invents its own share of it. A part that should stop earlier asks for a
+:meth:`Deadline.sub` deadline, which never ends after its parent. ``None`` as a time limit
+means no limit, everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+
+class Deadline:
+    """A point in time (``time.perf_counter``) by which work must stop, or none.
+
+    ``Deadline(None)`` never expires; ``Deadline(5.0)`` expires five seconds from now.
+    """
+
+    __slots__ = ("_end", "_start")
+
+    def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
+        if seconds is not None and (math.isnan(seconds) or seconds < 0):
+            raise ValueError(f"a time limit is a non-negative number of seconds, got {seconds}")
+        self._start = time.perf_counter() if start is None else start
+        self._end = math.inf if seconds is None else self._start + float(seconds)
+
+    @classmethod
+    def of(cls, limit: float | Deadline | None) -> Deadline:
+        """The deadline itself, or a new one for ``limit`` seconds (None: no limit)."""
+        return limit if isinstance(limit, Deadline) else cls(limit)
+
+    @property
+    def limited(self) -> bool:
+        return not math.isinf(self._end)
+
+    @property
+    def start(self) -> float:
+        return self._start
+
+    def elapsed(self) -> float:
+        """Seconds since this deadline was created."""
+        return time.perf_counter() - self._start
+
+    def remaining(self) -> float:
+        """Seconds left (``inf`` without a limit, 0 once expired)."""
+        return max(self._end - time.perf_counter(), 0.0)
+
+    def expired(self) -> bool:
+        return time.perf_counter() >= self._end
+
+    def seconds(self, floor: float = 0.0) -> float | None:
+        """What is left as a solver's time-limit option: None without a limit, else at least
+        ``floor`` seconds (solvers refuse a zero or negative limit)."""
+        if not self.limited:
+            return None
+        return max(self.remaining(), floor)
+
+    def sub(self, seconds: float | None = None, *, share: float | None = None) -> Deadline:
+        """A deadline for a part of the work: ``seconds`` from now and/or ``share`` of what is
+        left, whichever ends first, and never after this one. Without a limit here, a
+        ``share`` alone gives no limit either (a share of forever), ``seconds`` still does."""
+        child = Deadline(None)
+        end = self._end
+        now = child._start
+        if seconds is not None:
+            end = min(end, now + max(float(seconds), 0.0))
+        if share is not None and self.limited:
+            end = min(end, now + share * self.remaining())
+        child._end = end
+        return child
+
+    def __repr__(self) -> str:
+        if not self.limited:
+            return "Deadline(no limit)"
+        return f"Deadline({self.remaining():.3f} s left)"
