@@ -206,7 +206,6 @@ def _diagonal_ip(
     )
     iu = np.arange(m)
     iv = iu + m
-    inf = highspy.kHighsInf
     quad = 4.0 * sum(k * k for k in range(n))
 
     def add(cols: np.ndarray, vals: np.ndarray, lo: float, up: float) -> None:
