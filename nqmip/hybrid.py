@@ -1,19 +1,28 @@
-"""``method="auto"``: the right tool for the instance, within one time limit.
+"""``method="auto"``: a portfolio that spends the whole time budget and never comes back
+empty-handed.
 
-- Feasibility (no weights): min-conflicts first; a conflict-free placement of n queens
-  is optimal (the bound is n). Only when it fails (fixed queens that may admit no
-  completion) and n is inside the exact range does an exact backend settle the question.
-- Weights constant per colour (chess), n <= ``AUTO_COLOUR_EXACT_MAX_N``: the colour-bound
-  proof, else the strengthened model; beyond: the colour search (a proof when it reaches
-  the bound), else the heuristic with the colour bound.
-- Other weights, n <= ``AUTO_EXACT_MAX_N``: a heuristic warm start (simulated annealing), then
-  the exact backend that proves fastest here (see docs/warm-starts.md for the measurements).
-- Weights, larger n: the heuristics alone; the result is ``feasible`` with the best cheap
-  bound (the LP relaxation up to ``LP_BOUND_MAX_N``, beyond it the smaller of the row-
-  and column-maximum sums) and the gap.
+One :class:`~nqmip.budget.Deadline` covers the call. Every branch first holds a cheap
+verified placement (the incumbent), then spends what is left on whatever can improve it or
+prove it, and returns the best placement with the best bound it knows:
 
-A time limit covers the whole call; whatever stopped it, the best incumbent and bound
-found so far come back.
+- **Small boards** (n <= ``FAST_EXACT_MAX_N``, no fixed queens): HiGHS alone proves the
+  optimum in hundredths of a second; nothing else is loaded (no numba, no CP-SAT).
+- **Feasibility**: min-conflicts; with fixed queens it may fail, then an exact backend
+  settles the completion (inside the exact range).
+- **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: a short heuristic
+  run for an incumbent, then the colour proof (search at the colour bound, refutation by the
+  line sets); inside ``AUTO_COLOUR_EXACT_MAX_N`` what is left goes to the strengthened MIP,
+  warm-started from the incumbent; beyond, to the heuristic.
+- **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a heuristic incumbent, then the MIP
+  (Gurobi where installed and licensed for n, else HiGHS) warm-started from it with the
+  rest of the budget: the MIP's incumbents beat every heuristic at n = 40-100 and its bound
+  is the best one known.
+- **Larger boards**: the heuristic with the whole budget, and the best cheap bound: the
+  colour bound (line IP or its Lagrangian, O(n)), the LP relaxation up to
+  ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
+
+Without a time limit each part runs to its own end (a proof, or the heuristic's default
+budget). The measured anytime curves are in docs/anytime.md.
 """
 
 from __future__ import annotations
@@ -22,21 +31,33 @@ import time
 from typing import Any
 
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
-from nqmip.result import Result, Status
+from nqmip.result import Result, Status, Termination
 
-#: Largest n for which "auto" runs an exact backend on other weights: HiGHS proved random
-#: weights (1..9) up to n = 36 within 60 s (37.9 s cold, median of 3) and none at n = 40
-#: (docs/benchmarks-warmstart.md).
+#: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
+#: random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
+FAST_EXACT_MAX_N = 12
+#: Largest n for which "auto" runs an exact backend to a proof on other weights: HiGHS proved
+#: random weights (1..9) up to n = 36 within 60 s (docs/benchmarks-warmstart.md).
 AUTO_EXACT_MAX_N = 36
-#: Largest n for which "auto" runs the exact path on weights constant per colour (chess):
-#: the colour-bound proof, then the strengthened model (docs/frontier.md).
+#: Largest n for which the MIP takes part in the portfolio on other weights (warm-started
+#: from the heuristic): its incumbents beat the heuristics at n = 40-100 (docs/anytime.md).
+MIP_PORTFOLIO_MAX_N = 120
+#: Weights constant per colour: the strengthened MIP after the colour proof up to this n
+#: (docs/frontier.md), and the colour proof itself up to ``COLOUR_PROOF_MAX_N``.
 AUTO_COLOUR_EXACT_MAX_N = 64
-#: Seconds of colour proof beyond that range when no time limit is given, else its share
-#: of the time left (the heuristic gets the rest): chess n = 66 and 72 were proven in
-#: 10-33 s for 3 seeds, n = 80 for 2 of 3 (docs/benchmarks-colour.md).
-AUTO_COLOUR_SEARCH = 60.0
-AUTO_COLOUR_SHARE = 0.8
+COLOUR_PROOF_MAX_N = 128
+#: Share of what is left that the colour proof gets beyond ``AUTO_COLOUR_EXACT_MAX_N`` (the
+#: heuristic gets the rest); without a limit it gets ``COLOUR_PROOF_SECONDS``.
+COLOUR_PROOF_SHARE = 0.8
+COLOUR_PROOF_SECONDS = 60.0
+#: Share of what is left for the colour proof inside the exact range (the MIP gets the rest).
+COLOUR_PROOF_EXACT_SHARE = 0.75
+#: The first incumbent: the heuristic runs for this share of the budget, at most
+#: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``).
+INCUMBENT_SHARE = 0.15
+INCUMBENT_SECONDS = 2.0
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -46,11 +67,10 @@ LP_BOUND_MAX_N = 200
 #: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
 AUTO_BACKENDS = ("gurobi", "highs")
 GUROBI_SIZE_LIMITED_MAX_N = 44
-#: Heuristic used as the warm start and, beyond the exact range, as the solver.
+#: The heuristic of the portfolio (incumbents, and the whole search beyond the MIP range).
 AUTO_HEURISTIC = "sa"
-#: Below this n the exact backends prove the optimum in a few hundredths of a second: a warm
-#: start (and loading numba for it) would cost more than it saves.
-AUTO_WARM_START_MIN_N = 16
+#: Seed used when the caller gives none: the same command gives the same answer.
+DEFAULT_SEED = 0
 
 
 def pick_backend(n: int) -> str:
@@ -64,7 +84,7 @@ def pick_backend(n: int) -> str:
     return "highs"
 
 
-def lp_bound(instance: Instance, time_limit: float | None = None) -> float | None:
+def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | None:
     """The LP relaxation's optimum (an upper bound on the weighted optimum), or None."""
     import highspy
 
@@ -74,8 +94,9 @@ def lp_bound(instance: Instance, time_limit: float | None = None) -> float | Non
     lm = build_linear_model(instance)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    limit = None if deadline is None else deadline.seconds(floor=0.01)
+    if limit is not None:
+        h.setOptionValue("time_limit", limit)
     lp = to_highs_lp(lm, highspy)
     lp.integrality_ = []
     h.passModel(lp)
@@ -85,7 +106,8 @@ def lp_bound(instance: Instance, time_limit: float | None = None) -> float | Non
     return float(h.getInfo().objective_function_value)
 
 
-def cheap_bound(instance: Instance, time_limit: float | None) -> tuple[float, str]:
+def cheap_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[float, str]:
+    """The best bound affordable without a MIP: ``(bound, where it comes from)``."""
     from nqmip.heuristics.common import weight_bound
 
     combinatorial = weight_bound(instance)
@@ -95,17 +117,94 @@ def cheap_bound(instance: Instance, time_limit: float | None) -> tuple[float, st
         colour_bound = plan(instance).objective_bound
         if colour_bound is not None and colour_bound < combinatorial:
             return float(colour_bound), "colour_bound"
-    if instance.n <= LP_BOUND_MAX_N:
-        lp = lp_bound(instance, time_limit)
+    if not instance.is_feasibility and instance.colours is None \
+            and instance.n <= LP_BOUND_MAX_N:
+        lp = lp_bound(instance, deadline)
         if lp is not None and lp < combinatorial:
             return lp, "lp_relaxation"
     return combinatorial, "row_column_maxima"
 
 
+class _Portfolio:
+    """The incumbent and bound of one auto call, and the plan that produced them."""
+
+    def __init__(self, instance: Instance, deadline: Deadline, seed: int) -> None:
+        self.instance = instance
+        self.deadline = deadline
+        self.seed = seed
+        self.best: Result | None = None
+        self.bound: float | None = None
+        self.bound_from: str | None = None
+        self.plan: list[str] = []
+        self.last: Result | None = None
+        self.refuted: tuple[int, ...] = ()
+        self.compile_time = 0.0
+
+    def offer(self, result: Result, step: str) -> Result:
+        """Keep ``result`` if it beats the incumbent; take its bound if it is tighter."""
+        self.plan.append(step)
+        self.last = result
+        self.compile_time += result.compile_time or 0.0
+        if result.status == Status.INFEASIBLE:
+            return result
+        if result.placement is not None and (
+            self.best is None or (result.objective or 0.0) > (self.best.objective or 0.0) + 1e-9
+        ):
+            self.best = result
+        self.tighten(result.bound, result.extra.get("bound_from", step))
+        refuted = result.extra.get("refuted_black_counts")
+        if refuted:
+            self.refuted = tuple(refuted)
+        return result
+
+    def tighten(self, bound: float | None, source: str) -> None:
+        if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
+            self.bound, self.bound_from = float(bound), source
+
+    def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC) -> Result:
+        from nqmip.heuristics import run_heuristic
+        from nqmip.solve import verified
+
+        result = verified(self.instance, run_heuristic(
+            method, self.instance, seed=self.seed, time_limit=deadline.seconds(floor=0.01)))
+        return self.offer(result, method)
+
+    def proven(self) -> bool:
+        return (self.best is not None and self.bound is not None
+                and (self.best.objective or 0.0) >= self.bound - 1e-6 * max(1.0, abs(self.bound)))
+
+    def finish(self, begin: float) -> Result:
+        from nqmip.solve import verified
+
+        best = self.best
+        if best is None:
+            last = self.last
+            assert last is not None
+            if last.status == Status.INFEASIBLE:
+                return _as_auto(last, begin, self)
+            return _as_auto(last.with_(bound=self.bound, status=Status.UNKNOWN,
+                                       placement=None, objective=None), begin, self)
+        proven = self.proven()
+        termination = best.termination
+        if proven:
+            termination = Termination.OPTIMAL
+        elif self.deadline.limited and self.deadline.expired():
+            termination = Termination.TIME_LIMIT
+        extra = {**best.extra}
+        if self.bound_from is not None:
+            extra["bound_from"] = self.bound_from
+        if self.refuted:
+            extra["refuted_black_counts"] = list(self.refuted)
+        result = verified(self.instance, best.with_(
+            bound=self.bound, status=Status.OPTIMAL if proven else Status.FEASIBLE,
+            termination=termination, extra=extra))
+        return _as_auto(result, begin, self)
+
+
 def solve_auto(
     instance: Instance,
     *,
-    time_limit: float | None,
+    time_limit: float | Deadline | None,
     seed: int | None,
     threads: int | None = None,
     verbose: bool = False,
@@ -113,92 +212,120 @@ def solve_auto(
     warm_start: Any = None,
     **params: Any,
 ) -> Result:
-    from nqmip.heuristics import run_heuristic
-    from nqmip.solve import solve_exact, verified
+    from nqmip.solve import solve_exact
 
     if params:
         raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
     begin = time.perf_counter()
+    deadline = Deadline.of(time_limit)
+    seed = DEFAULT_SEED if seed is None else seed
     n = instance.n
+    run = _Portfolio(instance, deadline, seed)
 
-    def remaining() -> float | None:
-        if time_limit is None:
-            return None
-        return max(time_limit - (time.perf_counter() - begin), 0.01)
+    def options(limit: Deadline) -> SolveOptions:
+        return SolveOptions(time_limit=limit.seconds(floor=0.01), seed=seed, threads=threads,
+                            verbose=verbose, on_progress=on_progress)
 
-    options = SolveOptions(time_limit=time_limit, seed=seed, threads=threads, verbose=verbose,
-                           on_progress=on_progress)
-    if instance.is_feasibility:
-        first = verified(instance, run_heuristic("minconflicts", instance, seed=seed,
-                                                 time_limit=remaining()))
-        if first.status == Status.OPTIMAL or n > AUTO_EXACT_MAX_N:
-            return _as_auto(first, begin, plan=["minconflicts"])
+    def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
+              step: str | None = None) -> Result:
         backend = pick_backend(n)
-        exact = solve_exact(instance, backend, _with_limit(options, remaining()))
-        return _as_auto(exact, begin, plan=["minconflicts", backend],
-                        heuristic_time=first.wall_time)
+        result = solve_exact(instance, backend, options(limit), warm_start=start,
+                             bound_proof=bound_proof)
+        label = step or backend
+        if result.extra.get("proof") == "colour_bound":
+            label = "colour proof"
+            result = result.with_(extra={**result.extra, "bound_from": "colour_bound"})
+        elif "bound_from" not in result.extra and result.bound is not None:
+            result = result.with_(extra={**result.extra, "bound_from": backend})
+        return run.offer(result, label)
+
+    # Small boards: HiGHS proves at once; loading the heuristics would cost more.
+    if n <= FAST_EXACT_MAX_N and not instance.fixed and warm_start is None:
+        exact(deadline)
+        return run.finish(begin)
+
+    if warm_start is not None:
+        # The caller's start (a placement, a Result or a heuristic's name) goes to the MIP.
+        if n <= MIP_PORTFOLIO_MAX_N:
+            exact(deadline, start=warm_start)
+            return run.finish(begin)
+        raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
+                         "(beyond it no exact backend runs)")
+
+    if instance.is_feasibility:
+        run.heuristic(deadline if not instance.fixed else deadline.sub(share=0.5),
+                      "minconflicts")
+        if run.best is None and n <= AUTO_EXACT_MAX_N and not deadline.expired():
+            exact(deadline)
+        return run.finish(begin)
 
     colour = _colour_weights(instance)
-    if colour and n <= AUTO_COLOUR_EXACT_MAX_N and warm_start is None:
-        # Weights constant per colour (chess): the colour-bound proof, then the strengthened
-        # model (docs/formulation-strengthening.md); a heuristic start would skip the proof.
-        backend = pick_backend(n)
-        result = solve_exact(instance, backend, options, bound_proof=True)
-        plan = ["colour-bound proof"] if result.extra.get("proof") else [backend]
-        return _as_auto(result, begin, plan=plan)
+    if colour and n <= COLOUR_PROOF_MAX_N:
+        _colour_plan(run, deadline, exact)
+        return run.finish(begin)
 
-    if n <= AUTO_EXACT_MAX_N:
-        backend = pick_backend(n)
-        if warm_start is None and n >= AUTO_WARM_START_MIN_N:
-            warm_start = AUTO_HEURISTIC
-        result = solve_exact(instance, backend, options, warm_start=warm_start)
-        plan = [backend] if warm_start is None else [_start_label(warm_start), backend]
-        return _as_auto(result, begin, plan=plan)
+    # An incumbent first, then the MIP warm-started from it, or the heuristic to the end.
+    incumbent_limit = deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE)
+    if n <= MIP_PORTFOLIO_MAX_N:
+        run.heuristic(incumbent_limit)
+        if not deadline.expired():
+            start = run.best.placement if run.best is not None else None
+            exact(deadline, start=start)
+        if run.bound is None:
+            bound, source = cheap_bound(instance, deadline.sub(2.0))
+            run.tighten(bound, source)
+        return run.finish(begin)
 
-    if colour:
-        found = _colour_search(instance, seed, remaining())
-        if found is not None:
-            return _as_auto(found, begin, plan=["colour search", "bound:colour_bound"])
+    bound, source = cheap_bound(instance, deadline.sub(2.0, share=0.1))
+    run.tighten(bound, source)
+    run.heuristic(deadline)
+    return run.finish(begin)
 
-    # Beyond the exact range: the heuristic alone, with a cheap bound.
-    heuristic_limit = None if time_limit is None else remaining() * 0.8  # type: ignore[operator]
-    found = verified(instance, run_heuristic(AUTO_HEURISTIC, instance, seed=seed,
-                                             time_limit=heuristic_limit))
-    if found.placement is None:
-        return _as_auto(found, begin, plan=[AUTO_HEURISTIC])
-    bound, bound_kind = cheap_bound(instance, remaining())
-    proven = found.objective is not None and found.objective >= bound - 1e-9
-    result = verified(instance, found.with_(
-        bound=bound, status=Status.OPTIMAL if proven else Status.FEASIBLE,
-        extra={**found.extra, "bound_from": bound_kind}))
-    return _as_auto(result, begin, plan=[AUTO_HEURISTIC, f"bound:{bound_kind}"])
+
+def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
+    """Weights constant per colour within the colour proof's range (see the module
+    docstring): incumbent, colour proof, then the MIP or the heuristic with what is left."""
+    instance = run.instance
+    n = instance.n
+    if not instance.fixed:
+        # A cheap verified placement before any proof: a short limit never ends empty.
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+    exact_range = n <= AUTO_COLOUR_EXACT_MAX_N
+    share = COLOUR_PROOF_EXACT_SHARE if exact_range else COLOUR_PROOF_SHARE
+    proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS, share=share)
+    found = _colour_search(instance, run.seed, proof_limit)
+    if found is not None:
+        run.offer(found, "colour proof")
+    else:
+        run.plan.append("colour proof")
+    run.tighten(*cheap_bound(instance))
+    if run.proven() or deadline.expired():
+        return
+    if exact_range:
+        # The strengthened MIP with what is left, warm-started from the best placement.
+        exact(deadline, start=run.best.placement if run.best is not None else None)
+    elif run.best is None or not instance.fixed:
+        run.heuristic(deadline)
 
 
 def _colour_weights(instance: Instance) -> bool:
-    if instance.is_feasibility:
+    if instance.is_feasibility or instance.colours is None:
         return False
-    from nqmip.formulation.strengthen import colour_weights
-
-    return colour_weights(instance) is not None
+    return instance.colours.black != instance.colours.white
 
 
-def _colour_search(instance: Instance, seed: int | None, limit: float | None) -> Result | None:
-    """Beyond the exact range, for weights constant per colour: the colour proof of
-    :mod:`nqmip.colour_proof` (search at the bound B, refute B with the line sets, then
-    B - 2, …) with ``AUTO_COLOUR_SHARE`` of the time left, or ``AUTO_COLOUR_SEARCH`` seconds
-    without a limit.
-    None when it found no placement (the heuristic takes over)."""
+def _colour_search(instance: Instance, seed: int | None, limit: Deadline) -> Result | None:
+    """The colour proof of :mod:`nqmip.colour_proof` (search at the bound B, refute B with the
+    line sets, then B - 2, …) within ``limit``. None when it found no placement."""
     from nqmip.colour_proof import colour_proof
-    from nqmip.result import Termination
     from nqmip.solve import verified
 
     begin = time.perf_counter()
-    budget = AUTO_COLOUR_SEARCH if limit is None else AUTO_COLOUR_SHARE * limit
-    found = colour_proof(instance, time_limit=budget, seed=seed)
+    found = colour_proof(instance, time_limit=limit.seconds(floor=0.01), seed=seed)
     if found is None or found.placement is None:
         return None
     proven = found.proven
-    extra: dict[str, Any] = {"black_queens": found.black}
+    extra: dict[str, Any] = {"black_queens": found.black, "bound_from": "colour_bound"}
     if proven:
         extra["proof"] = "colour_bound"
     if found.refuted:
@@ -214,24 +341,15 @@ def _colour_search(instance: Instance, seed: int | None, limit: float | None) ->
         extra=extra))
 
 
-def _start_label(warm_start: Any) -> str:
-    return warm_start if isinstance(warm_start, str) else "given start"
-
-
-def _with_limit(options: SolveOptions, limit: float | None) -> SolveOptions:
-    from dataclasses import replace
-
-    return replace(options, time_limit=limit)
-
-
-def _as_auto(result: Result, begin: float, *, plan: list[str],
-             heuristic_time: float | None = None) -> Result:
-    solver = result.solver if result.method == plan[-1] else f"{result.method}: {result.solver}"
+def _as_auto(result: Result, begin: float, run: _Portfolio) -> Result:
+    plan = run.plan or ["auto"]
+    solver = result.solver
     return result.with_(
         method="auto",
         solver=f"auto[{' -> '.join(plan)}] {solver}",
-        wall_time=time.perf_counter() - begin - (result.compile_time or 0.0),
-        heuristic_time=heuristic_time if heuristic_time is not None else result.heuristic_time,
+        seed=run.seed,
+        wall_time=time.perf_counter() - begin - run.compile_time,
+        compile_time=run.compile_time or None,
         extra={**result.extra, "plan": plan},
     )
 
