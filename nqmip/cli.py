@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warm-start", choices=HEURISTIC_METHODS, metavar="HEURISTIC",
                         help="start an exact backend from this heuristic's placement "
                              f"({', '.join(HEURISTIC_METHODS)})")
+    parser.add_argument("--no-warm-start", action="store_true",
+                        help="exact backends: no start at all (by default a solve with a "
+                             "time limit starts from an explicit solution)")
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="FILE", type=Path,
                          help="an n x n weight matrix as .csv or .npy")
@@ -167,8 +170,16 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
     options: dict[str, Any] = dict(args.param)
     if args.threads is not None:
         options["threads"] = args.threads
+    if args.warm_start is not None and args.no_warm_start:
+        raise UsageError("--warm-start and --no-warm-start exclude each other")
     if args.warm_start is not None:
         options["warm_start"] = args.warm_start
+    if args.no_warm_start:
+        from nqmip.backends.base import EXACT_METHODS
+
+        if args.method not in EXACT_METHODS:
+            raise UsageError("--no-warm-start applies to the exact backends (--method highs, …)")
+        options["warm_start"] = False
     if args.no_strengthen:
         from nqmip.backends.base import EXACT_METHODS
 

@@ -42,7 +42,7 @@ def solve(
     time_limit: float | None = None,
     seed: int | None = None,
     *,
-    warm_start: WarmStartSpec = None,
+    warm_start: WarmStartSpec | bool = None,
     on_progress: ProgressCallback | None = None,
     threads: int | None = None,
     mip_gap: float = 0.0,
@@ -61,7 +61,10 @@ def solve(
     ``"auto"`` (see :mod:`nqmip.hybrid`); ``params`` are the heuristic's own parameters.
     ``time_limit`` is in seconds, for the whole call; ``seed`` makes randomised methods
     reproducible. ``warm_start`` (exact backends) is a placement, a :class:`Result` or a
-    heuristic's name, run first with its time counted. ``on_progress`` receives
+    heuristic's name, run first with its time counted; without one, an exact solve with a
+    time limit starts from the explicit solution of :mod:`nqmip.construct` (no fixed
+    queens), so that a limit never leaves it empty-handed; ``warm_start=False`` turns that
+    off. ``on_progress`` receives
     :class:`~nqmip.backends.base.Progress` updates while a solver runs. ``strengthen``
     (exact backends, default True) adds the valid rows of
     :mod:`nqmip.formulation.strengthen`; ``strengthen=False`` solves the textbook model.
@@ -89,7 +92,7 @@ def solve(
                                strengthen=strengthen)
         return solve_exact(instance, method, options, warm_start=warm_start,
                            bound_proof=bound_proof)
-    if warm_start is not None:
+    if warm_start is not None and warm_start is not False:
         raise WarmStartError(f"warm starts are for the exact backends, not {method!r}")
     if threads is not None:
         raise TypeError(f"the heuristic {method!r} is single-threaded: no threads option")
@@ -106,7 +109,7 @@ def solve_exact(
     method: str,
     options: SolveOptions,
     *,
-    warm_start: WarmStartSpec = None,
+    warm_start: WarmStartSpec | bool = None,
     warm_start_params: dict[str, Any] | None = None,
     bound_proof: bool = False,
 ) -> Result:
@@ -128,6 +131,15 @@ def solve_exact(
                                    colour)
         if colour is not None and colour.placement is not None:
             warm_start = colour.placement  # the best count found: the solver's incumbent
+    if warm_start is None and options.time_limit is not None and not instance.fixed:
+        # Never empty-handed: a limit that stops the proof still returns this placement.
+        from nqmip.construct import explicit_solution
+
+        explicit = explicit_solution(instance.n)
+        if explicit is not None:
+            warm_start = tuple(int(c) for c in explicit)
+    if warm_start is False:
+        warm_start = None
     heuristic_limit = None
     if options.time_limit is not None:
         heuristic_limit = options.time_limit * WARM_START_SHARE

@@ -168,9 +168,11 @@ def black_queen_bound(
     return _diagonal_ip(n, fixed, maximise=maximise, time_limit=time_limit)
 
 
-#: Beyond this n the line IP (a few tenths of a second at n = 1000, seconds past 4000) gives
-#: way to the Lagrangian bound of :func:`_lagrangian_bound` (O(n) numpy, 0.02 s at 10^5).
-LINE_IP_MAX_N = 1000
+#: Beyond this n the line IP gives way to the Lagrangian bound of :func:`_lagrangian_bound`
+#: (O(n) numpy, 0.02 s at 10^5). Measured for n = 4 … 100: the IP is tighter only at
+#: n = 8, 9, 18, 28, 33, 66 (by 2), and equal from there to n = 500 while it costs 0.5-1.8 s
+#: (n = 100-300); the colour proof's range (n <= 128) keeps the IP.
+LINE_IP_MAX_N = 128
 #: Board on which the LP that supplies the Lagrange multipliers is solved (0.05 s).
 MULTIPLIER_N = 2000
 

@@ -1,0 +1,98 @@
+"""method="auto" as an anytime solver: a verified placement at every n under any limit of a
+second or more, the limit honoured, the best bound it knows, never worse than its own
+incumbent heuristic."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip import Status
+from nqmip.verify import conflicts
+
+
+#: The issue's overshoot bound: max(0.5 s, 5 %) past the limit (compile time apart).
+def overshoot(limit: float) -> float:
+    return max(0.5, 0.05 * limit)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_numba() -> None:
+    # numba compiles (or loads its cache) once; the tests time what comes after.
+    nqmip.solve(30, "chess", method="auto", time_limit=2, seed=0)
+    nqmip.solve(30, "random", method="auto", time_limit=2, seed=0, weights_seed=0)
+
+
+@pytest.mark.parametrize("weights", ["chess", "random"])
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 9, 13, 17, 24, 45, 64, 65, 101, 129, 300])
+def test_auto_returns_a_verified_placement_within_a_one_second_limit(
+    n: int, weights: str
+) -> None:
+    begin = time.perf_counter()
+    r = nqmip.solve(n, weights, method="auto", time_limit=1.0, seed=0, weights_seed=0)
+    wall = time.perf_counter() - begin - (r.compile_time or 0.0)
+    assert r.placement is not None, r
+    assert r.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert conflicts(r.placement) == 0 and len(r.placement) == n
+    assert r.bound is not None and r.bound >= r.objective - 1e-9
+    assert wall <= 1.0 + overshoot(1.0), (n, weights, wall)
+
+
+@pytest.mark.parametrize("limit", [2.0, 4.0])
+def test_auto_spends_its_budget_beyond_the_exact_range(limit: float) -> None:
+    # Chess n = 200 is not proven in a few seconds: auto keeps improving until the deadline
+    # instead of stopping early (it used 6 % of the budget before).
+    r = nqmip.solve(200, "chess", method="auto", time_limit=limit, seed=0)
+    assert r.status == Status.FEASIBLE
+    assert 0.8 * limit <= r.wall_time <= limit + overshoot(limit)
+
+
+def test_auto_bound_is_the_colour_bound_at_large_n() -> None:
+    # n = 20000: no n x n array, the colour bound by weak duality (about 0.789 n black).
+    n = 20_000
+    r = nqmip.solve(n, "chess", method="auto", time_limit=3, seed=0)
+    assert r.placement is not None and isinstance(r.placement, tuple | np.ndarray)
+    assert r.bound is not None and n + 0.78 * n <= r.bound <= n + 0.79 * n
+    assert r.extra.get("bound_from") == "colour_bound"
+
+
+def test_auto_is_reproducible_with_its_default_seed() -> None:
+    a = nqmip.solve(16, "random", weights_seed=3, method="auto", time_limit=30)
+    b = nqmip.solve(16, "random", weights_seed=3, method="auto", time_limit=30)
+    assert a.seed == b.seed == 0
+    assert a.objective == b.objective and a.status == Status.OPTIMAL
+
+
+def test_auto_is_at_least_its_incumbent_heuristic() -> None:
+    # auto starts from the heuristic's incumbent and only ever keeps better placements.
+    limit = 2.0
+    auto = nqmip.solve(60, "random", weights_seed=0, method="auto", time_limit=limit, seed=0)
+    from nqmip.hybrid import AUTO_HEURISTIC, INCUMBENT_SECONDS, INCUMBENT_SHARE
+
+    share = min(INCUMBENT_SECONDS, INCUMBENT_SHARE * limit)
+    alone = nqmip.solve(60, "random", weights_seed=0, method=AUTO_HEURISTIC,
+                        time_limit=share, seed=0, max_iterations=10**9)
+    assert auto.objective is not None and alone.objective is not None
+    assert auto.objective >= alone.objective - 1e-9 or auto.status == Status.OPTIMAL
+
+
+def test_explicit_solution_for_every_n() -> None:
+    from nqmip.construct import explicit_solution
+
+    assert explicit_solution(2) is None and explicit_solution(3) is None
+    for n in [1, *range(4, 400), 1000, 1001, 4002, 4003]:
+        placement = explicit_solution(n)
+        assert placement is not None and len(placement) == n
+        assert conflicts(placement) == 0, n
+
+
+@pytest.mark.parametrize("method", ["highs", "cpsat"])
+def test_named_backend_with_a_limit_is_never_empty_handed(method: str) -> None:
+    # Chess n = 44 is not proven by a plain backend in a second; the explicit start is kept.
+    r = nqmip.solve(44, "chess", method=method, time_limit=1.0, seed=0)
+    assert r.placement is not None and r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    off = nqmip.solve(44, "chess", method=method, time_limit=1.0, seed=0, warm_start=False)
+    assert off.warm_start_accepted is None
