@@ -111,6 +111,22 @@ class Instance:
             return np.ones(rows.shape)
         return self.dense[rows, cols]
 
+    def kernel_weights(self) -> np.ndarray:
+        """The weights as the numba kernels read them, ``w[i, j]``, with memory that matches
+        the data: the dense matrix itself (no copy when it is float64), for colour weights
+        an n x n read-only *view* of 2n - 1 alternating values (``w[i, j] = base[i + j]``,
+        O(n) memory), and a 1 x 1 dummy for feasibility."""
+        if self.colours is not None:
+            base = np.where(np.arange(2 * self.n - 1) % 2 == 0, self.colours.black,
+                            self.colours.white).astype(np.float64)
+            step = base.strides[0]
+            view = np.lib.stride_tricks.as_strided(base, shape=(self.n, self.n),
+                                                   strides=(step, step), writeable=False)
+            return view
+        if self.dense is None:
+            return np.zeros((1, 1), dtype=np.float64)
+        return np.asarray(self.dense, dtype=np.float64)
+
     def weight_range(self) -> tuple[float, float]:
         """Smallest and largest weight on the board (1, 1 for feasibility)."""
         if self.colours is not None:

@@ -24,7 +24,8 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from nqmip.heuristics.common import ParameterError, check_float, check_int
+from nqmip.budget import Deadline
+from nqmip.heuristics.common import ParameterError, check_float, check_int, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
 from nqmip.heuristics.localsearch import (
     CONFLICTS,
@@ -116,7 +117,7 @@ def solve_sa(
     instance: Instance,
     *,
     seed: int | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     max_iterations: int | None = None,
     t_start: float = 0.5,
     t_end: float = 0.02,
@@ -126,8 +127,9 @@ def solve_sa(
 ) -> Result:
     """Simulated annealing on swaps; see the module docstring.
 
-    Parameters (defaults): ``max_iterations`` (feasibility: 10^6 + 500·n; weighted:
-    10^6 + 5000·n) proposed swaps; ``t_start`` (0.5) and ``t_end`` (0.02) temperatures in
+    Parameters (defaults): ``max_iterations`` (with a time limit: none, it anneals until
+    the deadline; without: feasibility 10^6 + 500·n, weighted 10^6 + 5000·n) proposed
+    swaps; ``t_start`` (0.5) and ``t_end`` (0.02) temperatures in
     conflict units, ``t_end < t_start``; ``cooling`` (0.95) factor in (0, 1);
     ``steps_per_temperature`` (free rows, at least 64); ``conflict_bias`` (0.9)
     probability of moving an attacked queen.
@@ -144,7 +146,8 @@ def solve_sa(
         steps_per_temperature = max(64, free_count)
     steps_per_temperature = check_int("steps_per_temperature", steps_per_temperature, 1)
     if max_iterations is None:
-        max_iterations = (10**6 + 500 * n) if instance.weights is None else (10**6 + 5000 * n)
+        max_iterations = default_budget(
+            time_limit, (10**6 + 500 * n) if instance.is_feasibility else (10**6 + 5000 * n))
     max_iterations = check_int("max_iterations", max_iterations, 1)
 
     def prepare(search: SwapSearch) -> Callable[[int, int], bool]:

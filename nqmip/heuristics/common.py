@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Result, Status, Termination, as_placement
 from nqmip.verify import conflicts
@@ -16,6 +17,30 @@ from nqmip.verify import conflicts
 
 class ParameterError(ValueError):
     """A heuristic parameter out of its range (a population of 0, a probability of 1.5)."""
+
+
+#: The iteration or evaluation budget of a heuristic given a time limit and no budget of its
+#: own: unlimited in practice, so it improves until the deadline (or reaches its bound).
+UNLIMITED = 2**62
+
+
+def seconds_left(time_limit: float | Deadline | None) -> float | None:
+    """What is left of a limit, read when the search starts (after numba's compile): a
+    Deadline is absolute (its time is shared with the caller), a number is seconds from now;
+    None means no limit."""
+    if isinstance(time_limit, Deadline):
+        return time_limit.seconds(floor=0.0)
+    if time_limit is not None:
+        check_float("time_limit", time_limit, 0.0, float("inf"), low_open=True)
+    return time_limit
+
+
+def default_budget(time_limit: float | Deadline | None, without_limit: int) -> int:
+    """A heuristic's budget when the caller gives none: unlimited under a time limit (the
+    deadline stops it), ``without_limit`` otherwise (so a call without a limit ends)."""
+    limited = (time_limit.limited if isinstance(time_limit, Deadline)
+               else time_limit is not None)
+    return UNLIMITED if limited else without_limit
 
 
 def make_rng(seed: int | None) -> np.random.Generator:

@@ -26,20 +26,23 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     ParameterError,
     check_float,
     check_int,
+    default_budget,
     fixed_queens_clash,
     free_rows_and_columns,
     heuristic_result,
     kernel_seed,
     make_rng,
     random_permutation,
+    seconds_left,
     timed_compile,
     weight_bound,
 )
-from nqmip.instance import Instance
+from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
 # The numba module is imported lazily (see _kernels): `import nqmip` must not load numba.
@@ -627,9 +630,11 @@ CHUNK_MAX = 65_536
 
 def _warm_up() -> None:
     """Compile (or load from numba's cache) the driver with the exact argument types."""
-    instance = Instance(n=4)
     config = GAConfig.build("default", population=2, max_evaluations=50)
-    _run_kernel(instance, config, make_rng(0), None)
+    # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
+    for instance in (Instance(n=4), make_instance(6, "chess"),
+                     make_instance(6, "random", weights_seed=0)):
+        _run_kernel(instance, config, make_rng(0), None)
 
 
 def _run_kernel(
@@ -640,9 +645,8 @@ def _run_kernel(
     n = instance.n
     rows, _ = free_rows_and_columns(instance)
     free = np.ascontiguousarray(rows, dtype=np.int64)
-    weighted = instance.weights is not None
-    weights = (np.ascontiguousarray(instance.weights, dtype=np.float64) if weighted
-               else np.zeros((1, 1), dtype=np.float64))
+    weighted = not instance.is_feasibility
+    weights = instance.kernel_weights()
     bound = weight_bound(instance) if weighted else float(n)
     icfg, fcfg = config.arrays(free.size, weighted, bound)
     size = config.population
@@ -697,7 +701,7 @@ def solve_ga(
     instance: Instance,
     *,
     seed: int | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     preset: str = "default",
     **params: Any,
 ) -> Result:
@@ -711,11 +715,14 @@ def solve_ga(
     bound. A run that finds no conflict-free placement returns status ``unknown`` with
     ``extra["best_conflicts"]``.
     """
+    if (time_limit is not None and "max_evaluations" not in params
+            and "max_iterations" not in params):
+        # Anytime: under a time limit the GA evolves until the deadline (or the bound).
+        params["max_evaluations"] = default_budget(time_limit, 0)
     config = GAConfig.build(preset, **params)
-    if time_limit is not None:
-        check_float("time_limit", time_limit, 0.0, float("inf"), low_open=True)
     rng = make_rng(seed)
     compile_time = timed_compile(_warm_up)
+    limit = seconds_left(time_limit)
     if fixed_queens_clash(instance):
         # No placement can keep them all: nothing to search (and no permutation exists
         # when two share a column).
@@ -726,7 +733,7 @@ def solve_ga(
             extra={"config": config.describe(), "reason": "fixed queens attack each other"},
         )
         return result.with_(status=Status.INFEASIBLE)
-    out, wall = _run_kernel(instance, config, rng, time_limit)
+    out, wall = _run_kernel(instance, config, rng, limit)
     extra = {
         "config": config.describe(),
         "solved_at_evaluation": out["solved_at_evaluation"],

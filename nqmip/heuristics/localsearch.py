@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     fixed_queens_clash,
     kernel_seed,
     make_rng,
+    seconds_left,
     timed_compile,
     weight_bound,
 )
@@ -258,15 +260,16 @@ class SwapSearch:
                 self.weighted, self.penalty, self.bound)
 
 
-def conflict_penalty(weights: np.ndarray | None) -> float:
+def conflict_penalty(instance: Instance) -> float:
     """Cost of one attacking pair in a weighted search, in weight units.
 
     A swap changes the weight by at most 2·(max - min); a penalty above that makes
     every conflict-removing move better than any weight gain, so the search settles on
     conflict-free boards and leaves them only through tabu or annealing moves."""
-    if weights is None:
+    if instance.is_feasibility:
         return 1.0
-    return 2.0 * float(weights.max() - weights.min()) + 1.0
+    low, high = instance.weight_range()
+    return 2.0 * (high - low) + 1.0
 
 
 def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) -> SwapSearch:
@@ -277,9 +280,8 @@ def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) 
     perm = random_permutation(instance, rng)
     diag, anti = counters_for(perm)
     free_rows, _ = free_rows_and_columns_fast(instance)
-    weighted = instance.weights is not None
-    weights = (np.ascontiguousarray(instance.weights, dtype=np.float64) if weighted
-               else np.zeros((1, 1), dtype=np.float64))
+    weighted = not instance.is_feasibility
+    weights = instance.kernel_weights()
     state = np.zeros(STATE_SLOTS, dtype=np.int64)
     rows = np.arange(n, dtype=np.int64)
     state[CONFLICTS] = int(sum(int(c) * (int(c) - 1) // 2 for c in np.concatenate(
@@ -294,7 +296,7 @@ def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) 
         conflicted=np.empty(max(free_rows.size, 1), dtype=np.int32),
         in_list=np.zeros(n, dtype=np.uint8), state=state, fstate=fstate,
         best_perm=best_perm, weights=weights, weighted=weighted,
-        penalty=conflict_penalty(instance.weights), bound=bound,
+        penalty=conflict_penalty(instance), bound=bound,
     )
     record_best(perm, best_perm, state, fstate, weighted)
     return search
@@ -353,7 +355,7 @@ def run_swap_search(
     method: str,
     *,
     seed: int | None,
-    time_limit: float | None,
+    time_limit: float | Deadline | None,
     max_iterations: int,
     chunk: int,
     warm_up: Callable[[], None],
@@ -369,11 +371,12 @@ def run_swap_search(
     if fixed_queens_clash(instance):
         return infeasible_result(instance, method, seed)
     compile_time = timed_compile(warm_up)
+    limit = seconds_left(time_limit)
     start = time.perf_counter()
     rng = make_rng(seed)
     search = new_swap_search(instance, rng, weight_bound(instance))
     step = prepare(search)
-    outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=time_limit,
+    outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=limit,
                          start=start, chunk=chunk)
     wall = time.perf_counter() - start
     return swap_search_result(
@@ -385,7 +388,9 @@ def run_swap_search(
 def warm_up_swap_search(run: Callable[[SwapSearch, int], object]) -> None:
     """Compile (or load from the cache) a swap-search kernel for both objectives on tiny
     boards: ``run(search, kernel_seed)`` calls it once on each."""
-    for instance in (make_instance(8, fixed={0: 0}), make_instance(6, "chess")):
+    # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
+    for instance in (make_instance(8, fixed={0: 0}), make_instance(6, "chess"),
+                     make_instance(6, "random", weights_seed=0)):
         rng = make_rng(0)
         search = new_swap_search(instance, rng, weight_bound(instance))
         run(search, kernel_seed(rng))

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     check_float,
     check_int,
@@ -38,6 +39,7 @@ from nqmip.heuristics.common import (
     heuristic_result,
     kernel_seed,
     make_rng,
+    seconds_left,
     timed_compile,
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
@@ -281,7 +283,7 @@ def minconflicts_placement(
     instance: Instance,
     *,
     seed: int | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     max_evaluations: int | None = None,
     tail: int = 64,
     greedy_attempts: int = 256,
@@ -304,7 +306,8 @@ def minconflicts_placement(
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
     compile_time = timed_compile(_warm_up)
-    perm, stats = _search(instance, seed=seed, time_limit=time_limit, budget=budget,
+    perm, stats = _search(instance, seed=seed, time_limit=seconds_left(time_limit),
+                          budget=budget,
                           tail=tail, greedy_attempts=greedy_attempts, window=window,
                           repair_tries=repair_tries, samples=samples, noise=noise,
                           small_from=SMALL_COUNTERS_FROM)
@@ -457,7 +460,7 @@ def solve_minconflicts(
     instance: Instance,
     *,
     seed: int | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     **params: Any,
 ) -> Result:
     """QS4-style greedy placement plus min-conflicts repair; see the module docstring.

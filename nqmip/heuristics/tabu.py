@@ -26,7 +26,8 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from nqmip.heuristics.common import check_int
+from nqmip.budget import Deadline
+from nqmip.heuristics.common import check_int, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
 from nqmip.heuristics.localsearch import (
     BEST_CONFLICTS,
@@ -161,7 +162,7 @@ def solve_tabu(
     instance: Instance,
     *,
     seed: int | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     max_iterations: int | None = None,
     tenure: int = 10,
     samples: int = 32,
@@ -170,8 +171,9 @@ def solve_tabu(
 ) -> Result:
     """Tabu swap search; see the module docstring.
 
-    Parameters (defaults): ``max_iterations`` (feasibility: 10^6 + 200·n; weighted:
-    2·10^5 + 2000·n) moves; ``tenure`` (10) iterations a swapped pair stays tabu;
+    Parameters (defaults): ``max_iterations`` (with a time limit: none, it searches until
+    the deadline; without: feasibility 10^6 + 200·n, weighted 2·10^5 + 2000·n) moves;
+    ``tenure`` (10) iterations a swapped pair stays tabu;
     ``samples`` (32) partner rows tried per iteration; ``stall_limit`` (2000) iterations
     without a new best before a perturbation of ``perturb`` (3) random swaps.
     """
@@ -181,7 +183,9 @@ def solve_tabu(
     perturb = check_int("perturb", perturb, 0)
     n = instance.n
     if max_iterations is None:
-        max_iterations = (10**6 + 200 * n) if instance.weights is None else (2 * 10**5 + 2000 * n)
+        max_iterations = default_budget(
+            time_limit,
+            (10**6 + 200 * n) if instance.is_feasibility else (2 * 10**5 + 2000 * n))
     max_iterations = check_int("max_iterations", max_iterations, 1)
 
     def prepare(search: SwapSearch) -> Callable[[int, int], bool]:
