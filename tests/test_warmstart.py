@@ -15,7 +15,7 @@ import pytest
 
 import nqmip
 from nqmip.backends.base import get_backend
-from nqmip.hybrid import pick_backend
+from nqmip.hybrid import AUTO_HEURISTIC, pick_backend
 from nqmip.result import Status, Termination
 from nqmip.warmstart import WarmStartError
 
@@ -103,7 +103,7 @@ def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
     backend = pick_backend(20)
-    assert r.extra["plan"] == ["sa", backend]
+    assert r.extra["plan"] == [AUTO_HEURISTIC, backend]
     assert backend == ("gurobi" if get_backend("gurobi").available() else "highs")
     assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
 
