@@ -15,8 +15,8 @@ prove it, and returns the best placement with the best bound it knows:
   warm-started from the incumbent; beyond, to the heuristic.
 - **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a heuristic incumbent, then the MIP
   (Gurobi where installed and licensed for n, else HiGHS) warm-started from it with the
-  rest of the budget: the MIP's incumbents beat every heuristic at n = 40-100 and its bound
-  is the best one known.
+  rest of the budget: it proves the optimum up to ``AUTO_EXACT_MAX_N`` and its bound is
+  the best one known; beyond, the heuristic gets half the budget first.
 - **Larger boards**: the heuristic with the whole budget, and the best cheap bound: the
   colour bound (line IP or its Lagrangian, O(n)), the LP relaxation up to
   ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
@@ -41,9 +41,12 @@ FAST_EXACT_MAX_N = 12
 #: Largest n for which "auto" runs an exact backend to a proof on other weights: HiGHS proved
 #: random weights (1..9) up to n = 36 within 60 s (docs/benchmarks-warmstart.md).
 AUTO_EXACT_MAX_N = 36
-#: Largest n for which the MIP takes part in the portfolio on other weights (warm-started
-#: from the heuristic): its incumbents beat the heuristics at n = 40-100 (docs/anytime.md).
-MIP_PORTFOLIO_MAX_N = 120
+#: Largest n for which the MIP takes part in the portfolio on other weights, warm-started
+#: from the heuristic, which gets ``MIP_PORTFOLIO_HEURISTIC_SHARE`` of the budget first
+#: beyond the exact range. Measured (random 1..9, 20 s): at n = 100 the GA alone reaches
+#: 881, the GA for 3 s then HiGHS 877; at n = 50 both 435 (docs/anytime.md).
+MIP_PORTFOLIO_MAX_N = 60
+MIP_PORTFOLIO_HEURISTIC_SHARE = 0.5
 #: Weights constant per colour: the strengthened MIP after the colour proof up to this n
 #: (docs/frontier.md), and the colour proof itself up to ``COLOUR_PROOF_MAX_N``.
 AUTO_COLOUR_EXACT_MAX_N = 64
@@ -274,7 +277,9 @@ def solve_auto(
     # An incumbent first, then the MIP warm-started from it, or the heuristic to the end.
     incumbent_limit = deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE)
     if n <= MIP_PORTFOLIO_MAX_N:
-        run.heuristic(incumbent_limit)
+        first = (incumbent_limit if n <= AUTO_EXACT_MAX_N
+                 else deadline.sub(share=MIP_PORTFOLIO_HEURISTIC_SHARE))
+        run.heuristic(first)
         if not deadline.expired():
             start = run.best.placement if run.best is not None else None
             exact(deadline, start=start)
