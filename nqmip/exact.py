@@ -20,7 +20,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from nqmip.backends.base import SolveOptions, get_backend
+from nqmip.backends.base import MIN_SOLVER_SECONDS, SolveOptions, get_backend
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Provenance, Result, Status, Termination
 from nqmip.verify import VerificationError, verified
@@ -80,6 +81,10 @@ def solve_exact(
         start = replace(start, source=start_label)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
+    if deadline.limited:
+        # The solver's limit is what is left now; building its model is not counted against
+        # it (as before the one deadline: a 0.05 s limit still lets HiGHS load a start).
+        options = replace(options, deadline=Deadline(deadline.seconds(floor=MIN_SOLVER_SECONDS)))
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     solve_time = time.perf_counter() - solve_begin

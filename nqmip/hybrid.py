@@ -225,8 +225,8 @@ def solve_auto(
                             verbose=verbose, on_progress=on_progress)
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
-              step: str | None = None) -> Result:
-        backend = pick_backend(n)
+              step: str | None = None, backend: str | None = None) -> Result:
+        backend = backend or pick_backend(n)
         result = solve_exact(instance, backend, options(limit), warm_start=start,
                              bound_proof=bound_proof)
         label = step or backend
@@ -236,7 +236,7 @@ def solve_auto(
 
     # Small boards: HiGHS proves at once; loading the heuristics would cost more.
     if n <= FAST_EXACT_MAX_N and not instance.fixed and warm_start is None:
-        exact(deadline)
+        exact(deadline, backend="highs")  # not Gurobi: starting its environment costs more
         return run.finish(begin)
 
     if warm_start is not None:
