@@ -7,7 +7,7 @@ Three tables, each measured side by side in one run (same line sets, same seeds)
    (the default) and in random order: how many line sets are realised, and how fast.
 2. **Line sets vs the colour walk.** Time to a placement with B black queens, each search
    alone, ``--walk-limit`` seconds at most.
-3. **The colour proof** (``nqmip.colour_proof.colour_proof``, 60 s budget): proven or not,
+3. **The colour proof** (``nqmip.colour.proof.colour_proof``, 60 s budget): proven or not,
    black queens found against the bound, refuted counts, seconds (median of the seeds).
 
 numba compiles before any timing (a warm-up solve). Results go to
@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 
 import nqmip
-from nqmip.colour_proof import colour_proof
-from nqmip.formulation.lines import LineSet, realisation_options, sample_line_set
-from nqmip.formulation.strengthen import black_queen_bound
-from nqmip.heuristics.colour_search import search_line_sets, search_walk
-from nqmip.heuristics.exact_cover import find_exact_cover
+from nqmip.colour.bound import black_queen_bound
+from nqmip.colour.exact_cover import find_exact_cover
+from nqmip.colour.lines import LineSet, realisation_options, sample_line_set
+from nqmip.colour.proof import colour_proof
+from nqmip.colour.search import search_line_sets, search_walk
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks-colour.md"
 

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
-from nqmip.formulation import strengthen  # noqa: E402
-from nqmip.formulation.lines import black_count  # noqa: E402
+from nqmip.colour import bound as strengthen  # noqa: E402
+from nqmip.colour.bound import black_count  # noqa: E402
 
 DATA = ROOT / "docs" / "data" / "frontier.json"
 DOC = ROOT / "docs" / "frontier.md"
@@ -164,11 +164,11 @@ def write_doc(data: dict[str, Any]) -> None:
         "",
         "Columns per backend: `plain` = textbook model (`strengthen=False`); `model` = the",
         "strengthened model solved by the backend alone; `default` = as `method=\"auto\"`",
-        "runs it (`bound_proof=True`): the colour proof of `nqmip.colour_proof` first (a",
+        "runs it (`bound_proof=True`): the colour proof of `nqmip.colour.proof` first (a",
         "placement with as many black queens as the black bound is optimal; a bound the",
         "line sets refute drops by 2), then the strengthened model with the time left.",
         "`black bound` = the line-model bound B on the black count",
-        "(`strengthen.black_queen_bound`), and the counts refuted on the way. Times are",
+        "(`nqmip.colour.bound.black_queen_bound`), and the counts refuted on the way. Times are",
         "seconds, median of 3 runs; ¹ = one run (the first took longer than the repeat",
         "threshold); ᵇ = proven by the colour bound (no solver run); ʳ = after refuting B;",
         "`> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that configuration",

@@ -328,7 +328,8 @@ def run_cell(cell: Cell | dict[str, Any]) -> dict[str, Any]:
                                                "params"):
                 row[name] = result[name]
         row["status"] = result["status"]
-        row["instance"] = result.get("weights")
+        # "weights" in records written before the field was renamed weights_name
+        row["instance"] = result.get("weights_name", result.get("weights"))
         return row
 
 
@@ -387,7 +388,7 @@ def worker_main(result_path: str) -> int:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a JSON Lines file; a truncated last line (a killed sweep) is ignored."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     if not path.exists():
         return rows
     with open(path, encoding="utf-8") as handle:

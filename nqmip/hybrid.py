@@ -33,7 +33,8 @@ from typing import Any
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
-from nqmip.result import Result, Status, Termination
+from nqmip.result import DEFAULT_SEED, Result, Status, Termination
+from nqmip.verify import verified
 
 #: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
 #: random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
@@ -75,8 +76,6 @@ GUROBI_SIZE_LIMITED_MAX_N = 44
 #: n = 1000, 10 s: ga 8711, sa 6727, tabu none; chess n = 10^4, 10 s: ga 16424, sa 15828;
 #: docs/anytime.md).
 AUTO_HEURISTIC = "ga"
-#: Seed used when the caller gives none: the same command gives the same answer.
-DEFAULT_SEED = 0
 
 
 def pick_backend(n: int) -> str:
@@ -144,6 +143,7 @@ class _Portfolio:
         self.plan: list[str] = []
         self.last: Result | None = None
         self.refuted: tuple[int, ...] = ()
+        self.incumbent_source: str | None = None
         self.compile_time = 0.0
 
     def offer(self, result: Result, step: str) -> Result:
@@ -161,8 +161,9 @@ class _Portfolio:
                 and (result.objective or 0.0) >= (self.best.objective or 0.0) - 1e-9)
         ):
             self.best = result
-        self.tighten(result.bound, result.extra.get("bound_from", step))
-        refuted = result.extra.get("refuted_black_counts")
+            self.incumbent_source = result.provenance.incumbent_source or step
+        self.tighten(result.bound, result.provenance.bound_source or step)
+        refuted = result.provenance.refuted_black_counts
         if refuted:
             self.refuted = tuple(refuted)
         return result
@@ -173,10 +174,9 @@ class _Portfolio:
 
     def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC) -> Result:
         from nqmip.heuristics import run_heuristic
-        from nqmip.solve import verified
 
         result = verified(self.instance, run_heuristic(
-            method, self.instance, seed=self.seed, time_limit=deadline.seconds(floor=0.01)))
+            method, self.instance, seed=self.seed, time_limit=deadline))
         return self.offer(result, method)
 
     def proven(self) -> bool:
@@ -184,8 +184,6 @@ class _Portfolio:
                 and (self.best.objective or 0.0) >= self.bound - 1e-6 * max(1.0, abs(self.bound)))
 
     def finish(self, begin: float) -> Result:
-        from nqmip.solve import verified
-
         best = self.best
         if best is None:
             last = self.last
@@ -200,14 +198,14 @@ class _Portfolio:
             termination = Termination.OPTIMAL
         elif self.deadline.limited and self.deadline.expired():
             termination = Termination.TIME_LIMIT
-        extra = {**best.extra}
-        if self.bound_from is not None:
-            extra["bound_from"] = self.bound_from
-        if self.refuted:
-            extra["refuted_black_counts"] = list(self.refuted)
+        provenance = best.provenance.with_(
+            bound_source=self.bound_from, refuted_black_counts=self.refuted,
+            incumbent_source=self.incumbent_source,
+            proof=({"colour_bound": "colour_bound", "solver": "solver"}.get(
+                self.bound_from or "", "bound") if proven else None))
         result = verified(self.instance, best.with_(
             bound=self.bound, status=Status.OPTIMAL if proven else Status.FEASIBLE,
-            termination=termination, extra=extra))
+            termination=termination, provenance=provenance))
         return _as_auto(result, begin, self)
 
 
@@ -222,7 +220,7 @@ def solve_auto(
     warm_start: Any = None,
     **params: Any,
 ) -> Result:
-    from nqmip.solve import solve_exact
+    from nqmip.exact import solve_exact
 
     if params:
         raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
@@ -233,25 +231,22 @@ def solve_auto(
     run = _Portfolio(instance, deadline, seed)
 
     def options(limit: Deadline) -> SolveOptions:
-        return SolveOptions(time_limit=limit.seconds(floor=0.01), seed=seed, threads=threads,
+        return SolveOptions(deadline=limit, seed=seed, threads=threads,
                             verbose=verbose, on_progress=on_progress)
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
-              step: str | None = None) -> Result:
-        backend = pick_backend(n)
+              step: str | None = None, backend: str | None = None) -> Result:
+        backend = backend or pick_backend(n)
         result = solve_exact(instance, backend, options(limit), warm_start=start,
                              bound_proof=bound_proof)
         label = step or backend
-        if result.extra.get("proof") == "colour_bound":
+        if result.provenance.plan == ("colour proof",):  # proven without running the MIP
             label = "colour proof"
-            result = result.with_(extra={**result.extra, "bound_from": "colour_bound"})
-        elif "bound_from" not in result.extra and result.bound is not None:
-            result = result.with_(extra={**result.extra, "bound_from": backend})
         return run.offer(result, label)
 
     # Small boards: HiGHS proves at once; loading the heuristics would cost more.
     if n <= FAST_EXACT_MAX_N and not instance.fixed and warm_start is None:
-        exact(deadline)
+        exact(deadline, backend="highs")  # not Gurobi: starting its environment costs more
         return run.finish(begin)
 
     if warm_start is not None:
@@ -327,41 +322,34 @@ def _colour_weights(instance: Instance) -> bool:
 
 
 def _colour_search(instance: Instance, seed: int | None, limit: Deadline) -> Result | None:
-    """The colour proof of :mod:`nqmip.colour_proof` (search at the bound B, refute B with the
+    """The colour proof of :mod:`nqmip.colour.proof` (search at the bound B, refute B with the
     line sets, then B - 2, …) within ``limit``. None when it found no placement."""
-    from nqmip.colour_proof import colour_proof
-    from nqmip.solve import verified
+    from nqmip.colour.proof import colour_proof, provenance_of
 
     begin = time.perf_counter()
-    found = colour_proof(instance, time_limit=limit.seconds(floor=0.01), seed=seed)
+    found = colour_proof(instance, time_limit=limit, seed=seed)
     if found is None or found.placement is None:
         return None
     proven = found.proven
-    extra: dict[str, Any] = {"black_queens": found.black, "bound_from": "colour_bound"}
-    if proven:
-        extra["proof"] = "colour_bound"
-    if found.refuted:
-        extra["refuted_black_counts"] = list(found.refuted)
     return verified(instance, Result(
         status=Status.OPTIMAL if proven else Status.FEASIBLE,
         termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
-        n=instance.n, method="auto", solver="colour search", objective=found.objective,
+        n=instance.n, method="auto", solver="colour proof", objective=found.objective,
         bound=found.bound, placement=found.placement,
-        wall_time=time.perf_counter() - begin, weights=instance.name, seed=seed,
+        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
         message=("optimal: the placement reaches the colour bound" if proven else
                  f"{found.black} black queens; the bound allows {found.black_bound}"),
-        extra=extra))
+        provenance=provenance_of(found, plan=("colour proof",)),
+        extra={"black_queens": found.black}))
 
 
 def _as_auto(result: Result, begin: float, run: _Portfolio) -> Result:
     plan = run.plan or ["auto"]
-    solver = result.solver
     return result.with_(
         method="auto",
-        solver=f"auto[{' -> '.join(plan)}] {solver}",
         seed=run.seed,
         wall_time=time.perf_counter() - begin - run.compile_time,
         compile_time=run.compile_time or None,
-        extra={**result.extra, "plan": plan},
+        provenance=result.provenance.with_(plan=tuple(plan)),
     )
 

@@ -8,7 +8,9 @@ characters and the board stays readable: ``Q`` a queen, ``:`` an empty black squ
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -31,7 +33,7 @@ def square_name(row: int, col: int, n: int) -> str:
     return f"({row},{col})"
 
 
-def board_text(placement: tuple[int, ...], n: int) -> Text:
+def board_text(placement: Sequence[int] | np.ndarray, n: int) -> Text:
     text = Text()
     width = len(str(n))
     for row in range(n):
@@ -75,9 +77,17 @@ def result_table(result: Result) -> Table:
         ("objective", "-" if result.objective is None else f"{result.objective:g}"),
         ("bound", "-" if result.bound is None else f"{result.bound:g}"),
         ("gap", "-" if gap is None else f"{gap:.2%}"),
-        ("method", f"{result.method} ({result.solver})"),
+        ("method", result.method if result.solver in ("", result.method)
+         else f"{result.method} ({result.solver})"),
         ("time", f"{result.wall_time:.3f} s"),
     ]
+    how = result.provenance
+    if len(how.plan) > 1 or (how.plan and how.plan[0] != result.method):
+        rows.append(("plan", " -> ".join(how.plan)))
+    if how.proof is not None and result.status == "optimal":
+        rows.append(("proof", how.proof.replace("_", " ")))
+    if how.bound_source is not None and how.bound_source != "solver":
+        rows.append(("bound from", how.bound_source.replace("_", " ")))
     for label in ("evaluations", "iterations", "improvements", "nodes"):
         value = getattr(result, label)
         if value is not None:
@@ -89,7 +99,7 @@ def result_table(result: Result) -> Table:
     if result.message:
         rows.append(("message", result.message))
     for label, value in rows:
-        table.add_row(label, Text(value))  # Text: solver labels hold brackets, not markup
+        table.add_row(label, Text(value))  # Text: no rich markup in solver messages
     return table
 
 

@@ -36,7 +36,47 @@ class Termination(StrEnum):
     SOLUTION_FOUND = "solution_found"  # a heuristic reached its goal
     INTERRUPTED = "interrupted"
     ERROR = "error"
+    UNKNOWN = "unknown"  # the solver did not say why it stopped
 
+
+@dataclass(frozen=True)
+class Provenance:
+    """How a result was obtained, in declared fields (not free ``extra`` keys).
+
+    - ``plan``: the steps that ran, in order (``("sa", "highs")``, ``("colour proof",)``).
+    - ``proof``: what proves the status: ``"solver"`` (the solver's own proof),
+      ``"colour_bound"`` (a placement reaching the colour bound, :mod:`nqmip.colour.proof`),
+      ``"bound"`` (an incumbent meeting a cheap bound), or None (nothing proven).
+    - ``bound_source``: where ``bound`` comes from: ``"solver"``, ``"colour_bound"``,
+      ``"lp_relaxation"``, ``"row_column_maxima"``, or None without a bound.
+    - ``refuted_black_counts``: black-queen counts refuted by the line sets (they lowered
+      the colour bound).
+    - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
+      ``"colour_search"`` or a heuristic's name.
+    - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
+      heuristic's name, or None.
+    """
+
+    plan: tuple[str, ...] = ()
+    proof: str | None = None
+    bound_source: str | None = None
+    refuted_black_counts: tuple[int, ...] = ()
+    incumbent_source: str | None = None
+    warm_start: str | None = None
+
+    def with_(self, **changes: Any) -> Provenance:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plan": list(self.plan), "proof": self.proof,
+                "bound_source": self.bound_source,
+                "refuted_black_counts": list(self.refuted_black_counts),
+                "incumbent_source": self.incumbent_source, "warm_start": self.warm_start}
+
+
+#: Seed used when the caller gives none, by every method: the same command gives the same
+#: answer, and the result's ``seed`` records it.
+DEFAULT_SEED = 0
 
 #: From this many queens a placement is a read-only int32 numpy array, not a tuple: a tuple
 #: of 10^8 Python ints takes about 3.6 GB, the array 0.4 GB.
@@ -76,7 +116,7 @@ class Result:
     bound: float | None
     placement: Placement | None
     wall_time: float
-    weights: str = "none"
+    weights_name: str = "none"  # the instance's name ("chess", "random(seed=3)", ...)
     seed: int | None = None
     conflicts: int | None = None
     evaluations: int | None = None
@@ -89,7 +129,8 @@ class Result:
     solve_time: float | None = None
     compile_time: float | None = None
     message: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=Provenance)
+    extra: dict[str, Any] = field(default_factory=dict)  # method-specific statistics only
 
     @property
     def gap(self) -> float | None:
@@ -111,6 +152,7 @@ class Result:
         # asdict would deep-copy a placement of millions of queens; fields are shallow.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["extra"] = dict(self.extra)
+        data["provenance"] = self.provenance.to_dict()
         data["status"] = str(self.status)
         data["termination"] = str(self.termination)
         data["placement"] = (

@@ -2,16 +2,23 @@
 
 Nothing here shares code with the formulations or the heuristics: a placement is checked
 from first principles (counting queens per column and per diagonal with ``np.bincount``),
-in O(n) time and memory, so it serves for millions of queens too.
+in O(n) time and memory, so it serves for millions of queens too. :func:`verified` is the
+gate every :class:`~nqmip.result.Result` passes before it leaves the package.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nqmip.instance import ColourWeights
+from nqmip.result import Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nqmip.instance import Instance
+    from nqmip.result import Result
 
 
 class VerificationError(RuntimeError):
@@ -137,7 +144,7 @@ def is_solution(
 
 
 def objective_of(
-    placement: Sequence[int], weights: np.ndarray | ColourWeights | None
+    placement: Sequence[int] | np.ndarray, weights: np.ndarray | ColourWeights | None
 ) -> float:
     """Objective recomputed from the weights (the number of queens when there are none).
 
@@ -155,7 +162,7 @@ def objective_of(
 
 
 def check_placement(
-    placement: Sequence[int],
+    placement: Sequence[int] | np.ndarray,
     n: int,
     weights: np.ndarray | ColourWeights | None,
     fixed: Mapping[int, int] | Iterable[tuple[int, int]] | None,
@@ -192,3 +199,26 @@ def check_placement(
                 f"worth {value}"
             )
     return value
+
+
+def verified(instance: Instance, result: Result) -> Result:
+    """Check a result's placement and objective independently; raise if they are wrong."""
+    source = f"{result.method} ({result.solver})"
+    if result.placement is None:
+        if result.status in (Status.OPTIMAL, Status.FEASIBLE):
+            raise VerificationError(f"{source}: status {result.status} without a placement")
+        return result
+    if result.status in (Status.INFEASIBLE, Status.UNKNOWN):
+        raise VerificationError(f"{source}: status {result.status} with a placement")
+    value = check_placement(
+        result.placement,
+        instance.n,
+        instance.colours if instance.colours is not None else instance.dense,
+        instance.fixed,
+        result.objective,
+        source=source,
+    )
+    bound = result.bound
+    if bound is not None and value > bound + 1e-6 * max(1.0, abs(value)):
+        raise VerificationError(f"{source}: objective {value} exceeds the proven bound {bound}")
+    return result.with_(objective=value, conflicts=0)  # check_placement counted them

@@ -1,6 +1,10 @@
 """Warm starts: turn what the user gave (a placement, a Result, a heuristic's name) into a
 checked starting placement before any exact solver sees it (python-mip's
-``validate_mip_start`` idea: say *why* a start is refused)."""
+``validate_mip_start`` idea: say *why* a start is refused).
+
+A heuristic's name runs that heuristic through :func:`nqmip.heuristics.run_heuristic` and
+the verifier, never through :func:`nqmip.solve` (no second validation, no import circle).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Result
-from nqmip.verify import conflicts
+from nqmip.verify import conflicts, verified
 
 WarmStartSpec = None | str | Result | Sequence[int] | np.ndarray
 
@@ -58,27 +63,30 @@ def prepare_start(
     warm_start: WarmStartSpec,
     *,
     seed: int | None,
-    time_limit: float | None,
+    time_limit: float | Deadline | None,
     params: dict[str, Any] | None = None,
 ) -> Start | None:
-    """Resolve ``warm_start``; a heuristic's name runs that heuristic (its time is counted)."""
+    """Resolve ``warm_start``; a heuristic's name runs that heuristic within ``time_limit``
+    (seconds or a :class:`~nqmip.budget.Deadline`; None: its own default budget), its time
+    counted."""
     if warm_start is None:
         return None
     if isinstance(warm_start, str):
-        from nqmip.heuristics import HEURISTIC_METHODS
-        from nqmip.solve import solve
+        from nqmip.heuristics import HEURISTIC_METHODS, run_heuristic
 
         if warm_start not in HEURISTIC_METHODS:
             raise WarmStartError(
                 f"unknown warm-start heuristic {warm_start!r}: choose from "
                 f"{', '.join(HEURISTIC_METHODS)}, or pass a placement or a Result"
             )
-        result = solve(instance, method=warm_start, seed=seed, time_limit=time_limit,
-                       **(params or {}))
+        limit = Deadline.of(time_limit).seconds(floor=0.01)
+        result = verified(instance, run_heuristic(warm_start, instance, seed=seed,
+                                                  time_limit=limit, **(params or {})))
         spent = result.wall_time  # numba's compile (or cache load) is in compile_time
         if result.placement is None:
             return Start(None, None, spent, warm_start, result)
-        return Start(validate_start(instance, result.placement), result.objective, spent,
+        # verified() has checked it (queens, conflicts, fixed queens): not again here.
+        return Start(tuple(int(c) for c in result.placement), result.objective, spent,
                      warm_start, result)
     if isinstance(warm_start, Result):
         if warm_start.placement is None:

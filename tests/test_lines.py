@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqmip
-from nqmip.colour_proof import colour_proof
-from nqmip.formulation import lines as L
-from nqmip.formulation import strengthen as S
-from nqmip.heuristics.colour_search import search_black_count, search_line_sets
-from nqmip.heuristics.exact_cover import find_exact_cover
+from nqmip.colour import bound as S
+from nqmip.colour import lines as L
+from nqmip.colour.exact_cover import find_exact_cover
+from nqmip.colour.proof import colour_proof
+from nqmip.colour.search import search_black_count, search_line_sets
 from tests.oracle import solutions
 
 
@@ -125,7 +125,7 @@ def test_refutation_with_fixed_queens_matches_brute_force() -> None:
                 assert not outcome.refuted
                 found = search_black_count(nqmip.make_instance(n, "chess", fixed={r: c}), b,
                                            seed=0, time_limit=5)
-                assert found is not None and found[r] == c and L.black_count(found) == b
+                assert found is not None and found[r] == c and S.black_count(found) == b
 
 
 def test_line_search_says_when_no_line_set_exists() -> None:
@@ -138,7 +138,7 @@ def test_line_search_says_when_no_line_set_exists() -> None:
 def test_line_search_reaches_the_bound_where_the_walk_did_not(n: int) -> None:
     b = S.black_queen_bound(n)
     found = search_line_sets(nqmip.make_instance(n, "chess"), b, seed=0, time_limit=60)
-    assert found and nqmip.is_solution(found) and L.black_count(found) == b
+    assert found and nqmip.is_solution(found) and S.black_count(found) == b
 
 
 def test_colour_proof_refutes_the_bound_at_19() -> None:
@@ -150,7 +150,7 @@ def test_colour_proof_refutes_the_bound_at_19() -> None:
     assert proof.black == 13 and proof.objective == proof.bound == 32
     r = nqmip.solve(19, "chess", method="auto", seed=0, time_limit=60)
     assert r.status == "optimal" and r.objective == 32
-    assert r.extra["refuted_black_counts"] == [15]
+    assert r.provenance.refuted_black_counts == (15,)
 
 
 def test_colour_proof_for_white_heavy_weights_matches_brute_force() -> None:

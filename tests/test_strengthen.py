@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import nqmip
+from nqmip.colour import bound as B
+from nqmip.colour.search import search_black_count, start_permutation
 from nqmip.formulation import strengthen as S
-from nqmip.heuristics.colour_search import search_black_count, start_permutation
 
 ALL_ON = {"colour_bound": True, "parity": True, "symmetry": True}
 
@@ -115,13 +116,13 @@ def test_every_placement_satisfies_bound_and_parity() -> None:
     for n in range(4, 10):
         counts = black_counts(n)
         assert np.all(counts % 2 == n % 2), "parity: #black = n (mod 2)"
-        lo, hi = S.black_queen_range(n)
+        lo, hi = B.black_queen_range(n)
         assert lo <= counts.min() and counts.max() <= hi
         # fixed queens: the bound with a fixed queen still covers every placement keeping it
         sols = solutions(n)
         for r, c in [(0, 0), (1, 3), (n - 1, 2)]:
             keep = sols[:, r] == c
-            rng = S.black_queen_range(n, ((r, c),))
+            rng = B.black_queen_range(n, ((r, c),))
             if not keep.any():
                 continue
             assert rng is not None
@@ -131,11 +132,11 @@ def test_every_placement_satisfies_bound_and_parity() -> None:
 def test_black_bound_is_tight_on_small_boards() -> None:
     # Not required for validity, but the whole method relies on it: record where it holds.
     for n in range(4, 10):
-        assert S.black_queen_bound(n) == black_counts(n).max(), n
+        assert B.black_queen_bound(n) == black_counts(n).max(), n
 
 
 def test_infeasible_boards_are_seen_by_the_bound() -> None:
-    assert S.black_queen_range(2) is None and S.black_queen_range(3) is None
+    assert B.black_queen_range(2) is None and B.black_queen_range(3) is None
 
 
 def test_detected_symmetries_map_the_weights_onto_themselves() -> None:
@@ -177,7 +178,7 @@ def test_apply_symmetry_keeps_solutions() -> None:
 def test_colour_search_hits_the_requested_count() -> None:
     rng = np.random.default_rng(1)
     for n in (8, 9, 12, 16):
-        b = S.black_queen_bound(n)
+        b = B.black_queen_bound(n)
         p = start_permutation(n, b, (), rng)
         assert p is not None and sorted(p) == list(range(n))
         assert sum((i + c) % 2 == 0 for i, c in enumerate(p)) == b

@@ -41,7 +41,7 @@ def test_start_is_taken_by_the_solver(backend: str, start30: nqmip.Result) -> No
     assert r.placement is not None and nqmip.is_solution(r.placement)
     assert r.objective >= start30.objective
     if ACCEPTS_STARTS[backend]:
-        assert r.extra.get("incumbent_from") != "warm_start"
+        assert r.provenance.incumbent_source != "warm_start"
 
 
 def test_no_start_means_none(backend: str) -> None:
@@ -103,7 +103,7 @@ def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
     backend = pick_backend(20)
-    assert r.extra["plan"] == [AUTO_HEURISTIC, backend]
+    assert r.provenance.plan == (AUTO_HEURISTIC, backend)
     assert backend == ("gurobi" if get_backend("gurobi").available() else "highs")
     assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
 
@@ -123,7 +123,7 @@ def test_auto_chess_uses_the_colour_bound() -> None:
 def test_auto_feasibility_uses_the_heuristic_proof() -> None:
     r = nqmip.solve(500, method="auto", seed=2)
     assert r.status == Status.OPTIMAL and r.objective == 500 and r.bound == 500
-    assert r.extra["plan"] == ["minconflicts"]
+    assert r.provenance.plan == ("minconflicts",)
 
 
 def test_auto_beyond_exact_range_returns_incumbent_bound_and_gap() -> None:

@@ -14,18 +14,20 @@ import os
 import sys
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
 
 
 class BackendError(RuntimeError):
-    """A backend failed (bad licence, solver error)."""
+    """A backend failed: bad licence, solver error, or a solver answering something that is
+    not a placement (the CLI exits 1 with the message; bad *input* exits 2)."""
 
 
 class BackendUnavailable(BackendError):
@@ -50,7 +52,7 @@ ProgressCallback = Callable[[Progress], None]
 class SolveOptions:
     """Option names shared by every backend; each backend maps them to its own."""
 
-    time_limit: float | None = None
+    deadline: Deadline = field(default_factory=Deadline)  # the call's one clock
     seed: int | None = None
     threads: int | None = None
     mip_gap: float = 0.0
@@ -59,6 +61,14 @@ class SolveOptions:
     # Add the valid rows of nqmip.formulation.strengthen (colour bound, ...) to the model.
     strengthen: bool = True
     on_progress: ProgressCallback | None = None
+
+    def time_limit(self) -> float | None:
+        """What is left of the deadline as the solver's time-limit option (None: no limit)."""
+        return self.deadline.seconds(floor=MIN_SOLVER_SECONDS)
+
+
+#: Solvers refuse a zero or negative time limit: what is left is passed as at least this.
+MIN_SOLVER_SECONDS = 0.01
 
 
 class SolverLog:
@@ -138,9 +148,47 @@ class RawSolution:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def solution(
+    termination: Termination,
+    placement: tuple[int, ...] | None = None,
+    objective: float | None = None,
+    bound: float | None = None,
+    nodes: int | None = None,
+    accepted: bool | None = None,
+    message: str = "",
+) -> RawSolution:
+    """The one status mapping of every backend: from why the solver stopped (already
+    translated by :func:`termination_of`) and what it holds, the :class:`RawSolution`."""
+    if termination is Termination.OPTIMAL and placement is not None:
+        return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
+                           bound if bound is not None else objective, nodes, accepted)
+    if termination is Termination.INFEASIBLE:
+        return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
+                           warm_start_accepted=accepted)
+    if termination is Termination.OPTIMAL:  # "optimal" with nothing to show for it
+        termination = Termination.ERROR
+    return RawSolution(Status.FEASIBLE if placement is not None else Status.UNKNOWN,
+                       termination, placement, objective, bound, nodes, accepted,
+                       message=message)
+
+
+def termination_of(native: Any, table: Mapping[Any, Termination]) -> Termination:
+    """A solver's own status translated by its backend's ``table`` (ERROR if not listed)."""
+    return table.get(native, Termination.ERROR)
+
+
 class Backend(ABC):
+    """One exact solver. The capability flags say what it does with the shared options:
+    a backend that does not accept a start still gets one (the start is kept as the
+    incumbent when the solver ends with nothing better), one that does not honour the seed
+    is deterministic (the result's ``seed`` is then None), and ``threads`` is refused where
+    it is not honoured."""
+
     name: str = ""
     install_hint: str = ""
+    accepts_start: bool = True
+    honours_seed: bool = True
+    honours_threads: bool = True
 
     @abstractmethod
     def available(self) -> bool: ...
@@ -190,7 +238,3 @@ def get_backend(name: str) -> Backend:
         ) from None
     module_name, class_name = target.split(":")
     return getattr(importlib.import_module(module_name), class_name)()
-
-
-def available_backends() -> list[str]:
-    return [name for name in EXACT_METHODS if get_backend(name).available()]

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from nqmip.backends.base import (
     Backend,
+    BackendError,
     ProgressReporter,
     RawSolution,
     SolveOptions,
     SolverLog,
     module_available,
+    solution,
+    termination_of,
 )
 from nqmip.formulation.strengthen import cpsat_model
 from nqmip.instance import Instance
-from nqmip.result import Status, Termination
+from nqmip.result import Termination
 
 
 class CpSatBackend(Backend):
@@ -43,8 +48,9 @@ class CpSatBackend(Backend):
         solver.log_callback = log
         # CP-SAT catches Ctrl-C itself and stops as at a time limit (catch_sigint_signal).
         params.catch_sigint_signal = True
-        if options.time_limit is not None:
-            params.max_time_in_seconds = float(options.time_limit)
+        limit = options.time_limit()
+        if limit is not None:
+            params.max_time_in_seconds = limit
         if options.seed is not None:
             params.random_seed = int(options.seed) % 2_147_483_647
         if options.threads is not None:
@@ -62,31 +68,22 @@ class CpSatBackend(Backend):
         if options.warm_start is not None:
             accepted = log.contains("solution hint is complete and is feasible")
         nodes = int(solver.num_branches)
-        if status == cp_model.OPTIMAL:
-            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound, nodes, accepted)
-        if status == cp_model.INFEASIBLE:
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
-                               warm_start_accepted=accepted)
         if status == cp_model.MODEL_INVALID:
-            raise RuntimeError(f"CP-SAT rejected the model: {cps.model.validate()}")
+            raise BackendError(f"CP-SAT rejected the model: {cps.model.validate()}")
         # CP-SAT stops early without a proof only at the time limit or on Ctrl-C, which it
         # handles "as if a time limit was reached": the clock tells the two apart.
-        limit = options.time_limit
         interrupted = limit is None or solver.wall_time < 0.95 * limit
-        return RawSolution(
-            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
-            placement,
-            objective,
-            bound,
-            nodes,
-            accepted,
-            message=solver.status_name(status),
-        )
+        termination = termination_of(status, {
+            cp_model.OPTIMAL: Termination.OPTIMAL,
+            cp_model.INFEASIBLE: Termination.INFEASIBLE,
+            cp_model.FEASIBLE: Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
+            cp_model.UNKNOWN: Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
+        })
+        return solution(termination, placement, objective, bound, nodes, accepted,
+                        message=solver.status_name(status))
 
 
-def _Progress(report: ProgressReporter):  # type: ignore[no-untyped-def]
+def _Progress(report: ProgressReporter) -> Any:
     """A CP-SAT solution callback that reports each new incumbent and the bound."""
     from ortools.sat.python import cp_model
 

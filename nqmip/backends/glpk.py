@@ -10,15 +10,20 @@ from __future__ import annotations
 import math
 import shutil
 from functools import cache
+from typing import Any
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions
+from nqmip.backends.base import Backend, RawSolution, SolveOptions, solution, termination_of
 from nqmip.formulation.strengthen import pyomo_model
 from nqmip.instance import Instance
-from nqmip.result import Status, Termination
+from nqmip.result import Termination
 
 
 class GlpkBackend(Backend):
     name = "glpk"
+    # glpsol has no MIP-start input, no seed and runs on one thread.
+    accepts_start = False
+    honours_seed = False
+    honours_threads = False
     install_hint = (
         "install GLPK's glpsol program: apt-get install glpk-utils (or brew install glpk)"
     )
@@ -40,8 +45,9 @@ class GlpkBackend(Backend):
 
         model = pyomo_model(instance, options.strengthen)
         opt = pyo.SolverFactory("glpk")
-        if options.time_limit is not None:
-            opt.options["tmlim"] = max(1, math.ceil(options.time_limit))
+        limit = options.time_limit()
+        if limit is not None:
+            opt.options["tmlim"] = max(1, math.ceil(limit))
         if options.mip_gap:
             opt.options["mipgap"] = float(options.mip_gap)
         # glpsol has no MIP-start input: a warm start cannot reach it. The result says so
@@ -51,8 +57,7 @@ class GlpkBackend(Backend):
         tc = results.solver.termination_condition
         accepted = False if options.warm_start is not None else None
         if tc == TC.infeasible:
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE,
-                               warm_start_accepted=accepted)
+            return solution(Termination.INFEASIBLE, accepted=accepted)
         placement = objective = None
         if len(results.solution) > 0:
             model.solutions.load_from(results)
@@ -61,19 +66,14 @@ class GlpkBackend(Backend):
                 objective = float(pyo.value(model.value))
         bound = results.problem.upper_bound
         bound = float(bound) if bound is not None and math.isfinite(bound) else None
-        if tc == TC.optimal and placement is not None:
-            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound if bound is not None else objective,
-                               warm_start_accepted=accepted)
-        termination = Termination.TIME_LIMIT if options.time_limit else Termination.ERROR
-        return RawSolution(
-            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            termination, placement, objective, bound, warm_start_accepted=accepted,
-            message=f"glpsol: {tc}",
-        )
+        termination = termination_of(tc, {TC.optimal: Termination.OPTIMAL})
+        if termination is Termination.ERROR and limit is not None:
+            termination = Termination.TIME_LIMIT  # glpsol reports its time limit vaguely
+        return solution(termination, placement, objective, bound, accepted=accepted,
+                        message=f"glpsol: {tc}")
 
 
-def _integral_placement(model, n: int) -> tuple[int, ...] | None:  # type: ignore[no-untyped-def]
+def _integral_placement(model: Any, n: int) -> tuple[int, ...] | None:
     """The placement if glpsol's values are integral (a time-limited run may hold none)."""
     cols = []
     for i in range(n):

@@ -6,6 +6,8 @@ n <= 44 solves anywhere it is installed; larger boards need a full licence.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from nqmip.backends.base import (
@@ -17,12 +19,14 @@ from nqmip.backends.base import (
     SolverLog,
     c_stdout_to_stderr,
     module_available,
+    solution,
+    termination_of,
 )
 from nqmip.backends.highs import placement_from_values
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
-from nqmip.result import Status, Termination
+from nqmip.result import Termination
 
 SIZE_LIMITED_ERRNO = 10010
 
@@ -72,7 +76,8 @@ class GurobiBackend(Backend):
             raise BackendError(f"Gurobi failed: {exc}") from exc
 
     @staticmethod
-    def _solve(model, lm, a, equal, upper_only, lower_only, options: SolveOptions, gp, GRB):  # type: ignore[no-untyped-def]
+    def _solve(model: Any, lm: Any, a: Any, equal: Any, upper_only: Any, lower_only: Any,
+               options: SolveOptions, gp: Any, GRB: Any) -> RawSolution:
         vtype = np.full(lm.num_cols, GRB.BINARY if lm.num_extra_cols == 0 else GRB.INTEGER)
         x = model.addMVar(lm.num_cols, lb=lm.col_lower, ub=lm.col_upper, vtype=vtype, name="x")
         for mask, sense, rhs in (
@@ -83,8 +88,9 @@ class GurobiBackend(Backend):
             if mask.any():
                 model.addMConstr(a[mask], x, sense, rhs[mask])
         model.setObjective(lm.cost @ x, GRB.MAXIMIZE)
-        if options.time_limit is not None:
-            model.Params.TimeLimit = float(options.time_limit)
+        limit = options.time_limit()
+        if limit is not None:
+            model.Params.TimeLimit = limit
         if options.seed is not None:
             model.Params.Seed = int(options.seed) % 2_000_000_000
         if options.threads is not None:
@@ -97,7 +103,7 @@ class GurobiBackend(Backend):
         log = SolverLog(options.verbose)
         report = ProgressReporter("gurobi", options.on_progress)
 
-        def callback(cb_model, where):  # type: ignore[no-untyped-def]
+        def callback(cb_model: Any, where: Any) -> None:
             if where == GRB.Callback.MESSAGE:
                 log(cb_model.cbGet(GRB.Callback.MSG_STRING))
             elif where == GRB.Callback.MIP and options.on_progress is not None:
@@ -116,22 +122,16 @@ class GurobiBackend(Backend):
         if model.SolCount > 0:
             placement = placement_from_values(np.asarray(x.X), lm.n)
             objective = float(model.ObjVal)
-        if status == GRB.OPTIMAL:
-            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               float(model.ObjBound), nodes, accepted)
-        if status in (GRB.INFEASIBLE, GRB.INF_OR_UNBD):
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
-                               warm_start_accepted=accepted)
-        termination = {
+        termination = termination_of(status, {
+            GRB.OPTIMAL: Termination.OPTIMAL,
+            GRB.INFEASIBLE: Termination.INFEASIBLE,
+            GRB.INF_OR_UNBD: Termination.INFEASIBLE,
             GRB.TIME_LIMIT: Termination.TIME_LIMIT,
             GRB.NODE_LIMIT: Termination.ITERATION_LIMIT,
             GRB.ITERATION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.SOLUTION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.INTERRUPTED: Termination.INTERRUPTED,
-        }.get(status, Termination.ERROR)
+        })
         bound = float(model.ObjBound) if np.isfinite(model.ObjBound) else None
-        return RawSolution(
-            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            termination, placement, objective, bound, nodes, accepted,
-            message=f"Gurobi status {status}",
-        )
+        return solution(termination, placement, objective, bound, nodes, accepted,
+                        message=f"Gurobi status {status}")

@@ -8,21 +8,25 @@ for comparison and for users who want Pyomo's path.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from nqmip.backends.base import (
     Backend,
+    BackendError,
     ProgressReporter,
     RawSolution,
     SolveOptions,
     SolverLog,
     module_available,
+    solution,
+    termination_of,
 )
 from nqmip.formulation.matrix import LinearModel, build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
-from nqmip.result import Status, Termination
+from nqmip.result import Termination
 
 
 def placement_from_values(values: np.ndarray, n: int) -> tuple[int, ...]:
@@ -31,7 +35,8 @@ def placement_from_values(values: np.ndarray, n: int) -> tuple[int, ...]:
     counts = grid.sum(axis=1)
     if not np.all(counts == 1):
         bad = int(np.flatnonzero(counts != 1)[0])
-        raise ValueError(f"row {bad} holds {int(counts[bad])} queens in the solver's solution")
+        raise BackendError(
+            f"row {bad} holds {int(counts[bad])} queens in the solver's solution")
     return tuple(int(c) for c in grid.argmax(axis=1))
 
 
@@ -59,8 +64,9 @@ class HighsBackend(Backend):
         # for the MIP start's fate and streamed to stderr only with verbose.
         h.cbLogging += lambda event: log(event.message)
         h.setOptionValue("output_flag", True)
-        if options.time_limit is not None:
-            h.setOptionValue("time_limit", float(options.time_limit))
+        limit = options.time_limit()
+        if limit is not None:
+            h.setOptionValue("time_limit", limit)
         if options.seed is not None:
             h.setOptionValue("random_seed", int(options.seed) % 2_147_483_647)
         if options.threads is not None:
@@ -85,7 +91,7 @@ class HighsBackend(Backend):
         return raw
 
     @staticmethod
-    def _set_start(h, lm: LinearModel, start: tuple[int, ...], highspy) -> None:  # type: ignore[no-untyped-def]
+    def _set_start(h: Any, lm: LinearModel, start: tuple[int, ...], highspy: Any) -> None:
         """Pass the start with setSolution; HiGHS checks it when the MIP solve begins and
         logs "MIP start solution is feasible" when it becomes the first incumbent."""
         values = start_vector(lm, start)
@@ -95,7 +101,7 @@ class HighsBackend(Backend):
         h.setSolution(solution)
 
     @staticmethod
-    def _read(h, lm: LinearModel, highspy, accepted: bool | None) -> RawSolution:  # type: ignore[no-untyped-def]
+    def _read(h: Any, lm: LinearModel, highspy: Any, accepted: bool | None) -> RawSolution:
         status = h.getModelStatus()
         info = h.getInfo()
         ms = highspy.HighsModelStatus
@@ -107,31 +113,20 @@ class HighsBackend(Backend):
             objective = float(info.objective_function_value)
         bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         nodes = int(info.mip_node_count)
-        if status == ms.kOptimal:
-            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound if bound is not None else objective, nodes, accepted)
-        if status in (ms.kInfeasible, ms.kUnboundedOrInfeasible):
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE, nodes=nodes,
-                               warm_start_accepted=accepted)
-        termination = {
+        termination = termination_of(status, {
+            ms.kOptimal: Termination.OPTIMAL,
+            ms.kInfeasible: Termination.INFEASIBLE,
+            ms.kUnboundedOrInfeasible: Termination.INFEASIBLE,
             ms.kTimeLimit: Termination.TIME_LIMIT,
             ms.kIterationLimit: Termination.ITERATION_LIMIT,
             ms.kSolutionLimit: Termination.ITERATION_LIMIT,
             ms.kInterrupt: Termination.INTERRUPTED,
-        }.get(status, Termination.ERROR)
-        return RawSolution(
-            Status.FEASIBLE if has_solution else Status.UNKNOWN,
-            termination,
-            placement,
-            objective,
-            bound,
-            nodes,
-            accepted,
-            message=h.modelStatusToString(status),
-        )
+        })
+        return solution(termination, placement, objective, bound, nodes, accepted,
+                        message=h.modelStatusToString(status))
 
 
-def run_interruptibly(h) -> bool:  # type: ignore[no-untyped-def]
+def run_interruptibly(h: Any) -> bool:
     """Run HiGHS in its own thread so that Ctrl-C cancels the solve cleanly (HiGHS stops
     at its next interrupt check and keeps its incumbent); True if it was interrupted."""
     h.HandleUserInterrupt = True
@@ -148,7 +143,7 @@ def run_interruptibly(h) -> bool:  # type: ignore[no-untyped-def]
             return interrupted
 
 
-def to_highs_lp(lm: LinearModel, highspy) -> object:  # type: ignore[no-untyped-def]
+def to_highs_lp(lm: LinearModel, highspy: Any) -> Any:
     lp = highspy.HighsLp()
     lp.num_col_ = lm.num_cols
     lp.num_row_ = lm.num_rows

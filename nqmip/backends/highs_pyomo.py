@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import math
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions, SolverLog, module_available
+from nqmip.backends.base import (
+    Backend,
+    RawSolution,
+    SolveOptions,
+    SolverLog,
+    module_available,
+    solution,
+    termination_of,
+)
 from nqmip.formulation.pyomo import placement_from_pyomo
 from nqmip.formulation.strengthen import parity_start, pyomo_model
 from nqmip.instance import Instance
-from nqmip.result import Status, Termination
+from nqmip.result import Termination
 
 
 class HighsPyomoBackend(Backend):
@@ -38,8 +46,9 @@ class HighsPyomoBackend(Backend):
         opt.config.stream_solver = bool(options.verbose)
         opt.config.load_solution = False
         opt.config.mip_gap = float(options.mip_gap)
-        if options.time_limit is not None:
-            opt.config.time_limit = float(options.time_limit)
+        limit = options.time_limit()
+        if limit is not None:
+            opt.config.time_limit = limit
         if options.seed is not None:
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
         if options.threads is not None:
@@ -61,8 +70,7 @@ class HighsPyomoBackend(Backend):
             accepted = log.contains("MIP start solution is feasible")
         tc = results.termination_condition
         if tc in (TC.infeasible, TC.infeasibleOrUnbounded):
-            return RawSolution(Status.INFEASIBLE, Termination.INFEASIBLE,
-                               warm_start_accepted=accepted)
+            return solution(Termination.INFEASIBLE, accepted=accepted)
         placement = objective = None
         if results.best_feasible_objective is not None:
             results.solution_loader.load_vars()
@@ -70,15 +78,9 @@ class HighsPyomoBackend(Backend):
             objective = float(results.best_feasible_objective)
         bound = results.best_objective_bound
         bound = float(bound) if bound is not None and math.isfinite(bound) else None
-        if tc == TC.optimal:
-            return RawSolution(Status.OPTIMAL, Termination.OPTIMAL, placement, objective,
-                               bound if bound is not None else objective,
-                               warm_start_accepted=accepted)
-        termination = {TC.maxTimeLimit: Termination.TIME_LIMIT,
-                       TC.maxIterations: Termination.ITERATION_LIMIT,
-                       TC.interrupted: Termination.INTERRUPTED}.get(tc, Termination.ERROR)
-        return RawSolution(
-            Status.FEASIBLE if placement is not None else Status.UNKNOWN,
-            termination, placement, objective, bound, warm_start_accepted=accepted,
-            message=f"appsi_highs: {tc.name}",
-        )
+        termination = termination_of(tc, {TC.optimal: Termination.OPTIMAL,
+                                          TC.maxTimeLimit: Termination.TIME_LIMIT,
+                                          TC.maxIterations: Termination.ITERATION_LIMIT,
+                                          TC.interrupted: Termination.INTERRUPTED})
+        return solution(termination, placement, objective, bound, accepted=accepted,
+                        message=f"appsi_highs: {tc.name}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Result
 
@@ -24,7 +25,8 @@ HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
 
 
 def run_heuristic(
-    method: str, instance: Instance, *, seed: int | None, time_limit: float | None, **params: Any
+    method: str, instance: Instance, *, seed: int | None, time_limit: float | Deadline | None,
+    **params: Any,
 ) -> Result:
     try:
         target = _REGISTRY[method]

@@ -183,7 +183,7 @@ def heuristic_result(
         bound=bound,
         placement=cols,
         wall_time=wall_time,
-        weights=instance.name,
+        weights_name=instance.name,
         seed=seed,
         conflicts=0 if cols is not None else None,
         evaluations=evaluations,

@@ -345,7 +345,7 @@ def infeasible_result(instance: Instance, method: str, seed: int | None) -> Resu
     return Result(
         status=Status.INFEASIBLE, termination=Termination.INFEASIBLE, n=instance.n,
         method=method, solver="nqmip", objective=None, bound=None, placement=None,
-        wall_time=0.0, weights=instance.name, seed=seed,
+        wall_time=0.0, weights_name=instance.name, seed=seed,
         message="two fixed queens attack each other",
     )
 

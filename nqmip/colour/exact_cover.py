@@ -1,7 +1,7 @@
 """Exact cover by randomised depth-first search with restarts (Algorithm X, numba).
 
-Used by :mod:`nqmip.heuristics.colour_search` to place n queens on prescribed diagonals
-(:func:`nqmip.formulation.lines.realisation_options`): every row, column, used
+Used by :mod:`nqmip.colour.search` to place n queens on prescribed diagonals
+(:func:`nqmip.colour.lines.realisation_options`): every row, column, used
 anti-diagonal and used diagonal must hold exactly one queen. The search branches on the
 item with the fewest live options; each run stops after ``node_limit`` nodes and the next
 one starts with another seed (restarts cut the heavy tail of depth-first search). A run
@@ -52,7 +52,7 @@ def find_exact_cover(
     ``least_constraining=False`` tries each item's options in random order instead (kept
     for benchmarks/bench_colour.py, which measures the two side by side).
     """
-    from nqmip.heuristics.exact_cover_kernels import exact_cover
+    from nqmip.colour.exact_cover_kernels import exact_cover
 
     opt_items = np.ascontiguousarray(opt_items, dtype=np.int32)
     if opt_items.ndim != 2:

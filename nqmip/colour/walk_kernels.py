@@ -1,4 +1,4 @@
-"""numba kernel of :mod:`nqmip.heuristics.colour_search` (imported lazily: numba is slow)."""
+"""numba kernel of :mod:`nqmip.colour.search` (imported lazily: numba is slow)."""
 
 from __future__ import annotations
 

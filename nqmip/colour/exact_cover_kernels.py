@@ -1,4 +1,4 @@
-"""numba kernel of :mod:`nqmip.heuristics.exact_cover` (imported lazily: numba is slow)."""
+"""numba kernel of :mod:`nqmip.colour.exact_cover` (imported lazily: numba is slow)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def _take(o, opt_items, item_ptr, item_opts, dead, count, covered):  # type: ignore[no-untyped-def]
+def _take(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.ndarray,
+          dead: np.ndarray, count: np.ndarray, covered: np.ndarray) -> None:
     """Choose option ``o``: cover its items and kill every option sharing one of them."""
     k = opt_items.shape[1]
     for a in range(k):
@@ -23,7 +24,8 @@ def _take(o, opt_items, item_ptr, item_opts, dead, count, covered):  # type: ign
 
 
 @njit(cache=True)
-def _untake(o, opt_items, item_ptr, item_opts, dead, count, covered):  # type: ignore[no-untyped-def]
+def _untake(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.ndarray,
+            dead: np.ndarray, count: np.ndarray, covered: np.ndarray) -> None:
     """Undo :func:`_take` (in reverse order)."""
     k = opt_items.shape[1]
     for a in range(k - 1, -1, -1):

@@ -3,18 +3,17 @@
 A placement of n queens uses n distinct anti-diagonals ``s = i + j`` and n distinct
 diagonals ``d = i - j``; a queen is black iff ``s`` (equivalently ``d``) is even. The
 *line model* is the small integer program over the indicators ``u_s`` and ``v_d`` of
-:func:`nqmip.formulation.strengthen.black_queen_bound` (the identities
-``sum s = n(n-1)``, ``sum d = 0``, ``sum s^2 + sum d^2 = 4 sum_{k<n} k^2`` and the
-corner caps; proofs in docs/formulation-strengthening.md), with the number of black
-queens fixed. Every placement with that many black queens gives one of its solutions, a
-*line set* ``(S, D)``.
+:mod:`nqmip.colour.line_model` (the identities ``sum s = n(n-1)``, ``sum d = 0``,
+``sum s^2 + sum d^2 = 4 sum_{k<n} k^2`` and the corner caps; proofs in
+docs/formulation-strengthening.md), with the number of black queens fixed. Every
+placement with that many black queens gives one of its solutions, a *line set* ``(S, D)``.
 
 Given a line set, the placements that use exactly those lines are the exact covers of
 rows, columns, ``S`` and ``D`` by the squares lying on a line of ``S`` and one of ``D``
 (:func:`realisation_options`): each row, column and used line holds exactly one queen.
 Two uses:
 
-- **Search** (:mod:`nqmip.heuristics.colour_search`): sample a line set at the target
+- **Search** (:mod:`nqmip.colour.search`): sample a line set at the target
   count, then look for an exact cover. At the colour bound the identities leave few
   choices, which is what a search over permutations does not see.
 - **Refutation** (:func:`refute_black_count`): when *all* line sets at a count can be
@@ -31,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from nqmip.budget import Deadline
 
 #: Seconds CP-SAT gets to sample one line set (it usually takes well under a second).
 SAMPLE_TIME_LIMIT = 2.0
@@ -50,11 +51,6 @@ class LineSet:
         return cls(tuple(sorted((rows + p).tolist())), tuple(sorted((rows - p).tolist())))
 
 
-def black_count(placement: Any) -> int:
-    p = np.asarray(placement, dtype=np.int64)
-    return int(np.count_nonzero((np.arange(p.size) + p) % 2 == 0))
-
-
 def placement_of(n: int, chosen: np.ndarray) -> tuple[int, ...]:
     """The placement (column per row) of the n chosen cells ``(row, column)`` of a cover."""
     placement = np.empty(n, dtype=np.int64)
@@ -65,37 +61,12 @@ def placement_of(n: int, chosen: np.ndarray) -> tuple[int, ...]:
 def line_model(
     n: int, black: int, fixed: tuple[tuple[int, int], ...] = ()
 ) -> tuple[Any, list[Any], list[Any]]:
-    """The CP-SAT line model with ``black`` black queens: ``(model, u, v)``.
+    """The CP-SAT line model with ``black`` black queens: ``(model, u, v)`` (see
+    :func:`nqmip.colour.line_model.to_cpsat`; the fixed queens' lines are forced on)."""
+    from nqmip.colour.line_model import line_model as describe
+    from nqmip.colour.line_model import to_cpsat
 
-    ``u[s]`` for ``s`` in 0..2n-2, ``v[k]`` for the diagonal ``d = k - (n - 1)``. The fixed
-    queens' lines are forced on.
-    """
-    from ortools.sat.python import cp_model
-
-    m = 2 * n - 1
-    model = cp_model.CpModel()
-    u = [model.NewBoolVar(f"u{s}") for s in range(m)]
-    v = [model.NewBoolVar(f"v{k}") for k in range(m)]
-    d_of = [k - (n - 1) for k in range(m)]
-    model.Add(sum(u) == n)
-    model.Add(sum(v) == n)
-    model.Add(sum(s * u[s] for s in range(m)) == n * (n - 1))
-    model.Add(sum(d_of[k] * v[k] for k in range(m)) == 0)
-    quad = 4 * sum(k * k for k in range(n))
-    model.Add(sum(s * s * u[s] for s in range(m)) + sum(d * d * v[k] for k, d in
-                                                          enumerate(d_of)) == quad)
-    model.Add(sum(u[s] for s in range(0, m, 2)) == black)
-    model.Add(sum(v[k] for k in range(m) if d_of[k] % 2 == 0) == black)
-    for t in range(n - 1):
-        cap = 1 + (2 * t) // 3
-        model.Add(sum(u[: t + 1]) <= cap)
-        model.Add(sum(u[m - 1 - t:]) <= cap)
-        model.Add(sum(v[: t + 1]) <= cap)
-        model.Add(sum(v[m - 1 - t:]) <= cap)
-    for r, c in fixed:
-        model.Add(u[r + c] == 1)
-        model.Add(v[r - c + n - 1] == 1)
-    return model, u, v
+    return to_cpsat(describe(n, fixed), black)
 
 
 def _line_set(solver: Any, n: int, u: list[Any], v: list[Any]) -> LineSet:
@@ -154,7 +125,7 @@ def enumerate_line_sets(
     found: list[LineSet] = []
     too_many = False
 
-    class Collect(cp_model.CpSolverSolutionCallback):  # type: ignore[misc]
+    class Collect(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
             nonlocal too_many
             found.append(_line_set(self, n, u, v))
@@ -225,7 +196,7 @@ def _cover_mip(
 ) -> tuple[Cover, tuple[int, ...] | None]:
     import highspy
 
-    from nqmip.heuristics.exact_cover import item_index
+    from nqmip.colour.exact_cover import item_index
 
     num = len(cells)
     item_ptr, item_opts = item_index(opt_items, 4 * n)
@@ -260,11 +231,15 @@ class Refutation:
     seconds: float = 0.0
 
 
-#: At most this many line sets are enumerated (within ``ENUMERATE_SECONDS``) and settled
-#: one by one by a refutation: where the bound is not reached there were few (chess n = 19:
-#: 1, n = 47: 4), where it is reached there are hundreds and the search finds one.
+#: At most this many line sets are enumerated (within ``ENUMERATE_SECONDS``, at most half
+#: of the refutation's time) and settled one by one by a refutation: where the bound is not
+#: reached there were few (chess n = 19: 1, n = 47: 4), where it is reached there are
+#: hundreds and the search finds one.
 REFUTE_MAX_LINE_SETS = 32
 ENUMERATE_SECONDS = 3.0
+#: Seconds per line set for the cover MIP (at least 0.1) and for each exact-cover search.
+COVER_MIP_SECONDS = 2.0
+COVER_SEARCH_SECONDS = 0.5
 
 
 def refute_black_count(
@@ -272,7 +247,7 @@ def refute_black_count(
     black: int,
     fixed: tuple[tuple[int, int], ...] = (),
     *,
-    time_limit: float = 20.0,
+    time_limit: float | Deadline | None = None,
     max_line_sets: int = REFUTE_MAX_LINE_SETS,
 ) -> Refutation:
     """Try to prove that no placement keeping ``fixed`` has exactly ``black`` black queens.
@@ -281,34 +256,37 @@ def refute_black_count(
     a short exact-cover search, :func:`cover_by_mip` and a longer search. Refuted when the
     line model has no solution or no line set has an exact cover; a cover found on the way
     is returned as the placement (so with few line sets this is also a complete search).
+    ``time_limit`` (seconds or a :class:`~nqmip.budget.Deadline`; None: no limit) bounds
+    the whole call; each step has its own cap, so it ends without a limit too.
     """
+    deadline = Deadline.of(time_limit)
     begin = time.perf_counter()
 
     def left() -> float:
-        return time_limit - (time.perf_counter() - begin)
+        return deadline.remaining()
 
     sets = enumerate_line_sets(n, black, fixed, max_count=max_line_sets,
-                               time_limit=max(0.1, min(ENUMERATE_SECONDS, 0.5 * time_limit)))
+                               time_limit=max(0.1, min(ENUMERATE_SECONDS, 0.5 * left())))
     if sets is None:
         return Refutation(False, seconds=time.perf_counter() - begin)
-    from nqmip.heuristics.exact_cover import find_exact_cover
+    from nqmip.colour.exact_cover import find_exact_cover
 
     unsettled = 0
     for k, lines in enumerate(sets):
-        if left() <= 0:
+        if deadline.expired():
             return Refutation(False, line_sets=k, seconds=time.perf_counter() - begin)
         cells, opt_items = realisation_options(n, lines, fixed)
         # The depth-first search finds the covers of a realisable line set fast and HiGHS
         # proves the others infeasible fast: a short search first, the MIP, a longer search.
         for step in ("search", "mip", "search"):
             if step == "mip":
-                outcome, placement = _cover_mip(n, cells, opt_items,
-                                                time_limit=max(0.1, min(left(), 2.0)))
+                outcome, placement = _cover_mip(
+                    n, cells, opt_items, time_limit=max(0.1, min(left(), COVER_MIP_SECONDS)))
                 if outcome is Cover.INFEASIBLE:
                     break
             else:
                 found = find_exact_cover(opt_items, 4 * n, seed=k,
-                                         time_limit=max(0.0, min(left(), 0.5)))
+                                         time_limit=min(left(), COVER_SEARCH_SECONDS))
                 if found.exhausted:
                     break
                 placement = (None if found.options is None

@@ -1,7 +1,7 @@
 """Search for a placement with a *given* number of black queens.
 
 Why it exists: with weights constant per colour, the black-queen bound of
-:mod:`nqmip.formulation.strengthen` is the proven optimum for almost every n the frontier
+:mod:`nqmip.colour.bound` is the proven optimum for almost every n the frontier
 sweep closed, so the difficulty left is primal: finding one placement that reaches the
 bound (HiGHS 1.12 with the bound row stalls at n = 36 for 60 s with its dual bound already
 optimal). A placement that reaches the bound is its own proof.
@@ -10,8 +10,8 @@ Two searches:
 
 - **Line sets** (n in ``LINE_SEARCH_MIN_N..LINE_SEARCH_MAX_N``, tried first): sample the
   anti-diagonals and diagonals a placement with that count could use from the line model
-  (:mod:`nqmip.formulation.lines`), then look for queens on exactly those lines by a
-  restarted exact-cover search (:mod:`nqmip.heuristics.exact_cover`); a new line set
+  (:mod:`nqmip.colour.lines`), then look for queens on exactly those lines by a
+  restarted exact-cover search (:mod:`nqmip.colour.exact_cover`); a new line set
   every ``LINE_SET_SECONDS``. At the bound the identities of the line model leave few
   choices, which the permutation walk below does not see: it found 28 black queens at
   n = 36 in none of 3 runs of 20 s, the line sets in 0.12 s (docs/benchmarks-colour.md).
@@ -26,10 +26,9 @@ Two searches:
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 
 
@@ -79,6 +78,8 @@ LINE_SEARCH_MAX_N = 128
 #: exact-cover search (measured on chess n = 36..64, benchmarks/bench_colour.py).
 LINE_SET_SECONDS = 3.0
 COVER_NODE_LIMIT = 1500
+#: Default seconds of :func:`search_black_count` and its two searches when called alone.
+SEARCH_SECONDS = 5.0
 
 
 def search_black_count(
@@ -86,23 +87,23 @@ def search_black_count(
     target_black: int,
     *,
     seed: int | None = 0,
-    time_limit: float = 5.0,
+    time_limit: float | Deadline | None = SEARCH_SECONDS,
 ) -> tuple[int, ...] | None:
     """A placement of ``instance`` with exactly ``target_black`` black queens, or None.
 
     The line-set search first (see the module docstring), then the colour walk with the
-    time left; None when neither found one within ``time_limit`` seconds, or when the line
-    model proves that no placement has that count.
+    time left; None when neither found one within ``time_limit`` (seconds or a
+    :class:`~nqmip.budget.Deadline`; None: search until found, which may never end when no
+    placement has that count), or when the line model proves that none has it.
     """
-    deadline = time.perf_counter() + time_limit
+    deadline = Deadline.of(time_limit)
     if LINE_SEARCH_MIN_N <= instance.n <= LINE_SEARCH_MAX_N:
-        found = search_line_sets(instance, target_black, seed=seed, time_limit=time_limit)
+        found = search_line_sets(instance, target_black, seed=seed, time_limit=deadline)
         if found is not None:
             return found if found else None  # () = the line model has no solution
-    left = deadline - time.perf_counter()
-    if left <= 0:
+    if deadline.expired():
         return None
-    return search_walk(instance, target_black, seed=seed, time_limit=left)
+    return search_walk(instance, target_black, seed=seed, time_limit=deadline)
 
 
 def search_line_sets(
@@ -110,23 +111,23 @@ def search_line_sets(
     target_black: int,
     *,
     seed: int | None = 0,
-    time_limit: float = 5.0,
+    time_limit: float | Deadline | None = SEARCH_SECONDS,
 ) -> tuple[int, ...] | None:
     """The line-set search alone: a placement, ``()`` if no line set exists, else None."""
-    from nqmip.formulation.lines import (
+    from nqmip.colour.exact_cover import find_exact_cover
+    from nqmip.colour.lines import (
         SAMPLE_TIME_LIMIT,
         Sample,
         placement_of,
         realisation_options,
         sample_line_set,
     )
-    from nqmip.heuristics.exact_cover import find_exact_cover
 
     n = instance.n
     rng = np.random.default_rng(seed)
-    begin = time.perf_counter()
+    deadline = Deadline.of(time_limit)
     while True:
-        left = time_limit - (time.perf_counter() - begin)
+        left = deadline.remaining()
         if left <= 0.01:
             return None
         lines = sample_line_set(n, target_black, instance.fixed,
@@ -137,9 +138,8 @@ def search_line_sets(
         if lines is Sample.TIME_LIMIT:
             continue
         cells, opt_items = realisation_options(n, lines, instance.fixed)
-        left = time_limit - (time.perf_counter() - begin)
         outcome = find_exact_cover(opt_items, 4 * n, seed=int(rng.integers(2**31 - 1)),
-                                   time_limit=max(0.0, min(LINE_SET_SECONDS, left)),
+                                   time_limit=min(LINE_SET_SECONDS, deadline.remaining()),
                                    node_limit=COVER_NODE_LIMIT)
         if outcome.options is not None:
             return placement_of(n, cells[outcome.options])
@@ -150,22 +150,22 @@ def search_walk(
     target_black: int,
     *,
     seed: int | None = 0,
-    time_limit: float = 5.0,
+    time_limit: float | Deadline | None = SEARCH_SECONDS,
 ) -> tuple[int, ...] | None:
     """The colour walk alone: a placement with ``target_black`` black queens, or None.
 
     Restarts from a fresh random start every ``200 n`` moves (at least 20,000), until
     ``time_limit`` seconds have passed.
     """
-    from nqmip.heuristics.colour_kernels import walk
+    from nqmip.colour.walk_kernels import walk
 
     n = instance.n
     rng = np.random.default_rng(seed)
     movable = np.ones(n, dtype=np.bool_)
     for r, _ in instance.fixed:
         movable[r] = False
-    deadline = time.perf_counter() + time_limit
-    while time.perf_counter() < deadline:
+    deadline = Deadline.of(time_limit)
+    while not deadline.expired():
         p = start_permutation(n, target_black, instance.fixed, rng)
         if p is None:
             return None

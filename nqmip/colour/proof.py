@@ -1,0 +1,182 @@
+"""Proof by the colour bound: optimal placements for weights constant per colour.
+
+With weights ``a`` on black squares ((i + j) even) and ``b`` on white ones, the objective is
+``n*b + (a - b) * #black``, so the problem is the extreme number of black queens. The
+black-queen bound ``B`` of :func:`nqmip.colour.bound.black_queen_range` is proven
+for every placement; this module turns it into proofs of optimality without a MIP:
+
+1. Look for a placement with exactly ``B`` black queens
+   (:func:`nqmip.colour.search.search_black_count`). Reaching the bound is a
+   proof.
+2. If none turns up, try to *refute* ``B``
+   (:func:`nqmip.colour.lines.refute_black_count`: every line set at ``B`` is
+   enumerated and none has an exact cover). A refuted count lowers the proven bound to the
+   next count of the right parity (``#black = n mod 2``), and the search goes on there.
+3. Otherwise try the next counts as a heuristic: the result is feasible, with the bound
+   and the gap.
+
+:func:`proof_by_bound` and :func:`with_colour_bound` turn a proof into a verified
+:class:`~nqmip.result.Result` (the exact pipeline and ``auto`` use them).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+from nqmip.result import Provenance, Result, Status, Termination
+from nqmip.verify import verified
+
+#: Share of the budget the search at the bound may use (before lower counts are tried);
+#: the first ``QUICK_SEARCH`` seconds of it come before the refutation, which gets at most
+#: ``REFUTE_SECONDS``. A count below the bound gets ``LOWER_TARGET_SHARE`` of the budget
+#: (at least ``LOWER_TARGET_SECONDS``).
+BOUND_SEARCH_SHARE = 0.6
+QUICK_SEARCH = 4.0
+REFUTE_SECONDS = 20.0
+LOWER_TARGET_SHARE = 0.1
+LOWER_TARGET_SECONDS = 0.5
+#: Counts tried below the bound (B, B - 2, …) before giving up.
+MAX_TARGETS = 8
+#: Below this many seconds left a step is not started.
+MIN_STEP_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class ColourProof:
+    """Outcome of :func:`colour_proof`."""
+
+    placement: tuple[int, ...] | None
+    objective: float | None
+    bound: float  # proven objective bound (the colour bound, lowered by refutations)
+    black: int | None  # black queens of the placement
+    black_bound: int  # proven bound on the black count (upper, or lower if white pays more)
+    refuted: tuple[int, ...] = ()  # black counts refuted by the line sets
+    seconds: float = 0.0
+
+    @property
+    def proven(self) -> bool:
+        return self.placement is not None and self.black == self.black_bound
+
+
+def colour_proof(
+    instance: Instance, *, time_limit: float | Deadline | None = None, seed: int | None = None
+) -> ColourProof | None:
+    """Search, refute and search again within ``time_limit`` (see the module docstring).
+
+    None when the weights are not constant per colour (or both colours are worth the
+    same). ``time_limit`` (seconds or a :class:`~nqmip.budget.Deadline`) is this call's
+    whole budget; None means no limit: the search at the bound then runs until it finds a
+    placement, which never happens when the bound is not reached and not refuted, so a
+    caller that needs an answer gives a limit (``auto`` and ``bound_proof`` do).
+    """
+    from nqmip.colour.bound import black_count, black_queen_bound
+    from nqmip.colour.lines import refute_black_count
+    from nqmip.colour.search import search_black_count
+
+    deadline = Deadline.of(time_limit)
+    begin = time.perf_counter()
+    colours = None if instance.is_feasibility else instance.colours
+    if colours is None or colours.black == colours.white:
+        return None
+    maximise = colours.black > colours.white
+    best = black_queen_bound(instance.n, instance.fixed, maximise=maximise)
+    if best is None:
+        return None
+    budget = deadline.remaining()  # inf without a limit
+    step = 2 if maximise else -2  # towards the next best black count
+    n = instance.n
+
+    def objective_of(black: int) -> float:
+        return n * colours.white + (colours.black - colours.white) * black
+
+    black_bound = best
+    refuted: list[int] = []
+    target = black_bound
+    for _ in range(MAX_TARGETS):
+        if deadline.remaining() <= MIN_STEP_SECONDS or not 0 <= target <= n:
+            break
+        at_bound = target == black_bound
+        # At the bound: a quick search first (it succeeds within seconds where the bound is
+        # reached), then the refutation, then the rest of the share.
+        share = (min(QUICK_SEARCH, BOUND_SEARCH_SHARE * budget) if at_bound
+                 else max(LOWER_TARGET_SHARE * budget, LOWER_TARGET_SECONDS))
+        placement = search_black_count(instance, target, seed=seed,
+                                       time_limit=deadline.sub(share))
+        # Each bound is refuted at most once: when that fails the target moves below it.
+        if placement is None and at_bound and deadline.remaining() > MIN_STEP_SECONDS:
+            outcome = refute_black_count(n, target, instance.fixed,
+                                         time_limit=deadline.sub(REFUTE_SECONDS))
+            placement = outcome.placement
+            if outcome.refuted:
+                refuted.append(target)
+                black_bound = target = target - step
+                continue
+            if placement is None:
+                more = BOUND_SEARCH_SHARE * budget - (time.perf_counter() - begin)
+                if more > MIN_STEP_SECONDS:
+                    placement = search_black_count(instance, target, seed=seed,
+                                                   time_limit=deadline.sub(more))
+        if placement is not None:
+            return ColourProof(
+                placement=placement, objective=instance.objective(placement),
+                bound=objective_of(black_bound), black=black_count(placement),
+                black_bound=black_bound, refuted=tuple(refuted),
+                seconds=time.perf_counter() - begin)
+        target -= step
+    return ColourProof(placement=None, objective=None, bound=objective_of(black_bound),
+                       black=None, black_bound=black_bound, refuted=tuple(refuted),
+                       seconds=time.perf_counter() - begin)
+
+
+def proof_by_bound(
+    instance: Instance, method: str, solver: str, seed: int | None, begin: float,
+    colour: ColourProof,
+) -> Result:
+    """Optimal without running the solver: the placement reaches the colour bound.
+
+    With weights constant per colour the black-queen bound (lowered by the counts the line
+    sets refuted) is a proven objective bound, and a placement reaching it is optimal. The
+    backend ``solver`` is then never called (``provenance.proof == "colour_bound"``).
+    """
+    message = "optimal by the colour bound: the solver was not needed"
+    if colour.refuted:
+        message += (f" (no placement has {', '.join(map(str, colour.refuted))} black queens:"
+                    " refuted by the line sets)")
+    return verified(instance, Result(
+        status=Status.OPTIMAL, termination=Termination.OPTIMAL, n=instance.n, method=method,
+        solver="colour proof", objective=colour.objective,
+        bound=colour.bound, placement=colour.placement,
+        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
+        nodes=0, message=message,
+        provenance=provenance_of(colour, plan=("colour proof",)),
+        extra={"black_queens": colour.black, "backend_not_run": solver},
+    ))
+
+
+def provenance_of(colour: ColourProof, plan: tuple[str, ...]) -> Provenance:
+    """The provenance of a placement found by the colour proof."""
+    return Provenance(plan=plan, proof="colour_bound" if colour.proven else None,
+                      bound_source="colour_bound", refuted_black_counts=colour.refuted,
+                      incumbent_source="colour_search")
+
+
+def with_colour_bound(instance: Instance, result: Result, colour: ColourProof) -> Result:
+    """Tighten a solver's bound with the colour proof's (refuted counts lower it)."""
+    if result.status == Status.INFEASIBLE:
+        return result
+    if result.bound is not None and result.bound <= colour.bound:
+        return result
+    tol = 1e-6 * max(1.0, abs(colour.bound))
+    proven = result.objective is not None and result.objective >= colour.bound - tol
+    provenance = result.provenance.with_(
+        bound_source="colour_bound", refuted_black_counts=colour.refuted,
+        proof="colour_bound" if proven else result.provenance.proof)
+    return verified(instance, result.with_(
+        bound=colour.bound,
+        status=Status.OPTIMAL if proven else result.status,
+        termination=Termination.OPTIMAL if proven else result.termination,
+        provenance=provenance,
+    ))

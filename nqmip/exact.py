@@ -1,0 +1,172 @@
+"""The exact pipeline: a start (optional), the model, the backend, the verified result.
+
+:func:`solve_exact` runs one exact backend within the call's one
+:class:`~nqmip.budget.Deadline` (in :class:`~nqmip.backends.base.SolveOptions`):
+
+1. with ``bound_proof`` and weights constant per colour, the colour proof
+   (:mod:`nqmip.colour.proof`) within ``PROOF_SHARE`` of the time left
+   (``PROOF_SECONDS`` without a limit): a placement reaching the colour bound is optimal
+   and the backend never runs; otherwise its best placement becomes the start;
+2. the warm start (:mod:`nqmip.warmstart`), a heuristic's within ``WARM_START_SHARE``;
+   without one and with a time limit, the explicit solution of :mod:`nqmip.construct`
+   (never empty-handed; ``warm_start=False`` turns it off);
+3. the backend with what is left; its answer is verified, the start kept when the solver
+   ends with nothing better, and the colour proof's bound applied.
+
+How the result was obtained is in ``result.provenance``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from nqmip.backends.base import MIN_SOLVER_SECONDS, SolveOptions, get_backend
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+from nqmip.result import Provenance, Result, Status, Termination
+from nqmip.verify import VerificationError, verified
+from nqmip.warmstart import Start, WarmStartSpec, prepare_start
+
+#: Share of the time left that a named warm-start heuristic may use before the exact solve.
+WARM_START_SHARE = 0.2
+#: Share of the time left for the colour proof of ``bound_proof`` (the backend gets the
+#: rest), and its seconds when the call has no limit (the proof's search is incomplete: it
+#: needs a limit to end).
+PROOF_SHARE = 0.75
+PROOF_SECONDS = 60.0
+
+
+def solve_exact(
+    instance: Instance,
+    method: str,
+    options: SolveOptions,
+    *,
+    warm_start: WarmStartSpec | bool = None,
+    warm_start_params: dict[str, Any] | None = None,
+    bound_proof: bool = False,
+) -> Result:
+    """Run the exact backend ``method`` after the colour proof and the warm start (if any).
+
+    The deadline in ``options`` covers all of it. When the solver ends with nothing better
+    than the start (a backend that cannot take starts, or a limit hit early), the start is
+    returned as the incumbent (``provenance.incumbent_source == "warm_start"``).
+    """
+    backend = get_backend(method)
+    backend.require()
+    if options.threads is not None and not backend.honours_threads:
+        raise TypeError(f"the {method!r} backend runs on one thread: no threads option")
+    if not backend.honours_seed:
+        options = replace(options, seed=None)  # deterministic: no seed was used
+    begin = time.perf_counter()
+    deadline = options.deadline
+    colour = None
+    start_label: str | None = None
+    if bound_proof and options.strengthen and warm_start is None:
+        from nqmip.colour.proof import colour_proof, proof_by_bound
+
+        colour = colour_proof(
+            instance, seed=options.seed,
+            time_limit=deadline.sub(None if deadline.limited else PROOF_SECONDS,
+                                    share=PROOF_SHARE))
+        if colour is not None and colour.proven:
+            return proof_by_bound(instance, method, backend.solver_label(), options.seed,
+                                  begin, colour)
+        if colour is not None and colour.placement is not None:
+            warm_start = colour.placement  # the best count found: the solver's incumbent
+            start_label = "colour proof"
+    if warm_start is None and deadline.limited and not instance.fixed:
+        # Never empty-handed: a limit that stops the proof still returns this placement.
+        from nqmip.construct import explicit_solution
+
+        explicit = explicit_solution(instance.n)
+        if explicit is not None:
+            warm_start = tuple(int(c) for c in explicit)
+            start_label = "explicit"
+    if warm_start is False or warm_start is True:
+        warm_start = None  # True asks for nothing more than the default above
+    start = prepare_start(instance, warm_start, seed=options.seed,
+                          time_limit=deadline.sub(share=WARM_START_SHARE),
+                          params=warm_start_params)
+    if start is not None and start_label is not None:
+        start = replace(start, source=start_label)
+    if start is not None and start.placement is not None:
+        options = replace(options, warm_start=start.placement)
+    if deadline.limited:
+        # The solver's limit is what is left now; building its model is not counted against
+        # it (as before the one deadline: a 0.05 s limit still lets HiGHS load a start).
+        options = replace(options, deadline=Deadline(deadline.seconds(floor=MIN_SOLVER_SECONDS)))
+    solve_begin = time.perf_counter()
+    raw = backend.solve(instance, options)
+    solve_time = time.perf_counter() - solve_begin
+    compile_time = None
+    if start is not None and start.heuristic_result is not None:
+        compile_time = start.heuristic_result.compile_time
+    proven = raw.status in (Status.OPTIMAL, Status.INFEASIBLE)
+    plan = (method,) if start is None or start.source in ("placement", "result", "explicit") \
+        else (start.source, method)
+    result = Result(
+        status=raw.status,
+        termination=raw.termination,
+        n=instance.n,
+        method=method,
+        solver=backend.solver_label(),
+        objective=raw.objective,
+        bound=raw.bound,
+        placement=raw.placement,
+        # numba's compile or cache load is reported apart, as for the heuristics themselves
+        wall_time=time.perf_counter() - begin - (compile_time or 0.0),
+        weights_name=instance.name,
+        seed=options.seed,
+        nodes=raw.nodes,
+        warm_start_accepted=_accepted(start, raw.warm_start_accepted),
+        start_objective=start.objective if start is not None else None,
+        heuristic_time=start.heuristic_time if start is not None else None,
+        compile_time=compile_time,
+        solve_time=solve_time,
+        message=raw.message,
+        provenance=Provenance(
+            plan=plan, proof="solver" if proven else None,
+            bound_source="solver" if raw.bound is not None else None,
+            incumbent_source="solver" if raw.placement is not None else None,
+            warm_start=start.source if start is not None else None),
+        extra=dict(raw.extra),
+    )
+    result = verified(instance, result)
+    if start is not None:
+        result = _keep_better_start(instance, result, start)
+    if colour is not None:
+        from nqmip.colour.proof import with_colour_bound
+
+        result = with_colour_bound(instance, result, colour)
+    return result
+
+
+def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:
+    if start is None:
+        return None
+    if start.placement is None:  # the heuristic found nothing to pass on
+        return False
+    return bool(solver_said)
+
+
+def _keep_better_start(instance: Instance, result: Result, start: Start) -> Result:
+    if start.placement is None or start.objective is None:
+        return result
+    if result.status == Status.INFEASIBLE:
+        raise VerificationError(
+            f"{result.method}: reports infeasible, but the warm start is a valid placement"
+        )
+    tol = 1e-6 * max(1.0, abs(start.objective))
+    if result.objective is not None and result.objective >= start.objective - tol:
+        return result
+    proven = result.bound is not None and start.objective >= result.bound - tol
+    return verified(instance, result.with_(
+        placement=start.placement,
+        objective=start.objective,
+        status=Status.OPTIMAL if proven else Status.FEASIBLE,
+        termination=Termination.OPTIMAL if proven else result.termination,
+        provenance=result.provenance.with_(incumbent_source="warm_start",
+                                           proof="solver" if proven else None),
+    ))
