@@ -248,7 +248,26 @@ def _check_fixed(n: int, fixed: FixedSpec) -> tuple[tuple[int, int], ...]:
         if row in seen_rows and seen_rows[row] != col:
             raise InstanceError(f"row {row} is given two fixed queens")
         seen_rows[int(row)] = int(col)
-    return tuple(sorted(seen_rows.items()))
+    queens = tuple(sorted(seen_rows.items()))
+    _check_no_attack(queens)
+    return queens
+
+
+def _check_no_attack(queens: tuple[tuple[int, int], ...]) -> None:
+    """Two given queens that attack each other are a typo, not a puzzle: an input error
+    naming both and the line they share (O(k) with one dict per family of lines)."""
+    families = (("column", lambda r, c: c), ("diagonal", lambda r, c: r - c),
+                ("anti-diagonal", lambda r, c: r + c))
+    for line, key in families:
+        seen: dict[int, tuple[int, int]] = {}
+        for row, col in queens:
+            k = key(row, col)
+            if k in seen:
+                other = seen[k]
+                raise InstanceError(
+                    f"fixed queens {other} and {(row, col)} attack each other along a {line}"
+                )
+            seen[k] = (row, col)
 
 
 def make_instance(
@@ -262,8 +281,9 @@ def make_instance(
 ) -> Instance:
     """Validate the loose arguments and build an :class:`Instance`.
 
-    Fixed queens that attack each other are *not* an error here: such an instance is
-    valid input whose answer is "infeasible".
+    Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
+    reported as a mathematical fact helped nobody); fixed queens that merely admit no
+    completion are valid input whose answer is "infeasible".
     """
     if isinstance(n, Instance):
         return n

@@ -68,6 +68,20 @@ def test_weights_file(tmp_path: Path, suffix: str) -> None:
     assert json.loads(p.stdout)["objective"] == pytest.approx(expected)
 
 
+def test_clashing_fixed_queens_are_bad_input() -> None:
+    p = run("--n", "8", "--fix", "0,0", "--fix", "1,1")
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert "(0, 0) and (1, 1)" in p.stderr and "diagonal" in p.stderr
+
+
+def test_fixed_queens_from_the_issue_no_longer_crash() -> None:
+    # a partial placement of the solution [1, 3, 0, 2]: a traceback before
+    p = run("--n", "4", "--fix", "3,2", "--fix", "1,3", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["placement"] == [1, 3, 0, 2]
+
+
 def test_infeasible_is_an_answer() -> None:
     p = run("--n", "3")
     assert p.returncode == 0

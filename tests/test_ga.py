@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nqmip.heuristics.common import ParameterError
 from nqmip.heuristics.ga import PRESETS, GAConfig, solve_ga
-from nqmip.instance import make_instance
+from nqmip.instance import InstanceError, make_instance
 from nqmip.result import Status, Termination
 from nqmip.verify import conflicts, is_solution
 
@@ -167,9 +167,9 @@ def test_time_limit_is_honoured() -> None:
     assert result.wall_time < 2.0
 
 
-def test_clashing_fixed_queens_are_infeasible() -> None:
-    result = solve_ga(make_instance(8, fixed={0: 0, 1: 1}), seed=0)
-    assert result.status is Status.INFEASIBLE and result.placement is None
+def test_clashing_fixed_queens_are_an_input_error() -> None:
+    with pytest.raises(InstanceError, match=r"\(0, 0\) and \(1, 1\).*diagonal"):
+        solve_ga(make_instance(8, fixed={0: 0, 1: 1}), seed=0)
 
 
 def test_import_does_not_load_numba() -> None:

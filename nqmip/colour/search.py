@@ -47,8 +47,12 @@ def start_permutation(
         p[r] = c
         used[c] = True
         black_fixed += (r + c) % 2 == 0
-    free_rows = [np.array([r for r in range(n) if p[r] < 0 and r % 2 == k]) for k in (0, 1)]
-    free_cols = [np.array([c for c in range(n) if not used[c] and c % 2 == k]) for k in (0, 1)]
+    # int64 even when empty: a float array (np.array([])) cannot index (crashed with 2+
+    # fixed queens at n = 4..7, e.g. --n 4 --fix 3,2 --fix 1,3).
+    free_rows = [np.array([r for r in range(n) if p[r] < 0 and r % 2 == k], dtype=np.int64)
+                 for k in (0, 1)]
+    free_cols = [np.array([c for c in range(n) if not used[c] and c % 2 == k], dtype=np.int64)
+                 for k in (0, 1)]
     r0, r1 = (len(x) for x in free_rows)
     c0, c1 = (len(x) for x in free_cols)
     need = target_black - black_fixed
