@@ -17,7 +17,9 @@ prove it, and returns the best placement with the best bound it knows:
   (Gurobi where installed and licensed for n, else HiGHS) warm-started from it with the
   rest of the budget: it proves the optimum up to ``AUTO_EXACT_MAX_N`` and its bound is
   the best one known; beyond, the heuristic gets half the budget first.
-- **Larger boards**: the heuristic with the whole budget, and the best cheap bound: the
+- **Larger boards**: for dense weights the search on the heaviest squares first
+  (``topsquares``, which proves the optimum where every row's top weight fits), then the
+  heuristic with the rest of the budget, and the best cheap bound: the
   colour bound (line IP or its Lagrangian, O(n)), the LP relaxation up to
   ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
 
@@ -62,6 +64,10 @@ COLOUR_PROOF_EXACT_SHARE = 0.75
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``).
 INCUMBENT_SHARE = 0.15
 INCUMBENT_SECONDS = 2.0
+#: Share of the budget for the search on the heaviest squares (dense weights beyond the MIP
+#: range) before the GA gets the rest: random 1..9 at n = 1000 and 20,000 it reaches 9n
+#: (optimal) in 0.4 s and 20 s, where the GA alone had 8928 (60 s) and 150,470 (120 s).
+TOPSQUARES_SHARE = 0.5
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -285,6 +291,12 @@ def solve_auto(
 
     bound, source = cheap_bound(instance, deadline.sub(2.0, share=0.1))
     run.tighten(bound, source)
+    if instance.dense is not None and not instance.is_feasibility:
+        # Dense weights: first the search on the heaviest squares, which reaches the bound
+        # outright where the top weight is everywhere (random 1..9 from n ~ 1000: 9n).
+        run.heuristic(deadline.sub(share=TOPSQUARES_SHARE), "topsquares")
+        if run.proven() or deadline.expired():
+            return run.finish(begin)
     run.heuristic(deadline)
     return run.finish(begin)
 

@@ -19,6 +19,7 @@ _REGISTRY: dict[str, str] = {
     "tabu": "nqmip.heuristics.tabu:solve_tabu",
     "sa": "nqmip.heuristics.anneal:solve_sa",
     "minconflicts": "nqmip.heuristics.minconflicts:solve_minconflicts",
+    "topsquares": "nqmip.heuristics.topsquares:solve_topsquares",
 }
 
 HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
