@@ -64,6 +64,7 @@ COLOUR_PROOF_EXACT_SHARE = 0.75
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``).
 INCUMBENT_SHARE = 0.15
 INCUMBENT_SECONDS = 2.0
+COLOUR_INCUMBENT_SHARE = 0.4
 #: Share of the budget for the search on the heaviest squares (dense weights beyond the MIP
 #: range) before the GA gets the rest: random 1..9 at n = 1000 and 20,000 it reaches 9n
 #: (optimal) in 0.4 s and 20 s, where the GA alone had 8928 (60 s) and 150,470 (120 s).
@@ -82,6 +83,10 @@ GUROBI_SIZE_LIMITED_MAX_N = 44
 #: n = 1000, 10 s: ga 8711, sa 6727, tabu none; chess n = 10^4, 10 s: ga 16424, sa 15828;
 #: docs/anytime.md).
 AUTO_HEURISTIC = "ga"
+#: For weights constant per colour the colour quota search instead: it fixes the black
+#: count and raises it stage by stage (chess, best of one run: n = 64, 5 s: 110, GA 108;
+#: n = 10^4, 30 s: 1.707 n, GA 1.661 n in 60 s; n = 10^5, 30 s: 1.703 n).
+AUTO_COLOUR_HEURISTIC = "quota"
 
 
 def pick_backend(n: int) -> str:
@@ -178,7 +183,9 @@ class _Portfolio:
         if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
             self.bound, self.bound_from = float(bound), source
 
-    def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC) -> Result:
+    def heuristic(self, deadline: Deadline, method: str | None = None) -> Result:
+        if method is None:
+            method = AUTO_COLOUR_HEURISTIC if _colour_weights(self.instance) else AUTO_HEURISTIC
         from nqmip.heuristics import run_heuristic
 
         result = verified(self.instance, run_heuristic(
@@ -307,8 +314,10 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     instance = run.instance
     n = instance.n
     if not instance.fixed:
-        # A cheap verified placement before any proof: a short limit never ends empty.
-        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+        # A cheap verified placement before any proof: a short limit never ends empty. The
+        # quota search gets a larger share than other incumbents (chess n = 64, 5 s: GA
+        # 0.75 s then the proof 104; quota 2 s then the proof, see docs/anytime.md).
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=COLOUR_INCUMBENT_SHARE))
     exact_range = n <= AUTO_COLOUR_EXACT_MAX_N
     share = COLOUR_PROOF_EXACT_SHARE if exact_range else COLOUR_PROOF_SHARE
     proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS, share=share)
@@ -324,7 +333,7 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         # The strengthened MIP with what is left, warm-started from the best placement.
         exact(deadline, start=run.best.placement if run.best is not None else None)
     elif run.best is None or not instance.fixed:
-        run.heuristic(deadline)
+        run.heuristic(deadline, AUTO_HEURISTIC)
 
 
 def _colour_weights(instance: Instance) -> bool:

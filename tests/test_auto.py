@@ -59,7 +59,7 @@ def test_auto_bound_is_the_colour_bound_at_large_n() -> None:
     r = nqmip.solve(n, "chess", method="auto", time_limit=3, seed=0)
     assert r.placement is not None and isinstance(r.placement, tuple | np.ndarray)
     assert r.bound is not None and n + 0.78 * n <= r.bound <= n + 0.79 * n
-    assert r.extra.get("bound_from") == "colour_bound"
+    assert r.provenance.bound_source == "colour_bound"
 
 
 def test_auto_is_reproducible_with_its_default_seed() -> None:

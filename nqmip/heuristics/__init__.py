@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str] = {
     "sa": "nqmip.heuristics.anneal:solve_sa",
     "minconflicts": "nqmip.heuristics.minconflicts:solve_minconflicts",
     "topsquares": "nqmip.heuristics.topsquares:solve_topsquares",
+    "quota": "nqmip.heuristics.quota:solve_quota",
 }
 
 HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
