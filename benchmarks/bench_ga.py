@@ -34,10 +34,11 @@ console = Console(width=150)
 
 #: (label, solve_ga parameters) for the n = 8 table.
 EIGHT_QUEENS: list[tuple[str, dict[str, Any]]] = [
-    ("001 preset (best of 5)", {"preset": "001"}),
-    ("001 preset, uniform parents (its code's bug)", {"preset": "001", "selection": "random"}),
-    ("004 preset", {"preset": "004"}),
-    ("000 preset (population 1000)", {"preset": "000"}),
+    ("001 preset (best of 5)", {"preset": "crossfill-ea"}),
+    ("001 preset, uniform parents (its code's bug)",
+     {"preset": "crossfill-ea", "selection": "random"}),
+    ("004 preset", {"preset": "roulette-generational"}),
+    ("000 preset (population 1000)", {"preset": "chu-beasley"}),
     ("default", {}),
     ("default, population 1000 (restarts only)", {"population": 1000}),
 ]
@@ -81,8 +82,8 @@ def big(seeds: int, seeds_000: int) -> None:
         table.add_column(column, justify="left" if column == "configuration" else "right")
     rows: list[tuple[str, dict[str, Any], int]] = [
         ("default", {}, seeds),
-        ("000 preset, partners = all", {"preset": "000", "partners": "all"}, seeds_000),
-        ("000 preset (population 1000)", {"preset": "000"}, seeds_000),
+        ("000 preset, partners = all", {"preset": "chu-beasley", "partners": "all"}, seeds_000),
+        ("000 preset (population 1000)", {"preset": "chu-beasley"}, seeds_000),
     ]
     for label, params, count in rows:
         times = []

@@ -44,7 +44,7 @@ def test_known_solution_oracle(n: int) -> None:
     n=st.integers(4, 30),
     seed=st.integers(0, 2**32 - 1),
     fixed_rows=st.sets(st.integers(0, 29), max_size=6),
-    preset=st.sampled_from(["default", "001"]),
+    preset=st.sampled_from(["default", "crossfill-ea"]),
 )
 def test_solutions_verify_and_keep_fixed_queens(
     n: int, seed: int, fixed_rows: set[int], preset: str
@@ -65,7 +65,7 @@ def test_solutions_verify_and_keep_fixed_queens(
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_same_seed_same_result(preset: str) -> None:
-    params = {"population": 30} if preset == "000" else {}
+    params = {"population": 30} if preset == "chu-beasley" else {}
     instance = make_instance(12, weights="chess")
     runs = [solve_ga(instance, seed=7, preset=preset, max_evaluations=3000, **params)
             for _ in range(2)]
@@ -111,13 +111,13 @@ def test_weighted_never_returns_conflicts() -> None:
 def test_counting_001_preset() -> None:
     # No solution exists for n = 3: the run ends at the budget, within the last batch of
     # two children, and every initial individual and child is one evaluation.
-    result = solve_ga(make_instance(3), seed=0, preset="001")
+    result = solve_ga(make_instance(3), seed=0, preset="crossfill-ea")
     assert result.termination is Termination.ITERATION_LIMIT
     assert 10_000 <= result.evaluations <= 10_002
     assert result.evaluations == 100 + 2 * result.iterations
     in_initial = 0
     for seed in range(40):
-        r = solve_ga(make_instance(8), seed=seed, preset="001")
+        r = solve_ga(make_instance(8), seed=seed, preset="crossfill-ea")
         assert r.evaluations == 100 + 2 * r.iterations  # initial population included
         if r.extra["found_in_initial"]:
             in_initial += 1
@@ -126,7 +126,7 @@ def test_counting_001_preset() -> None:
 
 
 def test_counting_004_and_improvement() -> None:
-    r = solve_ga(make_instance(10), seed=3, preset="004")
+    r = solve_ga(make_instance(10), seed=3, preset="roulette-generational")
     assert r.evaluations == 100 * (1 + r.iterations)  # whole population each generation
     # Without improvement, the default counts one evaluation per child; with it, the
     # tried swaps come on top.
@@ -162,7 +162,7 @@ def test_parameter_validation() -> None:
 
 
 def test_time_limit_is_honoured() -> None:
-    result = solve_ga(make_instance(300), seed=0, preset="000", time_limit=0.3)
+    result = solve_ga(make_instance(300), seed=0, preset="chu-beasley", time_limit=0.3)
     assert result.termination is Termination.TIME_LIMIT
     assert result.wall_time < 2.0
 
@@ -252,3 +252,9 @@ def test_pmx_is_pmx() -> None:
             assert child.tolist() == [8, 2, 1, 3, 4, 5, 6, 0, 7]
             return
     pytest.fail("segment 3..6 never drawn")
+
+
+def test_reference_numbers_are_aliases_of_the_named_presets() -> None:
+    for number, name in (("000", "chu-beasley"), ("001", "crossfill-ea"),
+                         ("004", "roulette-generational")):
+        assert GAConfig.build(number).describe() == GAConfig.build(name).describe()

@@ -14,8 +14,8 @@ generations; ``improvements`` counts the swaps the local improvement applied.
 Usage::
 
     solve_ga(instance, seed=1, time_limit=None)                  # our default
-    solve_ga(instance, seed=1, time_limit=None, preset="001")    # seed 001's EA
-    solve_ga(instance, seed=1, time_limit=None, preset="000", population=50)
+    solve_ga(instance, seed=1, time_limit=None, preset="crossfill-ea")  # document 001's EA
+    solve_ga(instance, seed=1, time_limit=None, preset="chu-beasley", population=50)
 """
 
 from __future__ import annotations
@@ -435,14 +435,17 @@ DEFAULTS: dict[str, Any] = {
     "max_iterations": None,
 }
 
-#: The seeds' algorithms, as their texts describe them (docs/genetic-algorithm.md).
+#: The reference documents' algorithms, as their texts describe them
+#: (docs/genetic-algorithm.md), named for what they are; the documents' numbers are kept
+#: as aliases (``PRESET_ALIASES``) so that ``--param preset=001`` still works.
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    # 001: population 100, each parent the best of 5 random, cut-and-crossfill (the
+    # "crossfill-ea" (reference document 001, the Spanish 8-queens EA in C#): population
+    # 100, each parent the best of 5 random, cut-and-crossfill (the
     # paper's own variant), 2 children, swap mutation p = 0.8 (the two rows drawn
     # independently), children replace the worst, stop at a solution or 10,000
     # evaluations; the whole initial population is evaluated before the first check.
-    "001": {
+    "crossfill-ea": {
         "population": 100,
         "selection": "best_of",
         "tournament_k": 5,
@@ -457,11 +460,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "stop_in_init": False,
         "max_evaluations": 10_000,
     },
-    # 000: Chu-Beasley steady state, tournament k = 2, PMX on a random segment of 3-8 %
+    # "chu-beasley" (reference document 000, the Portuguese 1000-queen GA): steady state,
+    # tournament k = 2, PMX on a random segment of 3-8 %
     # of the genes (30-80 of 1000), one child, swap mutation, most-attacked-queen
     # improvement repeated while it improves, applied to the initial individuals too (the
     # paper's 1000-queen run found its solution at individual 930 in "1 iteration").
-    "000": {
+    "chu-beasley": {
         "population": 1000,
         "selection": "tournament",
         "tournament_k": 2,
@@ -480,11 +484,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "stop_in_init": True,
         "max_evaluations": 10_000_000,
     },
-    # 004: generational, roulette wheel on 28 - collisions (n(n-1)/2 - conflicts), gene
+    # "roulette-generational" (reference document 004, the English C# article):
+    # generational, roulette wheel on 28 - collisions (n(n-1)/2 - conflicts), gene
     # draw crossover with probability p_c else a clone, per-gene swap mutation. The
     # article leaves population, generations and probabilities to its GUI: ours are
     # documented choices. The whole population is evaluated every generation.
-    "004": {
+    "roulette-generational": {
         "population": 100,
         "selection": "roulette",
         "crossover": "gene_draw",
@@ -498,6 +503,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_evaluations": 100_000,
     },
 }
+
+#: The reference documents' numbers, accepted for the presets named above.
+PRESET_ALIASES = {"000": "chu-beasley", "001": "crossfill-ea", "004": "roulette-generational"}
 
 
 @dataclass(frozen=True)
@@ -521,6 +529,8 @@ class GAConfig:
 
     @classmethod
     def build(cls, preset: str = "default", **params: Any) -> GAConfig:
+        if isinstance(preset, str):
+            preset = PRESET_ALIASES.get(preset, preset)
         if not isinstance(preset, str) or preset not in PRESETS:
             raise ParameterError(
                 f"unknown GA preset {preset!r}: choose from {', '.join(PRESETS)}"
@@ -707,7 +717,9 @@ def solve_ga(
 ) -> Result:
     """Run the genetic algorithm and return a :class:`~nqmip.result.Result`.
 
-    ``preset`` is ``"default"`` (ours), ``"000"``, ``"001"`` or ``"004"``; ``params``
+    ``preset`` is ``"default"`` (ours), ``"chu-beasley"``, ``"crossfill-ea"`` or
+    ``"roulette-generational"`` (the reference documents 000, 001, 004; those numbers are
+    accepted too); ``params``
     override any entry of :data:`DEFAULTS` (operators by name: ``selection``,
     ``crossover``, ``mutation``, ``replacement``, ``improve``). Feasibility instances stop
     at the first conflict-free placement; weighted ones keep improving the best
