@@ -67,8 +67,9 @@ INCUMBENT_SECONDS = 2.0
 COLOUR_INCUMBENT_SHARE = 0.4
 #: Share of the budget for the search on the heaviest squares (dense weights beyond the MIP
 #: range) before the GA gets the rest: random 1..9 at n = 1000 and 20,000 it reaches 9n
-#: (optimal) in 0.4 s and 20 s, where the GA alone had 8928 (60 s) and 150,470 (120 s).
-TOPSQUARES_SHARE = 0.5
+#: (optimal) in 0.4 s and 20 s, where the GA alone had 8928 (60 s) and 150,470 (120 s);
+#: at n = 100 it stalls (852) and half the budget cost the GA 4 (auto 877, GA alone 881).
+TOPSQUARES_SHARE = 0.25
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
