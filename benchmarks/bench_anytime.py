@@ -32,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The grid of the issue: n, the budgets, the methods; exact backends only where they load.
 SIZES = (40, 64, 100, 200, 1000, 10_000)
 BUDGETS = (5.0, 20.0)
-HEURISTICS = ("sa", "tabu", "ga")
+HEURISTICS = ("sa", "tabu", "ga", "quota", "topsquares")
+#: The specialists run only on the weights they are made for.
+ONLY_FOR = {"quota": "chess", "topsquares": "random"}
 EXACT = ("highs", "cpsat", "gurobi")
 EXACT_MAX_N = 200
 #: Gurobi's pip licence: at most 2000 variables and constraints (n <= 44).
@@ -146,6 +148,8 @@ def grid(args: argparse.Namespace) -> list[dict[str, Any]]:
             for budget in args.budgets:
                 for method in methods_for(n):
                     if args.methods and method not in args.methods:
+                        continue
+                    if ONLY_FOR.get(method, weights) != weights:
                         continue
                     deterministic = method in EXACT
                     for seed in (args.seeds[:1] if deterministic else args.seeds):
