@@ -32,6 +32,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
@@ -271,6 +273,12 @@ def solve_auto(
         raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
                          "(beyond it no exact backend runs)")
 
+    if not instance.fixed:
+        # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
+        run.offer(_explicit(instance, seed), "explicit")
+        if run.proven():  # feasibility: n queens is the optimum
+            return run.finish(begin)
+
     if instance.is_feasibility:
         run.heuristic(deadline if not instance.fixed else deadline.sub(share=0.5),
                       "minconflicts")
@@ -335,6 +343,19 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         exact(deadline, start=run.best.placement if run.best is not None else None)
     elif run.best is None or not instance.fixed:
         run.heuristic(deadline, AUTO_HEURISTIC)
+
+
+def _explicit(instance: Instance, seed: int) -> Result:
+    """The explicit solution of :mod:`nqmip.construct` as a verified result (n >= 4)."""
+    from nqmip.construct import explicit_solution
+    from nqmip.heuristics.common import heuristic_result
+
+    begin = time.perf_counter()
+    placement = explicit_solution(instance.n)
+    return verified(instance, heuristic_result(
+        instance, "explicit", None if placement is None else placement.astype(np.int32),
+        wall_time=time.perf_counter() - begin, seed=seed,
+        termination=Termination.SOLUTION_FOUND, solver="explicit construction"))
 
 
 def _colour_weights(instance: Instance) -> bool:

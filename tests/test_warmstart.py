@@ -103,7 +103,7 @@ def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
     backend = pick_backend(20)
-    assert r.provenance.plan == (AUTO_HEURISTIC, backend)
+    assert r.provenance.plan == ("explicit", AUTO_HEURISTIC, backend)
     assert backend == ("gurobi" if get_backend("gurobi").available() else "highs")
     assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
 
@@ -120,10 +120,10 @@ def test_auto_chess_uses_the_colour_bound() -> None:
     assert far.bound < 200  # the colour bound, far below 2n (every queen on black)
 
 
-def test_auto_feasibility_uses_the_heuristic_proof() -> None:
+def test_auto_feasibility_is_optimal_at_once() -> None:
     r = nqmip.solve(500, method="auto", seed=2)
     assert r.status == Status.OPTIMAL and r.objective == 500 and r.bound == 500
-    assert r.provenance.plan == ("minconflicts",)
+    assert r.provenance.plan == ("explicit",)  # n queens: optimal at once
 
 
 def test_auto_beyond_exact_range_returns_incumbent_bound_and_gap() -> None:
