@@ -40,10 +40,10 @@ def total_conflicts(diag: np.ndarray, anti: np.ndarray) -> int:
     """``total_conflicts(diag, anti) -> int``: attacking pairs, ``Σ k(k-1)/2`` over all lines."""
     total = 0
     for line in range(diag.size):
-        k = np.int64(diag[line])
+        k = int(diag[line])
         total += k * (k - 1) // 2
     for line in range(anti.size):
-        k = np.int64(anti[line])
+        k = int(anti[line])
         total += k * (k - 1) // 2
     return total
 
@@ -65,7 +65,7 @@ def fill_counters(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray) -> int:
 def queen_conflicts(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int) -> int:
     """``queen_conflicts(perm, diag, anti, i) -> int``: queens attacking the queen of row i."""
     n = perm.size
-    return (np.int64(diag[i - perm[i] + n - 1]) - 1) + (np.int64(anti[i + perm[i]]) - 1)
+    return (int(diag[i - perm[i] + n - 1]) - 1) + (int(anti[i + perm[i]]) - 1)
 
 
 @njit(cache=True)
@@ -91,7 +91,7 @@ def _line_delta(counts: np.ndarray, old_i: int, old_k: int, new_i: int, new_k: i
         after_k -= 1
     if new_k == new_i:
         after_k += 1
-    return after_i + after_k - removed
+    return int(after_i + after_k - removed)
 
 
 @njit(cache=True)

@@ -84,8 +84,8 @@ def counters_for(perm: np.ndarray, dtype: type = np.int32) -> tuple[np.ndarray, 
     n = perm.size
     rows = np.arange(n, dtype=np.int64)
     size = max(2 * n - 1, 1)
-    diag = np.bincount(rows - perm + (n - 1), minlength=size).astype(dtype)
-    anti = np.bincount(rows + perm, minlength=size).astype(dtype)
+    diag: np.ndarray = np.bincount(rows - perm + (n - 1), minlength=size).astype(dtype)
+    anti: np.ndarray = np.bincount(rows + perm, minlength=size).astype(dtype)
     return diag, anti
 
 

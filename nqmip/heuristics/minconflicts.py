@@ -180,7 +180,7 @@ def place_rows(
                 diag[r - perm[r] + n - 1] -= 1
                 anti[r + perm[r]] -= 1
             return -1
-        added += np.int64(diag[d]) + np.int64(anti[a])
+        added += int(diag[d]) + int(anti[a])
         diag[d] += 1
         anti[a] += 1
     return added
