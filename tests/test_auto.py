@@ -99,3 +99,17 @@ def test_named_backend_with_a_limit_is_never_empty_handed(method: str) -> None:
     assert r.placement is not None and r.status in (Status.FEASIBLE, Status.OPTIMAL)
     off = nqmip.solve(44, "chess", method=method, time_limit=1.0, seed=0, warm_start=False)
     assert off.warm_start_accepted is None
+
+
+@pytest.mark.parametrize(("method", "n", "weights"), [
+    ("ga", 2000, "chess"), ("sa", 2000, "chess"), ("tabu", 2000, "chess"),
+    ("quota", 2000, "chess"), ("topsquares", 100, "random"),
+    ("highs", 60, "chess"), ("cpsat", 60, "chess"),
+])
+def test_every_method_honours_a_short_limit(method: str, n: int, weights: str) -> None:
+    # instances none of them finishes in a second; compile time is reported apart
+    limit = 1.0
+    r = nqmip.solve(n, weights, method=method, time_limit=limit, seed=0, weights_seed=0)
+    assert r.wall_time <= limit + overshoot(limit), (method, r.wall_time)
+    if method in ("highs", "cpsat"):
+        assert r.placement is not None  # the explicit start: never empty-handed
