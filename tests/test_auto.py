@@ -113,3 +113,21 @@ def test_every_method_honours_a_short_limit(method: str, n: int, weights: str) -
     assert r.wall_time <= limit + overshoot(limit), (method, r.wall_time)
     if method in ("highs", "cpsat"):
         assert r.placement is not None  # the explicit start: never empty-handed
+
+
+# The GA is left out: at n = 10^5 its first kernel call (the initial population's
+# improvement) ran 117 s past a 2 s limit (peak 190 MB): an open overshoot, in the notes.
+@pytest.mark.parametrize("method", ["auto", "sa", "quota"])
+def test_chess_1e5_stays_under_a_gib(method: str) -> None:
+    # colour weights never build an n x n array (8 bytes a cell would be 80 GB here)
+    import subprocess
+    import sys
+
+    code = ("import resource, nqmip\n"
+            f"r = nqmip.solve(100_000, 'chess', method={method!r}, time_limit=2, seed=0)\n"
+            "assert r.placement is not None or r.method != 'auto'\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    peak_kib = int(out.stdout.strip().splitlines()[-1])
+    assert peak_kib < 1024 * 1024, (method, peak_kib)
