@@ -325,7 +325,7 @@ def run_count(
     finally:
         if sink is not None:
             sink.close()
-        if client is not None and not (client is scheduler):
+        if client is not None and client is not scheduler:
             client.close()
 
     count = solutions = 0
@@ -356,7 +356,8 @@ def _execute(n: int, todo: list[tuple[int, ...]], masks: tuple[int, ...], unique
         for prefix in todo:
             yield prefix, _count_task(n, prefix, masks, unique)
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import as_completed as done_first
 
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
         jobs = {pool.submit(_count_task, n, p, masks, unique): p for p in todo}
@@ -410,7 +411,7 @@ def _generate(n: int, fix: dict[int, int], unique: bool, batch: int) -> Iterator
         if got:
             block = out[:got]
             check_solution_batch(block, fixed_pairs, source="nqmip.solutions")
-            rows = list(zip(*block.T.tolist()))
+            rows = list(zip(*block.T.tolist(), strict=True))
             if unique:
                 yield from zip(rows, sizes[:got].tolist(), strict=True)
             else:
