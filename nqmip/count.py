@@ -90,8 +90,8 @@ def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict
         raise CountError(
             f"n = {size} is beyond the counting kernels (n <= {MAX_N}: 64-bit masks); nor "
             "would a wider word help: each step of n multiplies the work by about 8, n = 27 "
-            "is the largest count known (OEIS A000170, 2016: a year on a cluster of FPGAs), "
-            "and n = 32 would take about 10^5 times more"
+            "is the largest count known (OEIS A000170; the Q27 project counted it in 2016, on "
+            "FPGAs, over about a year), and n = 32 would take some 10^5 times more"
         )
     if unique and instance.fixed:
         raise CountError(
