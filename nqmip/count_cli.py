@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true",
                         help="print every solution as a board (the fundamental ones with "
                         "--unique)")
+    parser.add_argument("--plot", default=None, metavar="PNG",
+                        help="draw the solutions (at most 48; the fundamental ones with "
+                        "--unique) into an image file")
     parser.add_argument("--limit", type=_positive, default=None,
                         help="with --list: stop after this many")
     parser.add_argument("--json", action="store_true",
@@ -115,17 +118,57 @@ def _list(args: argparse.Namespace) -> None:
             break
 
 
+def _plot(args: argparse.Namespace) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from nqmip.count import solutions
+
+    fixed = dict(args.fix) if args.fix else None
+    rows = (solutions(args.n, fixed, unique=True) if args.unique
+            else ((p, 1) for p in solutions(args.n, fixed)))
+    limit = min(args.limit or 48, 48)
+    shown = [row for _, row in zip(range(limit), rows, strict=False)]
+    if not shown:
+        raise UsageError(f"no solution to draw for n = {args.n}")
+    per_row = min(len(shown), 6)
+    lines = -(-len(shown) // per_row)
+    fig, axes = plt.subplots(lines, per_row, figsize=(2.0 * per_row, 2.4 * lines),
+                             squeeze=False)
+    n = args.n
+    shade = np.indices((n, n)).sum(axis=0) % 2
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, (placement, size) in zip(axes.flat, shown, strict=False):
+        ax.imshow(shade, cmap="gray", vmin=-0.6, vmax=1.3)
+        ax.scatter(list(placement), list(range(n)), s=4000 / n**2, c="crimson",
+                   edgecolors="white")
+        ax.set_title("".join(str(c) if n <= 10 else f"{c}," for c in placement)
+                     + (f" ({size})" if args.unique else ""), fontsize=8)
+    what = "fundamental solutions (class size)" if args.unique else "solutions"
+    fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=90)
+    plt.close(fig)
+
+
 def count_main(argv: Sequence[str] | None = None) -> int:
     from nqmip.instance import InstanceError
 
     try:
         args = build_parser().parse_args(argv)
-        if args.list and (args.workers or args.scheduler or args.record):
-            raise UsageError("--list runs in one process: drop --workers/--scheduler/--record")
-        if args.limit is not None and not args.list:
-            raise UsageError("--limit goes with --list")
+        if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
+            raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
+        if args.limit is not None and not (args.list or args.plot):
+            raise UsageError("--limit goes with --list or --plot")
+        if args.plot:
+            _plot(args)
         if args.list:
             _list(args)
+        if args.list or args.plot:
             return 0
         from nqmip.count import run_count
 
