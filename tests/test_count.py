@@ -148,7 +148,7 @@ def test_record_resumes_without_losing_or_recounting(tmp_path: Path) -> None:
     record.write_text("\n".join(lines[:5]) + "\n" + lines[5][: len(lines[5]) // 2])
     resumed = run_count(12, record=record, workers=2)
     assert resumed.count == 14200 and resumed.resumed == 5
-    prefixes = [tuple(json.loads(line)["prefix"]) for line in record.read_text().splitlines()
+    prefixes = [tuple(json.loads(line)["task"]) for line in record.read_text().splitlines()
                 if line.endswith("}")]
     assert sorted(prefixes) == sorted(set(prefixes))  # nothing counted twice
     assert run_count(12, record=record).resumed == resumed.tasks
