@@ -7,8 +7,10 @@ and compiled with ``gcc -O2``. Both count on one core, side by side (C, numba, C
 ...), each timing only its own search (the C program reads CLOCK_MONOTONIC; numba's
 compile is done before). Medians of ``--repeats``; ratio = numba / C.
 
-Also, where they finish within ``--cap`` seconds: the symmetry classes by nqmip (unique),
-CP-SAT's enumeration (``nqmip.enumerate_optimal(n, engine="cpsat")``, one run each) and
+"nqmip" is what ``nqmip.count_solutions(n)`` runs: each class of solutions under the 8
+symmetries once, weighed by its size (Takaken's method); "numba, C's algorithm" is the C
+counter's own search in numba, like for like. Also, where they finish within ``--cap``
+seconds: CP-SAT's enumeration (``nqmip.enumerate_optimal(n, engine="cpsat")``, one run each) and
 NuCS (the numba constraint solver, its own queens model; not a dependency of nqmip:
 ``pip install --target DIR nucs`` and pass ``--nucs-path DIR``, one run each after a
 warm-up). Run:
@@ -118,18 +120,21 @@ def run_c(binary: Path, n: int) -> tuple[int, float]:
 
 
 def run_numba(n: int) -> tuple[int, float]:
+    """What ``nqmip.count_solutions(n)`` runs: classes under the 8 symmetries (Takaken)."""
+    from nqmip.count_kernels import takaken_all
+
+    start = time.perf_counter()
+    c8, c4, c2 = takaken_all(n)
+    return int(8 * c8 + 4 * c4 + 2 * c2), time.perf_counter() - start
+
+
+def run_numba_half(n: int) -> tuple[int, float]:
+    """The C counter's own algorithm in numba (the first row's mirror symmetry only)."""
     from nqmip.count_kernels import count_all
 
     start = time.perf_counter()
     value = int(count_all(n))
     return value, time.perf_counter() - start
-
-
-def run_unique(n: int) -> tuple[int, float]:
-    from nqmip.count import run_count
-
-    result = run_count(n, unique=True)
-    return result.count, result.wall_time
 
 
 def run_cpsat(n: int, cap: float) -> tuple[int, float] | None:
@@ -163,7 +168,6 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cap", type=float, default=60.0,
                         help="seconds: CP-SAT and NuCS are not run past a size that took longer")
-    parser.add_argument("--no-unique", action="store_true")
     parser.add_argument("--no-cpsat", action="store_true")
     parser.add_argument("--nucs-path", default=None,
                         help="a directory holding the nucs package (pip install --target DIR)")
@@ -180,23 +184,23 @@ def main() -> int:
         nucs_on = args.nucs_path is not None
         if not nucs_on:
             print("NuCS: not run (pass --nucs-path DIR after pip install --target DIR nucs)")
-        header = ("| n | solutions | C -O2 (s) | nqmip numba (s) | numba / C | unique (s) "
-                  "| CP-SAT enum (s) | NuCS (s) |")
+        header = ("| n | solutions | C -O2 (s) | nqmip (s) | nqmip / C | numba, C's algorithm "
+                  "(s) | its / C | CP-SAT enum (s) | NuCS (s) |")
         print(header)
-        print("|" + "---|" * 8)
+        print("|" + "---|" * 9)
         for n in args.sizes:
-            c_times, nb_times = [], []
+            c_times, nb_times, half_times = [], [], []
             for _ in range(args.repeats):
-                value, seconds = run_c(binary, n)
-                assert value == A000170[n - 1], (n, value)
-                c_times.append(seconds)
-                value, seconds = run_numba(n)
-                assert value == A000170[n - 1], (n, value)
-                nb_times.append(seconds)
+                for runner, times in ((lambda m: run_c(binary, m), c_times),
+                                      (run_numba, nb_times), (run_numba_half, half_times)):
+                    value, seconds = runner(n)
+                    assert value == A000170[n - 1], (n, value)
+                    times.append(seconds)
             c_med, nb_med = statistics.median(c_times), statistics.median(nb_times)
+            half_med = statistics.median(half_times)
             row: dict[str, object] = {"n": n, "solutions": A000170[n - 1], "c": c_times,
-                                      "numba": nb_times, "ratio": nb_med / c_med}
-            unique = "" if args.no_unique else f"{run_unique(n)[1]:.3f}"
+                                      "nqmip": nb_times, "numba_half": half_times,
+                                      "ratio": nb_med / c_med, "ratio_half": half_med / c_med}
             cpsat = "-"
             if cpsat_on:
                 got = run_cpsat(n, args.cap)
@@ -219,7 +223,8 @@ def main() -> int:
                     nucs_on = result[1] < args.cap / 4
                 row["nucs"] = nucs
             print(f"| {n} | {A000170[n - 1]:,} | {c_med:.3f} | {nb_med:.3f} | "
-                  f"{nb_med / c_med:.2f} | {unique} | {cpsat} | {nucs} |", flush=True)
+                  f"{nb_med / c_med:.2f} | {half_med:.3f} | {half_med / c_med:.2f} | {cpsat} "
+                  f"| {nucs} |", flush=True)
             if args.json:
                 with open(args.json, "a") as sink:
                     sink.write(json.dumps(row) + "\n")

@@ -121,22 +121,24 @@ def _masks(prefix: Sequence[int]) -> tuple[int, int, int]:
     return cols, ld, rd
 
 
-def warm_up() -> float:
+def warm_up(which: str = "all") -> float:
     """Compile the kernels (or load them from numba's cache); seconds taken, reported as
-    ``compile_time`` apart from the count's ``wall_time``."""
+    ``compile_time`` apart from the count's ``wall_time``. ``which``: "classes" (the plain
+    and unique counts), "rows" (completions, small boards), "list", or "all"."""
     start = time.perf_counter()
     k = _kernels()
-    k.count_all(5)
-    allowed = _allowed(5, {})
-    k.count_subtree(5, 0, 0, 0, 0, allowed)
-    k.count_free_subtree(5, 1, 1, 2, 0)
-    k.count_canonical_subtree(5, 0, np.zeros(5, np.int64), 0, 0, 0, allowed)
-    k.takaken_all(6)
-    k.takaken_row_mask(6, False, 1, 1, 2, 33)
-    size = 5
-    fs, cs, ls, rs, pos = (np.zeros(size, np.int64) for _ in range(5))
-    k.enumerate_into(size, 0, allowed, fs, cs, ls, rs, pos, np.zeros(2, np.int64),
-                     np.zeros((4, size), np.int64), np.zeros(4, np.int64), False)
+    allowed = _allowed(6, {})
+    if which in ("classes", "all"):
+        k.takaken_all(6)
+        k.takaken_row_mask(6, False, 1, 1, 2, 33)
+    if which in ("rows", "all"):
+        k.count_all(5)
+        k.count_subtree(6, 0, 0, 0, 0, allowed)
+        k.count_canonical_subtree(6, 0, np.zeros(6, np.int64), 0, 0, 0, allowed)
+    if which in ("list", "all"):
+        fs, cs, ls, rs, pos = (np.zeros(6, np.int64) for _ in range(5))
+        k.enumerate_into(6, 0, allowed, fs, cs, ls, rs, pos, np.zeros(2, np.int64),
+                         np.zeros((4, 6), np.int64), np.zeros(4, np.int64), False)
     return time.perf_counter() - start
 
 
@@ -343,7 +345,7 @@ def run_count(
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise CountError(f"workers must be a positive integer, got {workers!r}")
-    compile_time = warm_up()
+    compile_time = warm_up("classes" if _by_classes(size, fix) else "rows")
     start = time.perf_counter()
     fixed_pairs = tuple(sorted(fix.items()))
     how = "Takaken's classes" if _by_classes(size, fix) else "rows"
