@@ -189,7 +189,9 @@ def main() -> int:
         print(header)
         print("|" + "---|" * 9)
         for n in args.sizes:
-            c_times, nb_times, half_times = [], [], []
+            c_times: list[float] = []
+            nb_times: list[float] = []
+            half_times: list[float] = []
             for _ in range(args.repeats):
                 for runner, times in ((lambda m: run_c(binary, m), c_times),
                                       (run_numba, nb_times), (run_numba_half, half_times)):

@@ -15,7 +15,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -64,7 +64,6 @@ class Count:
     tasks: int = 1
     resumed: int = 0
     workers: int = 1
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps({
@@ -265,8 +264,8 @@ def _run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task) -> tuple[i
         c8, c4, c2 = k.takaken_subtree(n, corner, bound1, len(cols), board, left, down, right)
         return int(c8), int(c4), int(c2)
     allowed = _allowed(n, fix)
-    cols, ld, rd = _masks(task)
-    return (int(k.count_subtree(n, len(task), cols, ld, rd, allowed)),)
+    taken, ld, rd = _masks(task)
+    return (int(k.count_subtree(n, len(task), taken, ld, rd, allowed)),)
 
 
 def _single(n: int, fix: dict[int, int], unique: bool) -> tuple[int, int]:
@@ -386,11 +385,11 @@ def run_count(
 
     sink = path.open("a") if path is not None else None
     try:
-        for task, value in _execute(size, fixed_pairs, todo, n_workers, client):
-            done[task] = value
+        for task, found in _execute(size, fixed_pairs, todo, n_workers, client):
+            done[task] = found
             if sink is not None:
                 sink.write(json.dumps({"job": job, "depth": depth, "task": list(task),
-                                       "value": list(value)}) + "\n")
+                                       "value": list(found)}) + "\n")
                 sink.flush()
                 os.fsync(sink.fileno())
             if progress is not None:
@@ -489,31 +488,6 @@ def _generate(n: int, fix: dict[int, int], unique: bool, batch: int) -> Iterator
                 yield from rows
         if state[1] == 1:
             return
-
-
-def fundamental(n: int) -> list[tuple[tuple[int, ...], int]]:
-    """The fundamental solutions of the n x n board with their class sizes (a list)."""
-    return list(solutions(n, unique=True))
-
-
-def all_solutions(n: int | Instance, fixed: FixedSpec = None,
-                  limit: int | None = None) -> list[tuple[int, ...]]:
-    """:func:`solutions` as a list, refused up front when it would not fit in memory."""
-    size, fix = _board(n, fixed, False)
-    if not fix and size <= len(A000170) and limit is None:
-        need = A000170[size - 1] * (56 + 8 * size + 8)
-        if need > 8 * 2**30:
-            raise CountError(
-                f"listing all {A000170[size - 1]:,} solutions of n = {size} would take about "
-                f"{need / 2**30:.0f} GiB: iterate nqmip.solutions({size}) instead, or count "
-                "them with nqmip.count_solutions"
-            )
-    found: list[tuple[int, ...]] = []
-    for placement in solutions(size, fix):
-        found.append(placement)
-        if limit is not None and len(found) >= limit:
-            break
-    return found
 
 
 def draw_boards(placements: Iterable[Sequence[int]]) -> str:

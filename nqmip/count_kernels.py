@@ -85,7 +85,7 @@ def count_free_subtree(n: int, row0: int, cols0: int, ld0: int, rd0: int) -> int
     the plain count, with the full-row mask in a register instead of a per-row load."""
     if row0 >= n:
         return 1
-    full = (np.int64(1) << n) - 1
+    full = (1 << n) - 1
     last = n - 1
     if row0 == last:
         return 1 if full & ~(cols0 | ld0 | rd0) else 0
@@ -137,10 +137,10 @@ def count_all(n: int) -> int:
     middle column of an odd board is counted once."""
     total = 0
     for col in range(n // 2):
-        bit = np.int64(1) << col
+        bit = 1 << col
         total += 2 * count_free_subtree(n, 1, bit, bit << 1, bit >> 1)
     if n % 2 == 1:
-        bit = np.int64(1) << (n // 2)
+        bit = 1 << (n // 2)
         total += count_free_subtree(n, 1, bit, bit << 1, bit >> 1)
     return total
 
@@ -392,9 +392,9 @@ def takaken_row_mask(n: int, corner: bool, bound1: int, row: int, down: int,
                      sidemask: int) -> int:
     """The columns the smallest member of a class may use in ``row`` (< n - 1), given the
     columns taken above (``down``); 0 prunes the whole sub-tree."""
-    full = (np.int64(1) << n) - 1
+    full = (1 << n) - 1
     if corner:
-        return full & ~np.int64(2) if row < bound1 else full
+        return full & ~2 if row < bound1 else full
     if row < bound1:
         return full & ~sidemask
     if row == n - 1 - bound1:
@@ -414,8 +414,8 @@ def takaken_subtree(n: int, corner: bool, bound1: int, row0: int, board: np.ndar
     :func:`takaken_row_mask`). The last row is never entered: its one free square, if any,
     is checked from row n - 2."""
     last = n - 1
-    full = (np.int64(1) << n) - 1
-    topbit = np.int64(1) << last
+    full = (1 << n) - 1
+    topbit = 1 << last
     bound2 = last - bound1
     sidemask = topbit | 1
     lastmask = sidemask
@@ -424,7 +424,7 @@ def takaken_subtree(n: int, corner: bool, bound1: int, row0: int, board: np.ndar
         lastmask |= (lastmask >> 1) | (lastmask << 1)
         endbit >>= 1
     lastmask &= full
-    early = full & ~np.int64(2) if corner else full & ~sidemask
+    early = full & ~2 if corner else full & ~sidemask
     if corner:
         bound2 = -1  # no such row
         lastmask = 0
@@ -513,7 +513,7 @@ def takaken_all(n: int) -> tuple[int, int, int]:
     last = n - 1
     board[0] = 1
     for bound1 in range(2, last):  # corner: row 0 in column 0, row 1 in column bound1
-        bit = np.int64(1) << bound1
+        bit = 1 << bound1
         board[1] = bit
         a, b, c = takaken_subtree(n, True, bound1, 2, board, (2 | bit) << 1, 1 | bit,
                                   bit >> 1)
@@ -522,7 +522,7 @@ def takaken_all(n: int) -> tuple[int, int, int]:
         c2 += c
     bound1 = 1
     while bound1 < last - bound1:  # side: row 0 in column bound1
-        bit = np.int64(1) << bound1
+        bit = 1 << bound1
         board[0] = bit
         a, b, c = takaken_subtree(n, False, bound1, 1, board, bit << 1, bit, bit >> 1)
         c8 += a
