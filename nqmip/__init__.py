@@ -6,6 +6,8 @@ function that needs them is called.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from nqmip.enumerate import enumerate_optimal
 from nqmip.formulation import build_model
 from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
@@ -13,7 +15,24 @@ from nqmip.result import Result, Status, Termination
 from nqmip.solve import all_methods, solve
 from nqmip.verify import VerificationError, conflicts, is_solution
 
+if TYPE_CHECKING:
+    from nqmip.count import count_solutions, solutions
+
 __version__ = "0.1.0"
+
+#: Exported lazily (PEP 562): the counting module loads on first use.
+_LAZY = {"count_solutions": "nqmip.count", "solutions": "nqmip.count"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nqmip' has no attribute {name!r}")
+
 
 __all__ = [
     "Instance",
@@ -27,9 +46,11 @@ __all__ = [
     "build_model",
     "chess_weights",
     "conflicts",
+    "count_solutions",
     "enumerate_optimal",
     "is_solution",
     "make_instance",
     "random_weights",
+    "solutions",
     "solve",
 ]

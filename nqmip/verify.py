@@ -222,3 +222,41 @@ def verified(instance: Instance, result: Result) -> Result:
     if bound is not None and value > bound + 1e-6 * max(1.0, abs(value)):
         raise VerificationError(f"{source}: objective {value} exceeds the proven bound {bound}")
     return result.with_(objective=value, conflicts=0)  # check_placement counted them
+
+
+def check_solution_batch(
+    placements: np.ndarray,
+    fixed: Mapping[int, int] | Iterable[tuple[int, int]] | None,
+    *,
+    source: str,
+) -> None:
+    """Raise :class:`VerificationError` unless every row of the (K, n) integer array is a
+    solution of the n x n board keeping the ``fixed`` queens.
+
+    The same first principles as :func:`conflicts`, for many small boards at once: sorted
+    along each row, the columns, the diagonals (i - col) and the anti-diagonals (i + col)
+    must hold no two equal values."""
+    batch = np.asarray(placements)
+    if batch.ndim != 2 or not np.issubdtype(batch.dtype, np.integer):
+        raise VerificationError(f"{source}: a batch of placements is a 2-D integer array")
+    count, n = batch.shape
+    if count == 0 or n == 0:
+        return
+    if batch.min() < 0 or batch.max() >= n:
+        raise VerificationError(f"{source}: a queen is off the {n} x {n} board")
+    rows = np.arange(n)
+    for family in (batch, rows - batch, rows + batch):
+        ordered = np.sort(family, axis=1)
+        clash = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+        if clash.size:
+            bad = batch[clash[0]].tolist()
+            raise VerificationError(f"{source}: placement {bad} has attacking queens")
+    if fixed:
+        pairs = fixed.items() if isinstance(fixed, Mapping) else fixed
+        for row, col in pairs:
+            moved = np.flatnonzero(batch[:, row] != col)
+            if moved.size:
+                raise VerificationError(
+                    f"{source}: placement {batch[moved[0]].tolist()} moves the fixed queen "
+                    f"({row}, {col})"
+                )

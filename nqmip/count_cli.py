@@ -1,0 +1,209 @@
+"""``nqmip-count``: count (or list) every N-Queens solution.
+
+``nqmip-count --n 8`` prints 92, ``--unique`` 12. ``--fix ROW,COL`` counts completions,
+``--list`` prints the boards (``--json``: one JSON line each), ``--workers N`` or
+``--scheduler ADDRESS`` split the search over processes or a Dask cluster, and ``--record
+FILE`` keeps the finished sub-trees so a killed run resumes. Bad input exits with status 2
+and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import NoReturn
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """Bad input from the command line: one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _fixed_queen(text: str) -> tuple[int, int]:
+    try:
+        row, col = (int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--fix takes ROW,COL (0-based integers), got {text!r}"
+        ) from None
+    return row, col
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="nqmip-count",
+        description="Count every solution of the N-Queens problem (OEIS A000170), its "
+        "symmetry classes (A002562) or the completions of fixed queens; or list them.",
+    )
+    parser.add_argument("--n", type=int, required=True, help="board size (1 .. 32)")
+    parser.add_argument("--unique", action="store_true",
+                        help="count classes under the 8 symmetries of the square")
+    parser.add_argument("--fix", type=_fixed_queen, action="append", default=[],
+                        metavar="ROW,COL", help="a pre-placed queen (0-based); repeatable")
+    parser.add_argument("--list", action="store_true",
+                        help="print every solution as a board (the fundamental ones with "
+                        "--unique)")
+    parser.add_argument("--plot", default=None, metavar="PNG",
+                        help="draw the solutions (at most 48; the fundamental ones with "
+                        "--unique) into an image file")
+    parser.add_argument("--limit", type=_positive, default=None,
+                        help="with --list: stop after this many")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON: the count with its timings, or one line per solution")
+    parser.add_argument("--workers", type=_positive, default=None,
+                        help="split the search over this many processes")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="split the search over a Dask cluster (tcp://host:8786)")
+    parser.add_argument("--record", default=None, metavar="FILE",
+                        help="JSON lines of finished sub-trees: a rerun skips them")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="print the timings and the engine on stderr")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("sub-trees", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("count", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _list(args: argparse.Namespace) -> None:
+    from nqmip.count import draw_boards, solutions
+
+    fixed = dict(args.fix) if args.fix else None
+    rows = (solutions(args.n, fixed, unique=True) if args.unique
+            else ((p, 1) for p in solutions(args.n, fixed)))
+    for shown, (placement, size) in enumerate(rows, 1):
+        if args.json:
+            entry: dict[str, object] = {"placement": list(placement)}
+            if args.unique:
+                entry["class_size"] = size
+            print(json.dumps(entry))
+        else:
+            head = f"# {shown}" + (f" (class of {size})" if args.unique else "")
+            print(head + "\n" + draw_boards([placement]) + "\n")
+        if args.limit is not None and shown >= args.limit:
+            break
+
+
+def _plot(args: argparse.Namespace) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from nqmip.count import solutions
+
+    fixed = dict(args.fix) if args.fix else None
+    rows = (solutions(args.n, fixed, unique=True) if args.unique
+            else ((p, 1) for p in solutions(args.n, fixed)))
+    limit = min(args.limit or 48, 48)
+    shown = [row for _, row in zip(range(limit), rows, strict=False)]
+    if not shown:
+        raise UsageError(f"no solution to draw for n = {args.n}")
+    per_row = min(len(shown), 6)
+    lines = -(-len(shown) // per_row)
+    fig, axes = plt.subplots(lines, per_row, figsize=(2.0 * per_row, 2.4 * lines),
+                             squeeze=False)
+    n = args.n
+    shade = np.indices((n, n)).sum(axis=0) % 2
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, (placement, size) in zip(axes.flat, shown, strict=False):
+        ax.imshow(shade, cmap="gray", vmin=-0.6, vmax=1.3)
+        ax.scatter(list(placement), list(range(n)), s=4000 / n**2, c="crimson",
+                   edgecolors="white")
+        ax.set_title("".join(str(c) if n <= 10 else f"{c}," for c in placement)
+                     + (f" ({size})" if args.unique else ""), fontsize=8)
+    what = "fundamental solutions (class size)" if args.unique else "solutions"
+    fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=90)
+    plt.close(fig)
+
+
+def count_main(argv: Sequence[str] | None = None) -> int:
+    from nqmip.instance import InstanceError
+
+    try:
+        args = build_parser().parse_args(argv)
+        if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
+            raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
+        if args.limit is not None and not (args.list or args.plot):
+            raise UsageError("--limit goes with --list or --plot")
+        if args.plot:
+            _plot(args)
+        if args.list:
+            _list(args)
+        if args.list or args.plot:
+            return 0
+        from nqmip.count import run_count
+
+        with _progress_bar(not (args.json or args.no_progress)) as progress:
+            result = run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
+                               workers=args.workers, scheduler=args.scheduler,
+                               record=args.record, progress=progress)
+    except KeyboardInterrupt:
+        print("nqmip-count: interrupted" + (
+            "; finished sub-trees are kept in the record" if "--record" in (argv or sys.argv)
+            else ""), file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. --list | head: the reader has what it wanted
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except UsageError as exc:
+        print(f"nqmip-count: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (InstanceError, ValueError, TypeError, OSError) as exc:
+        print(f"nqmip-count: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.json:
+        print(result.to_json())
+    else:
+        print(result.count)
+    if args.verbose:
+        what = "classes" if args.unique else ("completions" if args.fix else "solutions")
+        print(f"n = {result.n}: {result.count} {what} in {result.wall_time:.3f} s "
+              f"(+ {result.compile_time:.3f} s compile/cache load), {result.engine}, "
+              f"{result.tasks} sub-tree(s), {result.resumed} from the record",
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(count_main())

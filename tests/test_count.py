@@ -1,0 +1,203 @@
+"""Counting and listing every solution: OEIS tables, brute force, the CLI, the split count."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nqmip
+from nqmip.count import CountError, run_count, solutions
+from nqmip.count_cli import count_main
+from nqmip.enumerate import enumerate_optimal
+
+from .conftest import IN_CI
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Typed from OEIS: A000170 (all solutions) n = 1 .. 15, A002562 (classes under the 8
+# symmetries of the square) n = 1 .. 12.
+A000170 = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184]
+A002562 = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787]
+
+
+def brute_force(n: int, fixed: dict[int, int]) -> list[tuple[int, ...]]:
+    """Every permutation keeping the fixed queens whose diagonals are all distinct."""
+    found = []
+    for p in itertools.permutations(range(n)):
+        if any(p[r] != c for r, c in fixed.items()):
+            continue
+        if len({i - p[i] for i in range(n)}) == n and len({i + p[i] for i in range(n)}) == n:
+            found.append(p)
+    return found
+
+
+@pytest.mark.parametrize(("n", "expected"), list(enumerate(A000170, start=1)))
+def test_count_matches_a000170(n: int, expected: int) -> None:
+    assert nqmip.count_solutions(n) == expected
+
+
+@pytest.mark.parametrize(("n", "expected"), list(enumerate(A002562, start=1)))
+def test_unique_count_matches_a002562(n: int, expected: int) -> None:
+    result = run_count(n, unique=True)
+    assert result.count == expected
+    # The classes' sizes add up to every solution: each class was found exactly once.
+    assert result.solutions == A000170[n - 1]
+
+
+@pytest.mark.parametrize("n", [1, 4, 5, 6, 7, 8, 9])
+def test_fundamental_solutions_generate_every_solution(n: int) -> None:
+    every = set(solutions(n))
+    images: set[tuple[int, ...]] = set()
+    for p, size in solutions(n, unique=True):
+        orbit = set()
+        q = p
+        for _ in range(4):  # the four rotations of p and of its mirror image
+            q = tuple(q.index(r) for r in range(n))[::-1]  # quarter turn
+            orbit |= {q, q[::-1]}
+        assert len(orbit) == size
+        assert p == min(orbit)
+        assert not orbit & images  # no two fundamental solutions share a class
+        images |= orbit
+    assert images == every
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=1, max_value=8), st.data())
+def test_completions_match_brute_force(n: int, data: st.DataObject) -> None:
+    rows = data.draw(st.lists(st.integers(0, n - 1), max_size=min(n, 3), unique=True))
+    fixed = {r: data.draw(st.integers(0, n - 1)) for r in rows}
+    expected = brute_force(n, fixed)
+    assert nqmip.count_solutions(n, fixed=fixed) == len(expected)
+    assert list(solutions(n, fixed)) == expected  # lexicographic order
+
+
+@pytest.mark.parametrize(("n", "fixed"), [(10, {0: 1, 5: 4}), (10, {3: 0}), (9, {8: 8})])
+def test_completions_at_n_9_10_match_brute_force(n: int, fixed: dict[int, int]) -> None:
+    expected = brute_force(n, fixed)
+    assert nqmip.count_solutions(n, fixed=fixed) == len(expected)
+    assert set(solutions(n, fixed)) == set(expected)
+
+
+def test_clashing_fixed_queens_have_no_completion() -> None:
+    assert nqmip.count_solutions(8, fixed={0: 0, 1: 1}) == 0
+    assert list(solutions(8, {2: 3, 6: 3})) == []
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_listing_equals_enumerate_optimal_of_cpsat(n: int) -> None:
+    value, placements, engine = enumerate_optimal(n, engine="cpsat", return_engine=True)
+    assert engine == "cpsat"
+    assert list(solutions(n)) == placements
+    fast = enumerate_optimal(n, return_engine=True)
+    assert fast == (value, placements, "bitboard")
+
+
+def test_listing_is_lazy_and_batched() -> None:
+    it = solutions(14, batch=64)
+    first = [next(it) for _ in range(100)]
+    assert first == sorted(first) and len(set(first)) == 100
+    assert all(nqmip.is_solution(p) for p in first)
+
+
+def test_enumerate_optimal_weighted_bitboard_equals_cpsat() -> None:
+    for args in ((8, "chess", {0: 2}), (9, "random", None)):
+        fast = enumerate_optimal(*args, weights_seed=4, return_engine=True)
+        slow = enumerate_optimal(*args, weights_seed=4, engine="cpsat", return_engine=True)
+        assert fast[2] == "bitboard" and slow[2] == "cpsat"
+        assert fast[:2] == slow[:2] and fast[1]
+
+
+def test_refusals() -> None:
+    with pytest.raises(CountError, match="n <= 32"):
+        nqmip.count_solutions(33)
+    with pytest.raises(CountError, match="unique"):
+        nqmip.count_solutions(8, fixed={0: 0}, unique=True)
+    with pytest.raises(nqmip.InstanceError):
+        nqmip.count_solutions(0)
+    with pytest.raises(nqmip.InstanceError):
+        nqmip.count_solutions(8, fixed={0: 9})
+    from nqmip.enumerate import EnumerationError
+
+    with pytest.raises(EnumerationError, match="GiB"):
+        enumerate_optimal(18)
+
+
+def test_split_count_over_processes_equals_single() -> None:
+    single = run_count(12)
+    split = run_count(12, workers=2)
+    assert split.count == single.count == 14200 and split.tasks >= 16
+    assert run_count(12, unique=True, workers=2).count == 1787
+    assert run_count(11, fixed={0: 3}, workers=2).count == nqmip.count_solutions(11, {0: 3})
+
+
+def test_record_resumes_without_losing_or_recounting(tmp_path: Path) -> None:
+    record = tmp_path / "n12.jsonl"
+    run_count(12, record=record)
+    lines = record.read_text().splitlines()
+    assert len(lines) >= 8
+    # A run killed after a few sub-trees (the last line torn mid-write): the rerun counts
+    # only the rest and the total is unchanged.
+    record.write_text("\n".join(lines[:5]) + "\n" + lines[5][: len(lines[5]) // 2])
+    resumed = run_count(12, record=record, workers=2)
+    assert resumed.count == 14200 and resumed.resumed == 5
+    prefixes = [tuple(json.loads(line)["task"]) for line in record.read_text().splitlines()
+                if line.endswith("}")]
+    assert sorted(prefixes) == sorted(set(prefixes))  # nothing counted twice
+    assert run_count(12, record=record).resumed == resumed.tasks
+    with pytest.raises(CountError, match="another count"):
+        run_count(11, record=record)
+
+
+def test_split_count_on_a_local_dask_cluster() -> None:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        if IN_CI:
+            pytest.fail('CI=true and dask is missing: pip install "nqmip[dask]"')
+        pytest.skip('dask is not installed: pip install "nqmip[dask]"')
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        result = run_count(12, scheduler=client)
+    assert result.count == 14200 and result.engine.endswith("Dask") and result.tasks >= 16
+
+
+def test_cli_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert count_main(["--n", "8"]) == 0
+    assert capsys.readouterr().out == "92\n"
+    assert count_main(["--n", "8", "--unique"]) == 0
+    assert capsys.readouterr().out == "12\n"
+    assert count_main(["--n", "8", "--fix", "0,0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 4
+    assert count_main(["--n", "8", "--unique", "--list", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 12 and sum(line["class_size"] for line in lines) == 92
+
+
+@pytest.mark.parametrize("argv", [
+    ["--n", "33"], ["--n", "0"], ["--n", "x"], ["--n", "8", "--fix", "1"],
+    ["--n", "8", "--fix", "0,8"], ["--n", "8", "--unique", "--fix", "0,0"],
+    ["--n", "8", "--workers", "0"], ["--n", "8", "--list", "--workers", "2"], [],
+])
+def test_cli_bad_input_exits_2_with_one_line(argv: list[str],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert count_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nqmip-count: error:") and err.count("\n") == 1
+
+
+def test_script_runs_from_a_checkout() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "count_solutions.py"),
+                          "--n", "8"], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout == "92\n"
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "count_solutions.py"),
+                          "--n", "40"], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
