@@ -152,7 +152,7 @@ def count_solutions(
 ) -> int:
     """The number of solutions of the n x n board (OEIS A000170), of its classes under the 8
     symmetries of the square with ``unique`` (A002562), or of completions of the ``fixed``
-    queens (no symmetry then; 0 when they attack each other).
+    queens (no symmetry then; queens that attack each other are an InstanceError).
 
     ``workers`` (processes) or ``scheduler`` (a Dask scheduler address or Client) split the
     search into sub-trees; ``record`` keeps the finished ones so a killed run resumes.

@@ -1,5 +1,8 @@
 """Numba bitboard kernels that count and list N-Queens solutions.
 
+Long module: the counting, class-counting (Takaken), completion and resumable listing
+kernels share their mask helpers and must stay in one numba module to inline them.
+
 The search goes row by row. Three bit masks hold the columns already taken (``cols``) and
 the squares of the current row attacked along the two diagonals (``ld``, shifted left one
 place per row, and ``rd``, shifted right); ``allowed[row]`` holds the columns a row may use

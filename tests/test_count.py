@@ -75,8 +75,19 @@ def test_completions_match_brute_force(n: int, data: st.DataObject) -> None:
     rows = data.draw(st.lists(st.integers(0, n - 1), max_size=min(n, 3), unique=True))
     fixed = {r: data.draw(st.integers(0, n - 1)) for r in rows}
     expected = brute_force(n, fixed)
+    if _attacking(fixed):  # an input error now, named by make_instance
+        assert expected == []
+        with pytest.raises(nqmip.InstanceError, match="attack each other"):
+            nqmip.count_solutions(n, fixed=fixed)
+        return
     assert nqmip.count_solutions(n, fixed=fixed) == len(expected)
     assert list(solutions(n, fixed)) == expected  # lexicographic order
+
+
+def _attacking(fixed: dict[int, int]) -> bool:
+    queens = list(fixed.items())
+    return any(c1 == c2 or abs(r1 - r2) == abs(c1 - c2)
+               for k, (r1, c1) in enumerate(queens) for r2, c2 in queens[k + 1:])
 
 
 @pytest.mark.parametrize(("n", "fixed"), [(10, {0: 1, 5: 4}), (10, {3: 0}), (9, {8: 8})])
@@ -86,9 +97,11 @@ def test_completions_at_n_9_10_match_brute_force(n: int, fixed: dict[int, int]) 
     assert set(solutions(n, fixed)) == set(expected)
 
 
-def test_clashing_fixed_queens_have_no_completion() -> None:
-    assert nqmip.count_solutions(8, fixed={0: 0, 1: 1}) == 0
-    assert list(solutions(8, {2: 3, 6: 3})) == []
+def test_clashing_fixed_queens_are_an_input_error() -> None:
+    with pytest.raises(nqmip.InstanceError, match="diagonal"):
+        nqmip.count_solutions(8, fixed={0: 0, 1: 1})
+    with pytest.raises(nqmip.InstanceError, match="column"):
+        list(solutions(8, {2: 3, 6: 3}))
 
 
 @pytest.mark.parametrize("n", range(1, 11))

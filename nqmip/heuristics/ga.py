@@ -673,26 +673,26 @@ def _run_kernel(
     best_weight = np.zeros(1, dtype=np.float64)
     chunk = CHUNK_FIRST
     termination = Termination.ITERATION_LIMIT
-    while True:
-        try:
+    try:
+        while True:
             code = k.ga_chunk(pop, cost, weight, hashes, free, weights, icfg, fcfg, counters,
                               best, best_weight, int(counters[k.C_EVALS]) + chunk,
                               kernel_seed(rng))
-        except KeyboardInterrupt:
-            # Ctrl-C lands between chunks (numba does not look at signals): the best
-            # placement recorded so far is whole and is returned.
-            termination = Termination.INTERRUPTED
-            break
-        if code == k.RUN_SOLVED:
-            termination = Termination.SOLUTION_FOUND
-            break
-        if code == k.RUN_BUDGET:
-            termination = Termination.ITERATION_LIMIT
-            break
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
-            termination = Termination.TIME_LIMIT
-            break
-        chunk = min(2 * chunk, CHUNK_MAX)
+            if code == k.RUN_SOLVED:
+                termination = Termination.SOLUTION_FOUND
+                break
+            if code == k.RUN_BUDGET:
+                termination = Termination.ITERATION_LIMIT
+                break
+            if time_limit is not None and time.perf_counter() - start >= time_limit:
+                termination = Termination.TIME_LIMIT
+                break
+            chunk = min(2 * chunk, CHUNK_MAX)
+    except KeyboardInterrupt:
+        # Ctrl-C lands between chunks (numba does not look at signals), in the kernel's
+        # return or in the Python lines around it: the best placement recorded so far is
+        # whole and is returned.
+        termination = Termination.INTERRUPTED
     wall = time.perf_counter() - start
     out = {
         "placement": best.copy() if counters[k.C_FOUND] else None,
