@@ -210,6 +210,8 @@ def plot(table: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     panels = sorted({(t["weights"], t["n"]) for t in table})
+    every = sorted({m for t in table for m in t["medians"]})
+    colour = {m: f"C{k % 10}" for k, m in enumerate(every)}  # one colour per method
     cols = 3
     rows = math.ceil(len(panels) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
@@ -221,7 +223,8 @@ def plot(table: list[dict[str, Any]], path: Path) -> None:
             xs = [t["budget"] for t in cells if t["medians"].get(method) is not None]
             ys = [t["medians"][method] for t in cells if t["medians"].get(method) is not None]
             if xs:
-                ax.plot(xs, ys, marker="o", lw=2.5 if method == "auto" else 1.2, label=method)
+                ax.plot(xs, ys, marker="o", lw=2.5 if method == "auto" else 1.2, label=method,
+                        color=colour[method])
         bounds = [t["bound"] for t in cells if t["bound"] is not None]
         if bounds:
             ax.axhline(min(bounds), color="grey", ls="--", lw=1, label="best bound")
@@ -231,8 +234,9 @@ def plot(table: list[dict[str, Any]], path: Path) -> None:
         ax.set_ylabel("objective (median)")
     for ax in axes.ravel()[len(panels):]:
         ax.axis("off")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
+    handles = [plt.Line2D([], [], color=colour[m], marker="o", label=m) for m in every]
+    fig.legend(handles=handles, loc="upper center", ncol=len(every), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
 
 
