@@ -35,43 +35,11 @@ from nqmip.instance import Instance
 def start_permutation(
     n: int, target_black: int, fixed: tuple[tuple[int, int], ...], rng: np.random.Generator
 ) -> np.ndarray | None:
-    """A random permutation with exactly ``target_black`` black queens keeping ``fixed``.
+    """A random permutation with exactly ``target_black`` black queens keeping ``fixed``, or
+    None if impossible: :func:`nqmip.heuristics.quota.count_permutation` (one home)."""
+    from nqmip.heuristics.quota import count_permutation
 
-    Rows and columns split by parity into R0, R1, C0, C1; the count of rows of R0 sent to C0
-    fixes every other class count, and #black = #(R0->C0) + #(R1->C1). None if impossible.
-    """
-    p = np.full(n, -1, dtype=np.int64)
-    used = np.zeros(n, dtype=bool)
-    black_fixed = 0
-    for r, c in fixed:
-        p[r] = c
-        used[c] = True
-        black_fixed += (r + c) % 2 == 0
-    # int64 even when empty: a float array (np.array([])) cannot index (crashed with 2+
-    # fixed queens at n = 4..7, e.g. --n 4 --fix 3,2 --fix 1,3).
-    free_rows = [np.array([r for r in range(n) if p[r] < 0 and r % 2 == k], dtype=np.int64)
-                 for k in (0, 1)]
-    free_cols = [np.array([c for c in range(n) if not used[c] and c % 2 == k], dtype=np.int64)
-                 for k in (0, 1)]
-    r0, r1 = (len(x) for x in free_rows)
-    c0, c1 = (len(x) for x in free_cols)
-    need = target_black - black_fixed
-    # x00 + x11 = need, x00 + x01 = r0, x00 + x10 = c0, x10 + x11 = r1.
-    twice = need - r1 + c0
-    if twice % 2:
-        return None
-    x00 = twice // 2
-    x01, x10 = r0 - x00, c0 - x00
-    x11 = r1 - x10
-    if min(x00, x01, x10, x11) < 0 or x01 > c1 or x11 > c1:
-        return None
-    rows0, rows1 = (rng.permutation(x) for x in free_rows)
-    cols0, cols1 = (rng.permutation(x) for x in free_cols)
-    p[rows0[:x00]] = cols0[:x00]
-    p[rows0[x00:]] = cols1[:x01]
-    p[rows1[:x10]] = cols0[x00:]
-    p[rows1[x10:]] = cols1[x01:]
-    return p
+    return count_permutation(n, target_black, fixed, rng)
 
 
 #: Sizes for which the line-set search runs first (below, the walk is instant; above, the
