@@ -65,15 +65,12 @@ COLOUR_PROOF_EXACT_SHARE = 0.75
 INCUMBENT_SHARE = 0.15
 INCUMBENT_SECONDS = 2.0
 COLOUR_INCUMBENT_SHARE = 0.4
-#: Share of the budget for the search on the heaviest squares (dense weights beyond the MIP
-#: range) before the GA gets the rest: random 1..9 at n = 1000 and 20,000 it reaches 9n
-#: (optimal) in 0.4 s and 20 s, where the GA alone had 8928 (60 s) and 150,470 (120 s);
-#: at n = 100 it stalls (852) and half the budget cost the GA 4 (auto 877, GA alone 881).
-TOPSQUARES_SHARE = 0.25
-#: From ``TOPSQUARES_LARGE_N`` on it gets most of the budget: random n = 10^4, 5 s:
-#: topsquares alone 90,000 (optimal) in 3.8 s, auto with a quarter for it 57,770.
-TOPSQUARES_LARGE_N = 1000
-TOPSQUARES_LARGE_SHARE = 0.8
+#: Dense weights from ``TOPSQUARES_MIN_N`` on: the search on the heaviest squares gets this
+#: share of the budget, then the annealing starts from its placement. Random 1..9 at
+#: n = 1000, 10^4 and 20,000 it reaches 9n (optimal) in 0.4 s, 3.8 s and 20 s; below
+#: n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703 against 1788).
+TOPSQUARES_MIN_N = 1000
+TOPSQUARES_SHARE = 0.8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -83,15 +80,19 @@ LP_BOUND_MAX_N = 200
 #: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
 AUTO_BACKENDS = ("gurobi", "highs")
 GUROBI_SIZE_LIMITED_MAX_N = 44
-#: The heuristic of the portfolio (incumbents, and the whole search beyond the MIP range):
-#: the GA is the strongest weighted search measured, given the same seconds (random 1..9,
-#: n = 1000, 10 s: ga 8711, sa 6727, tabu none; chess n = 10^4, 10 s: ga 16424, sa 15828;
-#: docs/anytime.md).
-AUTO_HEURISTIC = "ga"
-#: For weights constant per colour the colour quota search instead: it fixes the black
-#: count and raises it stage by stage (chess, best of one run: n = 64, 5 s: 110, GA 108;
-#: n = 10^4, 30 s: 1.707 n, GA 1.661 n in 60 s; n = 10^5, 30 s: 1.703 n).
+#: The heuristic of the portfolio (incumbents, and the search beyond the MIP range): the
+#: simulated annealing, sized to the time, is the strongest weighted search measured given
+#: the same seconds (one seed, `python benchmarks/bench_anytime.py --methods sa ga quota`):
+#: random 1..9, 20 s: n = 64 570 (GA 563), n = 100 887 (GA 881), n = 200 1788 (GA 1784);
+#: chess, 20 s: n = 100 176 (quota 174), n = 200 352 (quota 348), n = 1000 1726 (quota
+#: 1720); docs/anytime.md.
+AUTO_HEURISTIC = "sa"
+#: For weights constant per colour beyond the colour proof's range, the colour quota search
+#: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
+#: seconds), then the annealing started from its placement: chess n = 10^4, 20 s: quota
+#: 17,068 then sa 17,140, sa alone 17,050.
 AUTO_COLOUR_HEURISTIC = "quota"
+COLOUR_QUOTA_SHARE = 0.25
 
 
 def pick_backend(n: int) -> str:
@@ -188,14 +189,19 @@ class _Portfolio:
         if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
             self.bound, self.bound_from = float(bound), source
 
-    def heuristic(self, deadline: Deadline, method: str | None = None) -> Result:
-        if method is None:
-            method = AUTO_COLOUR_HEURISTIC if _colour_weights(self.instance) else AUTO_HEURISTIC
+    def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC, *,
+                  from_best: bool = False) -> Result:
+        """Run a heuristic until ``deadline``; ``from_best``: the annealing starts from the
+        incumbent (a search fed by another's placement; its first best is that placement)."""
         from nqmip.heuristics import run_heuristic
 
+        params: dict[str, Any] = {}
+        if from_best and self.best is not None and self.best.placement is not None:
+            params["start"] = np.asarray(self.best.placement, dtype=np.int32)
         result = verified(self.instance, run_heuristic(
-            method, self.instance, seed=self.seed, time_limit=deadline))
-        return self.offer(result, method)
+            method, self.instance, seed=self.seed, time_limit=deadline, **params))
+        step = f"{method} from {self.incumbent_source}" if params else method
+        return self.offer(result, step)
 
     def proven(self) -> bool:
         return (self.best is not None and self.bound is not None
@@ -310,13 +316,20 @@ def solve_auto(
 
     bound, source = cheap_bound(instance, deadline.sub(2.0, share=0.1))
     run.tighten(bound, source)
-    if instance.dense is not None and not instance.is_feasibility:
+    if colour:
+        # Beyond the proof's range: the quota search's plateau, then the annealing from it.
+        run.heuristic(deadline.sub(share=COLOUR_QUOTA_SHARE), AUTO_COLOUR_HEURISTIC)
+        if not deadline.expired():
+            run.heuristic(deadline, from_best=True)
+        return run.finish(begin)
+    if instance.dense is not None and n >= TOPSQUARES_MIN_N:
         # Dense weights: first the search on the heaviest squares, which reaches the bound
         # outright where the top weight is everywhere (random 1..9 from n ~ 1000: 9n).
-        share = TOPSQUARES_LARGE_SHARE if n >= TOPSQUARES_LARGE_N else TOPSQUARES_SHARE
-        run.heuristic(deadline.sub(share=share), "topsquares")
+        run.heuristic(deadline.sub(share=TOPSQUARES_SHARE), "topsquares")
         if run.proven() or deadline.expired():
             return run.finish(begin)
+        run.heuristic(deadline, from_best=True)
+        return run.finish(begin)
     run.heuristic(deadline)
     return run.finish(begin)
 
@@ -346,7 +359,7 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         # The strengthened MIP with what is left, warm-started from the best placement.
         exact(deadline, start=run.best.placement if run.best is not None else None)
     elif run.best is None or not instance.fixed:
-        run.heuristic(deadline, AUTO_HEURISTIC)
+        run.heuristic(deadline, from_best=True)
 
 
 def _explicit(instance: Instance, seed: int) -> Result:

@@ -15,17 +15,31 @@ free row. A swap of cost change Δ is accepted if Δ ≤ 0, else with probabilit
 * Reheating: when ``T`` falls below ``t_end`` the search is frozen; ``T`` goes back to
   ``t_start`` (counted in ``extra["restarts"]``) and the cooling begins again from the
   current board.
+* Weighted runs (measured in ``docs/anytime.md``): conflicts are priced low (see
+  :func:`sa_penalty`), so the walk crosses boards with a few conflicts to reach heavier
+  conflict-free ones; the run starts from a conflict-free min-conflicts placement (never
+  empty-handed); with a deadline, the schedule is sized to the time left (``cycles``
+  cooling cycles); from ``HARD_FROM`` queens on, the walk stays on conflict-free boards
+  (``hard``) and draws its rows among queens below the top weight.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
 from nqmip.budget import Deadline
-from nqmip.heuristics.common import ParameterError, check_float, check_int, default_budget
+from nqmip.heuristics.common import (
+    UNLIMITED,
+    ParameterError,
+    check_float,
+    check_int,
+    default_budget,
+)
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
 from nqmip.heuristics.localsearch import (
     CONFLICTS,
@@ -42,10 +56,15 @@ from nqmip.heuristics.localsearch import (
     run_swap_search,
     warm_up_swap_search,
 )
+from nqmip.heuristics.minconflicts import _warm_up as minconflicts_warm_up
+from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.instance import Instance
 from nqmip.result import Result
 
 METHOD = "sa"
+FOCUS_DRAWS = 8  # hard mode: rows drawn to find a queen below the top weight
+PARTNER_FOCUS = 0.5  # hard mode: share of partners drawn the same way (chess n = 10^4, 20 s:
+# 0 / 0.5 / 1 gave 17004 / 17050 / 16920)
 CHUNK = 1 << 16  # iterations per kernel call between clock checks
 
 
@@ -69,6 +88,9 @@ def anneal_chunk(
     cooling: float,
     steps_per_temperature: int,
     conflict_bias: float,
+    hard: bool,
+    top: float,
+    partner_focus: float,
     seed: int,
     budget: int,
 ) -> bool:
@@ -87,7 +109,18 @@ def anneal_chunk(
             row = pick_conflicted(perm, diag, anti, free_rows, conflicted, in_list, state)
         if row < 0:
             row = free_rows[np.random.randint(0, free_count)]
+            if hard:
+                # Only a queen below the top weight can gain: draw a few rows for one.
+                for _ in range(FOCUS_DRAWS):
+                    if weights[row, perm[row]] < top:
+                        break
+                    row = free_rows[np.random.randint(0, free_count)]
         partner = free_rows[np.random.randint(0, free_count)]
+        if hard and np.random.random() < partner_focus:
+            for _ in range(FOCUS_DRAWS):
+                if weights[partner, perm[partner]] < top:
+                    break
+                partner = free_rows[np.random.randint(0, free_count)]
         state[ITERATIONS] += 1
         if state[ITERATIONS] % steps_per_temperature == 0:
             fstate[TEMPERATURE] *= cooling
@@ -100,6 +133,8 @@ def anneal_chunk(
         # shared njit helpers (even inline="always") they cost 5-20 % per evaluation.
         conflict_delta = swap_delta(perm, diag, anti, row, partner)
         state[EVALUATIONS] += 1
+        if hard and conflict_delta > 0:
+            continue  # conflicts never grow: the walk stays among conflict-free boards
         weight_delta = swap_weight_delta(perm, weights, row, partner) if weighted else 0.0
         cost = penalty * conflict_delta - weight_delta
         if cost > 0 and np.random.random() >= np.exp(-cost / (fstate[TEMPERATURE] * penalty)):
@@ -113,70 +148,190 @@ def anneal_chunk(
     return goal_reached(state, fstate, weighted, bound)
 
 
+def sa_penalty(instance: Instance) -> float:
+    """Default cost of one attacking pair in a weighted annealing run, in weight units.
+
+    Low on purpose (measured on random 1..9 weights, n = 100, and chess weights, n = 200;
+    see docs/anytime.md): the walk crosses boards with a few conflicts to reach heavier
+    conflict-free ones, and the best conflict-free board is what is kept. Dense weights:
+    0.1875 of the weight spread (1.5 for 1..9); colour weights: 0.75 of the difference of
+    the two colours; feasibility: 1."""
+    if instance.is_feasibility:
+        return 1.0
+    low, high = instance.weight_range()
+    spread = high - low
+    if spread <= 0:
+        return 1.0
+    return (0.75 if instance.colours is not None else 0.1875) * spread
+
+
+#: From this n on, a weighted run keeps its boards conflict-free (``hard``), by kind of
+#: weights (measured: chess n = 1000 and random n = 20000 found no conflict-free board
+#: in the priced walk; random n = 1000 does better priced, 8985 against 8958 in 30 s).
+HARD_FROM = {"colours": 500, "dense": 2000}
+
+#: Weighted runs with a deadline and no schedule given: the annealing is sized to the
+#: time, this many cooling cycles (reheats) in the time left after the first chunk.
+TIMED_CYCLES = 6
+
+
 def solve_sa(
     instance: Instance,
     *,
     seed: int | None = None,
     time_limit: float | Deadline | None = None,
     max_iterations: int | None = None,
-    t_start: float = 0.5,
-    t_end: float = 0.02,
+    t_start: float | None = None,
+    t_end: float | None = None,
     cooling: float = 0.95,
     steps_per_temperature: int | None = None,
     conflict_bias: float = 0.9,
+    penalty: float | None = None,
+    cycles: int = TIMED_CYCLES,
+    start: str | np.ndarray | None = None,
+    hard: bool | None = None,
 ) -> Result:
     """Simulated annealing on swaps; see the module docstring.
 
-    Parameters (defaults): ``max_iterations`` (with a time limit: none, it anneals until
-    the deadline; without: feasibility 10^6 + 500·n, weighted 10^6 + 5000·n) proposed
-    swaps; ``t_start`` (0.5) and ``t_end`` (0.02) temperatures in
-    conflict units, ``t_end < t_start``; ``cooling`` (0.95) factor in (0, 1);
-    ``steps_per_temperature`` (free rows, at least 64); ``conflict_bias`` (0.9)
-    probability of moving an attacked queen.
+    Parameters (defaults): ``max_iterations`` proposed swaps (with a time limit: none, it
+    anneals until the deadline; without: feasibility 10^6 + 500·n, weighted
+    10^6 + 5000·n); ``t_start`` (feasibility 0.5; weighted: dense 1.0, colours 0.75,
+    hard 0.3) and ``t_end`` (feasibility 0.02, weighted ``t_start / 25``) temperatures in
+    units of ``penalty``; ``cooling`` (0.95) factor in (0, 1); ``steps_per_temperature``
+    (feasibility: free rows, at least 64; weighted: sized so that the run makes ``cycles``
+    (6) cooling cycles, with a deadline from the speed of the first chunk and the time
+    left, else from ``max_iterations``); ``conflict_bias`` (0.9) probability of moving an
+    attacked queen; ``penalty``: cost of one attacking pair in weight units (see
+    :func:`sa_penalty`); ``start``: ``"random"`` or ``"minconflicts"`` (a conflict-free
+    placement, kept as the first best; the default when weighted) or a placement (a
+    permutation, e.g. another search's best, kept as the first best if conflict-free);
+    ``hard``: only swaps
+    that add no conflict (default from n = ``HARD_FROM`` on, weighted runs only).
     """
+    weighted = not instance.is_feasibility
+    n = instance.n
+    if hard is None:
+        hard = weighted and n >= HARD_FROM["colours" if instance.colours is not None
+                                           else "dense"]
+    hard = bool(hard)
+    if t_start is None:
+        t_start = (0.3 if hard else 0.75 if instance.colours is not None else 1.0) \
+            if weighted else 0.5
     t_start = check_float("t_start", t_start, 0.0, 1e9, low_open=True)
+    if t_end is None:
+        t_end = t_start / 25 if weighted else min(0.02, t_start / 2)
     t_end = check_float("t_end", t_end, 0.0, t_start, low_open=True)
     cooling = check_float("cooling", cooling, 0.0, 1.0, low_open=True)
     if cooling == 1.0:  # check_float has no open upper end; 1.0 would never cool
         raise ParameterError("cooling must be in (0, 1), got 1.0")
     conflict_bias = check_float("conflict_bias", conflict_bias, 0.0, 1.0)
-    n = instance.n
+    cycles = check_int("cycles", cycles, 1)
+    if penalty is None:
+        penalty = sa_penalty(instance)
+    penalty = check_float("penalty", penalty, 0.0, 1e12, low_open=True)
+    given: np.ndarray | None = None
+    if start is not None and not isinstance(start, str):
+        given = _start_placement(instance, start)
+        start = "placement"
+    if start is None:
+        start = "minconflicts" if weighted else "random"
+    if start not in ("random", "minconflicts", "placement"):
+        raise ParameterError(f"start must be 'random', 'minconflicts' or a placement, "
+                             f"got {start!r}")
     free_count = n - len(instance.fixed)
-    if steps_per_temperature is None:
-        steps_per_temperature = max(64, free_count)
-    steps_per_temperature = check_int("steps_per_temperature", steps_per_temperature, 1)
     if max_iterations is None:
         max_iterations = default_budget(
             time_limit, (10**6 + 500 * n) if instance.is_feasibility else (10**6 + 5000 * n))
     max_iterations = check_int("max_iterations", max_iterations, 1)
+    # Temperatures per cooling cycle: t_start · cooling^k reaches t_end after `steps`.
+    steps = max(1, math.ceil(math.log(t_end / t_start) / math.log(cooling)))
+    timed = False
+    if steps_per_temperature is None:
+        if not weighted:
+            steps_per_temperature = max(64, free_count)
+        elif max_iterations < UNLIMITED:
+            steps_per_temperature = max(64, max_iterations // (cycles * steps))
+        else:
+            steps_per_temperature = max(64, free_count)  # until the first chunk is timed
+            timed = True
+    spt = check_int("steps_per_temperature", steps_per_temperature, 1)
+    schedule = {"spt": spt, "timed": int(timed)}
+    top = instance.weight_range()[1] if weighted else 0.0
 
-    def prepare(search: SwapSearch) -> Callable[[int, int], bool]:
+    def prepare(search: SwapSearch, deadline: Deadline) -> Callable[[int, int], bool]:
         search.fstate[TEMPERATURE] = t_start
         args = search.kernel_args()
+        began = time.perf_counter()
 
         def step(kseed: int, budget: int) -> bool:
-            return bool(anneal_chunk(*args, t_start, t_end, cooling, steps_per_temperature,
-                                     conflict_bias, kseed, budget))
+            if schedule["timed"] and search.state[ITERATIONS] > 0:
+                # Once, after the first chunk: the speed on this board fixes how long a
+                # cooling cycle can be to fit `cycles` of them before the deadline.
+                schedule["timed"] = 0
+                rate = int(search.state[ITERATIONS]) / max(time.perf_counter() - began, 1e-6)
+                schedule["spt"] = max(64, int(rate * deadline.remaining() / (cycles * steps)))
+            return bool(anneal_chunk(*args, t_start, t_end, cooling, schedule["spt"],
+                                     conflict_bias, hard, top, PARTNER_FOCUS, kseed, budget))
 
         return step
 
     return run_swap_search(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
-        chunk=CHUNK, warm_up=_warm_up, prepare=prepare,
+        chunk=CHUNK, warm_up=_warm_up_start if start == "minconflicts" else _warm_up,
+        prepare=prepare, penalty=penalty,
+        first=(_conflict_free_start(instance, seed) if start == "minconflicts"
+               else (lambda _deadline: given) if given is not None else None),
         extra=lambda search: {
             "t_start": t_start, "t_end": t_end, "cooling": cooling,
-            "steps_per_temperature": steps_per_temperature,
-            "conflict_bias": conflict_bias, "max_iterations": max_iterations,
+            "steps_per_temperature": schedule["spt"], "penalty": penalty,
+            "conflict_bias": conflict_bias, "start": start, "hard": hard,
+            "max_iterations": None if max_iterations >= UNLIMITED else max_iterations,
             "final_temperature": float(search.fstate[TEMPERATURE]),
         },
     )
 
 
+def _start_placement(instance: Instance, start: object) -> np.ndarray:
+    """A caller's start: a permutation of the columns keeping every fixed queen (conflicts
+    allowed: the walk repairs them)."""
+    perm = np.asarray(start)
+    n = instance.n
+    if perm.shape != (n,) or not np.issubdtype(perm.dtype, np.integer) \
+            or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise ParameterError(f"start must be a permutation of 0..{n - 1} (one column per row)")
+    for row, col in instance.fixed:
+        if perm[row] != col:
+            raise ParameterError(f"start moves the fixed queen of row {row}")
+    return perm.astype(np.int32)
+
+
+def _conflict_free_start(
+    instance: Instance, seed: int | None
+) -> Callable[[Deadline], np.ndarray | None]:
+    """The start of a ``start="minconflicts"`` run: a conflict-free placement found within
+    a tenth of the deadline, or None (then a random start)."""
+
+    def first(deadline: Deadline) -> np.ndarray | None:
+        perm, _ = minconflicts_placement(instance, seed=seed,
+                                         time_limit=deadline.sub(share=0.1))
+        return perm
+
+    return first
+
+
+def _warm_up_start() -> None:
+    """The kernels of a ``start="minconflicts"`` run: the annealing and the start's."""
+    _warm_up()
+    minconflicts_warm_up()
+
+
 def _warm_up() -> None:
-    """Compile (or load from the cache) the kernel for both objectives on tiny boards."""
+    """Compile (or load from the cache) the kernel for every objective on tiny boards."""
 
     def run(search: SwapSearch, kseed: int) -> None:
         search.fstate[TEMPERATURE] = 0.5
-        anneal_chunk(*search.kernel_args(), 0.5, 0.02, 0.9, 16, 0.9, kseed, 100)
+        for hard in (False, True):
+            anneal_chunk(*search.kernel_args(), 0.5, 0.02, 0.9, 16, 0.9, hard, 1.0, 0.5,
+                         kseed, 100)
 
     warm_up_swap_search(run)

@@ -272,20 +272,27 @@ def conflict_penalty(instance: Instance) -> float:
     return 2.0 * (high - low) + 1.0
 
 
-def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) -> SwapSearch:
-    """A random start (fixed queens kept) with its counters and an empty best."""
+def new_swap_search(
+    instance: Instance, rng: np.random.Generator, bound: float, penalty: float | None = None,
+    start: np.ndarray | None = None,
+) -> SwapSearch:
+    """A random start (fixed queens kept), or the permutation ``start``, with its counters
+    and an empty best (the start itself, if conflict-free).
+
+    Memory is O(n) whatever the weights: colour weights are read through the strided view of
+    :meth:`Instance.kernel_weights`, a dense matrix where it lies."""
     from nqmip.heuristics.common import random_permutation  # small n: Python loop is fine
 
     n = instance.n
-    perm = random_permutation(instance, rng)
+    perm = (random_permutation(instance, rng) if start is None
+            else np.ascontiguousarray(start, dtype=np.int32).copy())
     diag, anti = counters_for(perm)
     free_rows, _ = free_rows_and_columns_fast(instance)
     weighted = not instance.is_feasibility
     weights = instance.kernel_weights()
     state = np.zeros(STATE_SLOTS, dtype=np.int64)
     rows = np.arange(n, dtype=np.int64)
-    state[CONFLICTS] = int(sum(int(c) * (int(c) - 1) // 2 for c in np.concatenate(
-        [diag[diag > 1], anti[anti > 1]])))
+    state[CONFLICTS] = _pairs(diag) + _pairs(anti)
     state[BEST_CONFLICTS] = state[CONFLICTS]
     fstate = np.zeros(FLOAT_SLOTS, dtype=np.float64)
     fstate[WEIGHT] = float(weights[rows, perm].sum()) if weighted else float(n)
@@ -296,10 +303,16 @@ def new_swap_search(instance: Instance, rng: np.random.Generator, bound: float) 
         conflicted=np.empty(max(free_rows.size, 1), dtype=np.int32),
         in_list=np.zeros(n, dtype=np.uint8), state=state, fstate=fstate,
         best_perm=best_perm, weights=weights, weighted=weighted,
-        penalty=conflict_penalty(instance), bound=bound,
+        penalty=conflict_penalty(instance) if penalty is None else penalty, bound=bound,
     )
     record_best(perm, best_perm, state, fstate, weighted)
     return search
+
+
+def _pairs(counts: np.ndarray) -> int:
+    """Attacking pairs on one family of lines, Σ k(k-1)/2, in int64 (no Python loop)."""
+    k = counts.astype(np.int64)
+    return int((k * (k - 1) // 2).sum())
 
 
 def swap_search_result(
@@ -350,6 +363,10 @@ def infeasible_result(instance: Instance, method: str, seed: int | None) -> Resu
     )
 
 
+#: A chunk step: ``step(kernel_seed, budget) -> goal reached``.
+Step = Callable[[int, int], bool]
+
+
 def run_swap_search(
     instance: Instance,
     method: str,
@@ -359,23 +376,30 @@ def run_swap_search(
     max_iterations: int,
     chunk: int,
     warm_up: Callable[[], None],
-    prepare: Callable[[SwapSearch], Callable[[int, int], bool]],
+    prepare: Callable[[SwapSearch, Deadline], Step],
     extra: Callable[[SwapSearch], dict[str, object]],
+    penalty: float | None = None,
+    first: Callable[[Deadline], np.ndarray | None] | None = None,
 ) -> Result:
     """The run of a tabu or annealing search, once its parameters are checked.
 
     Infeasible fixed queens end it at once; otherwise the kernel is compiled
-    (``warm_up``), a random start is built, ``prepare(search)`` returns the chunk step
-    for :func:`run_chunks`, and ``extra(search)``, read after the run, joins the result.
+    (``warm_up``), the start is built (``first(deadline)`` if given and not None, e.g. a
+    conflict-free placement, else a random permutation), ``prepare(search, deadline)``
+    returns the chunk step for :func:`run_chunks`, and ``extra(search)``, read after the
+    run, joins the result. The deadline starts after the compile (a number of seconds) or
+    is the caller's (a :class:`Deadline`).
     """
     if fixed_queens_clash(instance):
         return infeasible_result(instance, method, seed)
     compile_time = timed_compile(warm_up)
     limit = seconds_left(time_limit)
     start = time.perf_counter()
+    deadline = Deadline(limit, start=start)
     rng = make_rng(seed)
-    search = new_swap_search(instance, rng, weight_bound(instance))
-    step = prepare(search)
+    begin = first(deadline) if first is not None else None
+    search = new_swap_search(instance, rng, weight_bound(instance), penalty, begin)
+    step = prepare(search, deadline)
     outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=limit,
                          start=start, chunk=chunk)
     wall = time.perf_counter() - start

@@ -188,7 +188,7 @@ def solve_tabu(
             (10**6 + 200 * n) if instance.is_feasibility else (2 * 10**5 + 2000 * n))
     max_iterations = check_int("max_iterations", max_iterations, 1)
 
-    def prepare(search: SwapSearch) -> Callable[[int, int], bool]:
+    def prepare(search: SwapSearch, _deadline: Deadline) -> Callable[[int, int], bool]:
         tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)
         args = search.kernel_args()
 
