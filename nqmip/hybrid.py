@@ -50,13 +50,16 @@ AUTO_EXACT_MAX_N = 36
 #: portfolio on other weights, warm-started from the heuristic. Measured (random 1..9):
 #: n = 64, 5 s: GA alone 559, GA + HiGHS 549; n = 100, 20 s: GA 881, GA + HiGHS 877.
 MIP_PORTFOLIO_MAX_N = 60
+#: Beyond ``AUTO_EXACT_MAX_N`` the annealing gets this share before the MIP starts from its
+#: placement (random n = 40, Gurobi: 5 s, 0.75 s of annealing first: 351, sa alone 354).
+MIP_PORTFOLIO_HEURISTIC_SHARE = 0.5
 #: Weights constant per colour: the strengthened MIP after the colour proof up to this n
 #: (docs/frontier.md), and the colour proof itself up to ``COLOUR_PROOF_MAX_N``.
 AUTO_COLOUR_EXACT_MAX_N = 64
 COLOUR_PROOF_MAX_N = 128
 #: Share of what is left that the colour proof gets beyond ``AUTO_COLOUR_EXACT_MAX_N`` (the
 #: heuristic gets the rest); without a limit it gets ``COLOUR_PROOF_SECONDS``.
-COLOUR_PROOF_SHARE = 0.8
+COLOUR_PROOF_SHARE = 0.5
 COLOUR_PROOF_SECONDS = 60.0
 #: Share of what is left for the colour proof inside the exact range (the MIP gets the rest).
 COLOUR_PROOF_EXACT_SHARE = 0.75
@@ -89,10 +92,16 @@ GUROBI_SIZE_LIMITED_MAX_N = 44
 AUTO_HEURISTIC = "sa"
 #: For weights constant per colour beyond the colour proof's range, the colour quota search
 #: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
-#: seconds), then the annealing started from its placement: chess n = 10^4, 20 s: quota
-#: 17,068 then sa 17,140, sa alone 17,050.
+#: seconds), then the annealing started from its placement, from ``COLOUR_QUOTA_MIN_N`` on
+#: (below, the annealing alone does better: chess n = 200, 5 s: 350, quota then sa 348).
+#: The quota search gets ``COLOUR_QUOTA_SHARE`` of the budget, or the seconds its plateau
+#: takes (``COLOUR_QUOTA_SECONDS_PER_QUEEN`` · n), at most half. Chess n = 10^4 (seed 0):
+#: 20 s, a quarter: quota 17,068 then sa 17,140 (half: 17,102; sa alone 17,050); 5 s, half:
+#: 17,070 (a quarter: 17,030; quota alone 17,062).
 AUTO_COLOUR_HEURISTIC = "quota"
+COLOUR_QUOTA_MIN_N = 500
 COLOUR_QUOTA_SHARE = 0.25
+COLOUR_QUOTA_SECONDS_PER_QUEEN = 2.5e-4
 
 
 def pick_backend(n: int) -> str:
@@ -305,7 +314,9 @@ def solve_auto(
         # Beyond the exact range only Gurobi's incumbents beat the GA's in the grid (random
         # n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md): the MIP runs
         # there, after a short GA incumbent; with HiGHS the GA keeps the whole budget.
-        run.heuristic(incumbent_limit)
+        run.heuristic(incumbent_limit if n <= AUTO_EXACT_MAX_N
+                      else deadline.sub(None if deadline.limited else INCUMBENT_SECONDS,
+                                        share=MIP_PORTFOLIO_HEURISTIC_SHARE))
         if not deadline.expired():
             start = run.best.placement if run.best is not None else None
             exact(deadline, start=start)
@@ -316,9 +327,13 @@ def solve_auto(
 
     bound, source = cheap_bound(instance, deadline.sub(2.0, share=0.1))
     run.tighten(bound, source)
-    if colour:
+    if colour and n >= COLOUR_QUOTA_MIN_N:
         # Beyond the proof's range: the quota search's plateau, then the annealing from it.
-        run.heuristic(deadline.sub(share=COLOUR_QUOTA_SHARE), AUTO_COLOUR_HEURISTIC)
+        left = deadline.remaining()
+        quota = (min(0.5 * left, max(COLOUR_QUOTA_SHARE * left,
+                                     COLOUR_QUOTA_SECONDS_PER_QUEEN * n))
+                 if deadline.limited else None)
+        run.heuristic(deadline.sub(quota), AUTO_COLOUR_HEURISTIC)
         if not deadline.expired():
             run.heuristic(deadline, from_best=True)
         return run.finish(begin)
@@ -340,9 +355,9 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     instance = run.instance
     n = instance.n
     if not instance.fixed:
-        # A cheap verified placement before any proof: a short limit never ends empty. The
-        # quota search gets a larger share than other incumbents (chess n = 64, 5 s: GA
-        # 0.75 s then the proof 104; quota 2 s then the proof, see docs/anytime.md).
+        # A verified placement before any proof: a short limit never ends empty. It gets a
+        # larger share than other incumbents (chess n = 64, 5 s: GA 0.75 s then the proof
+        # 104; 2 s of annealing then the proof 110-112, see docs/anytime.md).
         run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=COLOUR_INCUMBENT_SHARE))
     exact_range = n <= AUTO_COLOUR_EXACT_MAX_N
     share = COLOUR_PROOF_EXACT_SHARE if exact_range else COLOUR_PROOF_SHARE
@@ -355,8 +370,10 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     run.tighten(*cheap_bound(instance))
     if run.proven() or deadline.expired():
         return
-    if exact_range:
-        # The strengthened MIP with what is left, warm-started from the best placement.
+    if exact_range and (n <= AUTO_EXACT_MAX_N or instance.fixed or not deadline.limited):
+        # The strengthened MIP with what is left, warm-started from the best placement,
+        # where it can still prove in the time (or without a limit); beyond, under a limit,
+        # the annealing improves the incumbent (HiGHS at chess n = 64 stays at 96 in 20 s).
         exact(deadline, start=run.best.placement if run.best is not None else None)
     elif run.best is None or not instance.fixed:
         run.heuristic(deadline, from_best=True)
