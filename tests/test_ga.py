@@ -258,3 +258,18 @@ def test_reference_numbers_are_aliases_of_the_named_presets() -> None:
     for number, name in (("000", "chu-beasley"), ("001", "crossfill-ea"),
                          ("004", "roulette-generational")):
         assert GAConfig.build(number).describe() == GAConfig.build(name).describe()
+
+
+def test_descent_is_capped_on_large_boards_so_a_time_limit_holds() -> None:
+    """One improvement call is bounded work: uncapped below IMPROVE_UNCAPPED_M free rows,
+    IMPROVE_WORK / m steps above (a kernel call reads no clock)."""
+    from nqmip.heuristics import ga_kernels as k
+    from nqmip.heuristics.ga import IMPROVE_UNCAPPED_M, IMPROVE_WORK, GAConfig
+
+    config = GAConfig.build("default")
+    small, _ = config.arrays(IMPROVE_UNCAPPED_M, True, 1.0)
+    large, _ = config.arrays(10**5, True, 1.0)
+    assert small[k.I_IMPROVE_STEPS] == 0
+    assert large[k.I_IMPROVE_STEPS] == IMPROVE_WORK // 10**5
+    explicit, _ = GAConfig.build("default", improve_steps=3).arrays(10**5, True, 1.0)
+    assert explicit[k.I_IMPROVE_STEPS] == 3
