@@ -86,7 +86,8 @@ def solve(
     if method == "auto":
         from nqmip.hybrid import solve_auto
 
-        return solve_auto(instance, time_limit=deadline, seed=seed, threads=threads,
+        # seconds stay seconds: auto loads its kernels first and starts the clock after
+        return solve_auto(instance, time_limit=time_limit, seed=seed, threads=threads,
                           verbose=verbose, on_progress=on_progress, warm_start=warm_start,
                           **params)
     if method in EXACT_METHODS:
