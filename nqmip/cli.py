@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
             "solver where one can, with the best placement and bound where none can."
         ),
     )
-    parser.add_argument("--n", type=int, default=8, help="board size (default 8)")
+    parser.add_argument("--n", type=int, default=None,
+                        help="board size (default 8, or the 'letting n' of a --fixed file)")
     parser.add_argument(
         "--method",
         default="auto",
@@ -94,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--fix", action="append", type=_fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
+    parser.add_argument("--fixed", action="append", type=Path, default=[], metavar="FILE",
+                        help="pre-placed queens from a file: one ROW,COL per line, or "
+                             "CSPLib prob079's 'letting n = ... letting init = [[r, c], ...]'")
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
@@ -161,8 +165,11 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
         weights = "random"
     else:
         weights = "chess"
+    from nqmip.fixed_file import merge_fixed
+
+    n, fixed = merge_fixed(args.n, args.fix, args.fixed)
     instance = make_instance(
-        args.n, weights, args.fix, black=args.black, white=args.white,
+        8 if n is None else n, weights, fixed, black=args.black, white=args.white,
         weights_seed=args.random_weights,
     )
     if args.threads is not None and args.threads < 1:

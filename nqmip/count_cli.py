@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 EXIT_BAD_INPUT = 2
@@ -54,11 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count every solution of the N-Queens problem (OEIS A000170), its "
         "symmetry classes (A002562) or the completions of fixed queens; or list them.",
     )
-    parser.add_argument("--n", type=int, required=True, help="board size (1 .. 32)")
+    parser.add_argument("--n", type=int, default=None,
+                        help="board size (1 .. 32; or the 'letting n' of a --fixed file)")
     parser.add_argument("--unique", action="store_true",
                         help="count classes under the 8 symmetries of the square")
     parser.add_argument("--fix", type=_fixed_queen, action="append", default=[],
                         metavar="ROW,COL", help="a pre-placed queen (0-based); repeatable")
+    parser.add_argument("--fixed", action="append", type=Path, default=[], metavar="FILE",
+                        help="pre-placed queens from a file: one ROW,COL per line, or "
+                             "CSPLib prob079's 'letting n = ... letting init = [[r, c], ...]'")
     parser.add_argument("--list", action="store_true",
                         help="print every solution as a board (the fundamental ones with "
                         "--unique)")
@@ -160,6 +165,12 @@ def count_main(argv: Sequence[str] | None = None) -> int:
 
     try:
         args = build_parser().parse_args(argv)
+        from nqmip.fixed_file import merge_fixed
+
+        args.n, args.fix = merge_fixed(args.n, args.fix, args.fixed)
+        if args.n is None:
+            raise UsageError("the board size is missing: give --n (or a --fixed file with "
+                             "'letting n')")
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
         if args.limit is not None and not (args.list or args.plot):
