@@ -603,6 +603,22 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "gap_runs": len(_numbers(group, "gap")),
             "evaluations_median": _median(_numbers(group, "evaluations")),
         })
+    # Quality beside time: each median against the best objective any method of the same
+    # (n, weights) reached (a heuristic that stops early with a poor answer is not "fast").
+    best: dict[tuple[Any, Any], float] = {}
+    for row in rows:
+        values = _numbers([row], "objective")
+        if values:
+            board = (row["n"], row["weights"])
+            best[board] = max(best.get(board, -math.inf), values[0])
+    for entry in summary:
+        known = best.get((entry["n"], entry["weights"]))
+        value = entry["objective_median"]
+        entry["best_known"] = known
+        entry["to_best_median"] = (
+            None if known is None or value is None
+            else (known - value) / max(abs(known), 1e-9))
+        entry["to_best_runs"] = entry["runs"] if entry["to_best_median"] is not None else 0
     return summary
 
 
@@ -627,9 +643,18 @@ def _of(entry: dict[str, Any], name: str) -> str:
     value = entry[f"{name}_median"]
     if value is None:
         return "-"
-    text = f"{value:.1%}" if name == "gap" else f"{value:g}"
+    text = f"{value:.1%}" if name in ("gap", "to_best") else f"{value:g}"
     count = entry[f"{name}_runs"]
     return text if count == entry["runs"] else f"{text} ({count} of {entry['runs']})"
+
+
+def _to_best(entry: dict[str, Any]) -> str:
+    """How far the median objective is below the best any method reached on the cell's
+    board ("best" for the best itself)."""
+    value = entry.get("to_best_median")
+    if value is None:
+        return "-"
+    return "best" if value <= 1e-12 else f"{value:.1%}"
 
 
 def _fmt(value: Any, spec: str = "g") -> str:
@@ -651,8 +676,8 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
                         "(evals: a heuristic's evaluations)")
     for name, justify in (("n", "right"), ("method", "left"), ("runs", "right"),
                           ("status", "left"), ("time s", "right"), ("min–max s", "right"),
-                          ("objective", "right"), ("bound", "right"), ("gap", "right"),
-                          ("evals", "right")):
+                          ("objective", "right"), ("to best", "right"), ("bound", "right"),
+                          ("gap", "right"), ("evals", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     last_n = None
     for entry in summary:
@@ -668,7 +693,7 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
             ", ".join(f"{k} {v}" for k, v in entry["status"].items()),
             _time(entry["time_median"]),
             f"{_time(entry['time_min'])}–{_time(entry['time_max'])}",
-            objective, _of(entry, "bound"), _of(entry, "gap"),
+            objective, _to_best(entry), _of(entry, "bound"), _of(entry, "gap"),
             _fmt(entry["evaluations_median"], ".0f"),
         )
     return table
@@ -678,7 +703,8 @@ SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "params", "kind", 
                       "status",
                       "time_median", "time_min", "time_max", "objective_median",
                       "objective_min", "objective_max", "bound_median", "bound_runs",
-                      "gap_median", "gap_runs", "evaluations_median")
+                      "gap_median", "gap_runs", "best_known", "to_best_median", "to_best_runs",
+                      "evaluations_median")
 
 
 def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
@@ -695,9 +721,9 @@ def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
 
 def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
     """The summary as a Markdown table (for the docs' benchmark page)."""
-    head = ("| n | method | runs | status | time s median (min–max) | objective | bound "
-            "| gap | evaluations |\n| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: "
-            "| ---: |\n")
+    head = ("| n | method | runs | status | time s median (min–max) | objective | to best "
+            "| bound | gap | evaluations |\n| ---: | --- | ---: | --- | ---: | ---: | ---: "
+            "| ---: | ---: | ---: |\n")
     lines = []
     for e in summary:
         objective = _fmt(e["objective_median"])
@@ -707,7 +733,7 @@ def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
             f"| {e['n']} | {cell_label(e['method'], e['warm_start'], e['params'])} "
             f"| {e['runs']} | {', '.join(f'{k} {v}' for k, v in e['status'].items())} "
             f"| {_time(e['time_median'])} ({_time(e['time_min'])}–{_time(e['time_max'])}) "
-            f"| {objective} | {_of(e, 'bound')} | {_of(e, 'gap')} "
+            f"| {objective} | {_to_best(e)} | {_of(e, 'bound')} | {_of(e, 'gap')} "
             f"| {_fmt(e['evaluations_median'], '.0f')} |")
     return head + "\n".join(lines) + "\n"
 

@@ -343,3 +343,22 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
                          (["--param", "seed=3"], "grid's own options")):
         p = run("--methods", "highs", *bad)
         assert p.returncode == 2 and message in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+def test_summary_puts_quality_beside_time() -> None:
+    """Each cell's median objective against the best any method reached on the same board:
+    a fast heuristic with a poor answer shows its distance to the best."""
+    rows = [
+        {"n": 40, "method": "highs", "weights": "chess", "status": "optimal",
+         "objective": 70.0, "wall_time": 3.0},
+        {"n": 40, "method": "ga", "weights": "chess", "status": "feasible",
+         "objective": 63.0, "wall_time": 0.1},
+        {"n": 40, "method": "ga", "weights": "random", "status": "feasible",
+         "objective": 300.0, "wall_time": 0.1},
+    ]
+    summary = {(e["method"], e["weights"]): e for e in compare.summarize(rows)}
+    assert summary[("highs", "chess")]["to_best_median"] == 0.0
+    assert summary[("ga", "chess")]["to_best_median"] == pytest.approx(0.1)
+    assert summary[("ga", "random")]["best_known"] == 300.0  # another board, its own best
+    markdown = compare.summary_markdown(list(summary.values()))
+    assert "to best" in markdown and "10.0%" in markdown and "best" in markdown
