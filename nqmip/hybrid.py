@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
@@ -82,7 +83,6 @@ LP_BOUND_MAX_N = 200
 #: faster elsewhere (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md,
 #: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
 AUTO_BACKENDS = ("gurobi", "highs")
-GUROBI_SIZE_LIMITED_MAX_N = 44
 #: The heuristic of the portfolio (incumbents, and the whole search beyond the MIP range):
 #: the GA is the strongest weighted search measured, given the same seconds (random 1..9,
 #: n = 1000, 10 s: ga 8711, sa 6727, tabu none; chess n = 10^4, 10 s: ga 16424, sa 15828;
