@@ -222,6 +222,10 @@ def write_doc(data: dict[str, Any]) -> None:
         "        assert inst.objective(e['placement']) == e['value']",
         "```",
         "",
+        "Re-measure a slice and compare its statuses and values with this table (times are",
+        "printed beside the stored ones, not compared):",
+        "`python benchmarks/frontier.py --check --n-min 1 --n-max 16`.",
+        "",
     ]
     DOC.write_text("\n".join(lines))
 
