@@ -1,8 +1,8 @@
 """Gurobi through gurobipy's matrix API (which needs scipy), fed the CSR arrays.
 
-pip's gurobipy carries a size-limited licence (2000 variables and 2000 constraints), so
-n <= ``SIZE_LIMITED_MAX_N`` solves anywhere it is installed; larger boards need a full
-licence.
+pip's gurobipy carries a size-limited licence (``SIZE_LIMITED_VARIABLES`` variables and as
+many constraints), so n <= ``SIZE_LIMITED_MAX_N`` solves anywhere it is installed; larger
+boards need a full licence.
 """
 
 from __future__ import annotations
