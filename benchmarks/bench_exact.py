@@ -431,37 +431,6 @@ def write_section(doc: Path, body: str) -> None:
     doc.write_text(page)
 
 
-def print_rich(path: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    records = read_rows(path)
-    cells = [r for r in records if r.get("kind") == "cell"]
-    methods = [m for m in BACKENDS if any(c["method"] == m for c in cells)]
-    console = Console(width=160)
-    for part in ("chess", "feasibility"):
-        header, rows = cell_table(cells, part, methods)
-        if not rows:
-            continue
-        table = Table(title=f"{part}: seconds to a proven optimum (median)")
-        for col in header:
-            table.add_column(col, justify="right")
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-    build = next((r for r in reversed(records) if r.get("kind") == "build"), None)
-    if build:
-        table = Table(title="build times (s, median of 3)")
-        for col in ("n", "Pyomo before", "Pyomo after", "build_model", "matrix"):
-            table.add_column(col, justify="right")
-        for r in build["rows"]:
-            base = r.get("pyomo_baseline")
-            table.add_row(str(r["n"]), f"{base:.3f}" if base is not None else "-",
-                          f"{r['pyomo_current']:.3f}", f"{r['build_model']:.3f}",
-                          f"{r['matrix']:.4f}")
-        console.print(table)
-
-
 # ----------------------------------------------------------------------------- main
 
 
@@ -498,7 +467,6 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/bench_exact.py" + (" --quick" if args.quick else "")
     if args.report_only:
         print(report(results, doc, command))
-        print_rich(results)
         return 0
 
     if args.quick:
@@ -526,8 +494,7 @@ def main(argv: list[str] | None = None) -> int:
               args.runs, args.single_above, deadline)
     rec.write({"kind": "end"})
     rec.close()
-    report(results, doc, command)
-    print_rich(results)
+    print(report(results, doc, command))
     if doc is not None:
         print(f"wrote {doc}")
     return 0
