@@ -4,33 +4,22 @@
     python benchmarks/bench_exact.py --quick                         # about 2 minutes
     python benchmarks/bench_exact.py --report-only                   # rebuild the doc
 
-Three parts, each solve in its own subprocess with a hard timeout (a hang costs one cell):
-
-1. Build times (one subprocess): ``build_model`` (Pyomo) for n = 50, 100, 200, 400 with the
-   current code and with ``nqmip/formulation/pyomo.py`` as it was at ``--baseline-rev`` (the
-   build before its speed-up), and ``build_linear_model`` (the arrays behind the direct
-   HiGHS and Gurobi backends); medians of 3.
-2. Feasibility (weights None, optimum n) for n = 16, 32, 64, 128, 256: a backend stops at the
-   first n it does not prove within ``--feas-limit`` seconds (60).
-3. Chess weights (black 2, white 1) for n = 8, 12, 16, ...: time to a proven optimum; a
-   backend stops after the first n it does not prove within ``--limit`` seconds (120).
-
-Times are ``Result.wall_time``: build + solve + read-back inside ``nqmip.solve``, not the
-interpreter start. A cell is the median of ``--runs`` runs (seeds 0, 1, 2); a cell whose
-first run takes more than ``--single-above`` seconds is run once (marked ``1 run``) to keep
-the whole run under ~40 minutes on a shared machine. The textbook model is measured
-(``strengthen=False`` is passed where that option exists). Results are appended to a JSONL
-file as they come (``benchmarks/results/``), and the markdown report is rebuilt from it.
+Three parts: model build times (one isolated process), feasibility (weights None) and chess
+weights, each solve in its own process with a hard timeout (``nqmip.compare.run_cell``; a
+hang costs one cell). A backend stops at its first n not proven within the limit. Records
+go to a JSON Lines file (``nqmip.compare.RowWriter``) as they come; the tables between the
+markers of docs/benchmarks-exact.md are rebuilt from it. What the parts measure and how to
+read the tables is written in that page.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import inspect
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -40,37 +29,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N
+from nqmip.compare import HARNESS_STATUSES, Cell, RowWriter, read_rows, run_cell, run_in_process
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 DOC = ROOT / "docs" / "benchmarks-exact.md"
 BACKENDS = ("highs", "highs-pyomo", "glpk", "gurobi", "cpsat")
-GUROBI_MAX_N = 44  # pip's size-limited licence: 2000 variables
+START, END = "<!-- bench_exact:start -->", "<!-- bench_exact:end -->"
 BASELINE_REV = "4b8b59a"  # the commit before build_pyomo_model's speed-up
 
 
 # ----------------------------------------------------------------------------- workers
-
-
-def _textbook_kwargs(func: Any) -> dict[str, Any]:
-    return {"strengthen": False} if "strengthen" in inspect.signature(func).parameters else {}
-
-
-def solve_worker(spec: dict[str, Any]) -> dict[str, Any]:
-    """One solve in this (child) process; returns the fields the report needs."""
-    import nqmip
-
-    weights = None if spec["weights"] == "none" else spec["weights"]
-    result = nqmip.solve(spec["n"], weights, method=spec["method"],
-                         time_limit=spec["time_limit"], seed=spec["seed"],
-                         **_textbook_kwargs(nqmip.solve))
-    return {
-        "status": str(result.status),
-        "objective": result.objective,
-        "bound": result.bound,
-        "wall_time": result.wall_time,
-        "solver": result.solver,
-        "nodes": result.nodes,
-    }
 
 
 def _load_module(name: str, source: str) -> Any:
@@ -98,14 +68,13 @@ def build_worker(spec: dict[str, Any]) -> dict[str, Any]:
             cwd=ROOT, capture_output=True, text=True, check=True,
         ).stdout
         baseline = _load_module("nqmip_pyomo_baseline", source).build_pyomo_model
-    nqmip.build_model(4, "chess", **_textbook_kwargs(nqmip.build_model))  # import Pyomo
+    nqmip.build_model(4, "chess", strengthen=False)  # import Pyomo
     rows = []
     for n in spec["sizes"]:
         instance = make_instance(n, "chess")
         row: dict[str, Any] = {"n": n}
         builders = {
-            "build_model": lambda inst=instance, n=n: nqmip.build_model(
-                n, "chess", **_textbook_kwargs(nqmip.build_model)),
+            "build_model": lambda n=n: nqmip.build_model(n, "chess", strengthen=False),
             "pyomo_current": lambda inst=instance: build_pyomo_model(inst),
             "matrix": lambda inst=instance: build_linear_model(inst),
         }
@@ -163,25 +132,13 @@ def profile_build(build: Any, instance: Any) -> dict[str, float]:
 # ----------------------------------------------------------------------------- driver
 
 
-def run_child(kind: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """Run a worker in a fresh interpreter; a timeout or crash becomes a record, not a stop."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), f"--{kind}-worker", json.dumps(spec)]
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return {"status": "killed", "wall_time": None,
-                "error": f"no answer within the hard timeout of {timeout:.0f} s",
-                "process_time": time.perf_counter() - start}
-    elapsed = time.perf_counter() - start
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return {"status": "error", "wall_time": None, "error": tail[0][:300],
-                "process_time": elapsed}
-    record = json.loads(lines[-1])
-    record["process_time"] = elapsed
-    return record
+def build_child(spec: dict[str, Any]) -> dict[str, Any]:
+    """``build_worker`` in its own process; a timeout or crash becomes a record."""
+    outcome = run_in_process(f"{Path(__file__).resolve()}:build_worker", spec, hard_limit=600)
+    if outcome.status != "ok":
+        return {"status": outcome.status, "error": outcome.message,
+                "process_time": outcome.process_time}
+    return {**outcome.value, "process_time": outcome.process_time}
 
 
 def machine_info() -> dict[str, Any]:
@@ -197,17 +154,12 @@ def machine_info() -> dict[str, Any]:
             "platform": platform.platform()}
 
 
-class Recorder:
-    def __init__(self, path: Path, fresh: bool) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh and path.exists():
-            path.unlink()
+class Recorder(RowWriter):
+    """The records file: every record stamped with the time and the load average."""
 
     def write(self, record: dict[str, Any]) -> None:
-        record = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "load": os.getloadavg(), **record}
-        with self.path.open("a") as fh:
-            fh.write(json.dumps(record) + "\n")
+        super().write({"time": time.strftime("%Y-%m-%d %H:%M:%S"), "load": os.getloadavg(),
+                       **record})
 
 
 def measure_cell(rec: Recorder, part: str, method: str, n: int, weights: str, limit: float,
@@ -215,10 +167,12 @@ def measure_cell(rec: Recorder, part: str, method: str, n: int, weights: str, li
     """Up to ``runs`` solves; returns the cell summary (also written to the JSONL)."""
     records = []
     for seed in range(runs):
-        spec = {"n": n, "method": method, "weights": weights, "time_limit": limit,
-                "seed": seed}
-        record = run_child("solve", spec, timeout=limit + 60)
-        rec.write({"kind": "run", "part": part, **spec, **record})
+        record = run_cell(Cell(n=n, method=method, weights=weights, seed=seed, repeat=seed,
+                               time_limit=limit, hard_limit=limit + 60,
+                               params={"strengthen": False}))  # the textbook model
+        if record["status"] in HARNESS_STATUSES:
+            record["error"] = record["message"]
+        rec.write({"kind": "run", "part": part, **record})
         records.append(record)
         proven = record.get("status") in ("optimal", "infeasible")
         if not proven or (record.get("wall_time") or 0) > single_above:
@@ -273,12 +227,6 @@ def available_methods(requested: list[str]) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- report
-
-
-def load_records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _fmt_cell(cell: dict[str, Any] | None) -> str:
@@ -358,7 +306,9 @@ def highs_paths(cells: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def report(path: Path, doc: Path | None, command: str) -> str:
-    records = load_records(path)
+    """The measured part of the page: provenance, conditions, the tables. It replaces what
+    lies between the markers of ``doc``; the page's own prose stays as written."""
+    records = read_rows(path)
     cells = [r for r in records if r.get("kind") == "cell"]
     meta = next((r for r in records if r.get("kind") == "meta"), {})
     end = next((r for r in records if r.get("kind") == "end"), None)  # the main run's end
@@ -368,43 +318,30 @@ def report(path: Path, doc: Path | None, command: str) -> str:
     methods = [m for m in BACKENDS if any(c["method"] == m for c in cells)]
     loads = [r["load"][0] for r in records if "load" in r]
     solvers = {c["method"]: c["solver"] for c in cells if c.get("solver")}
+    machine = meta.get("machine", {})
 
-    parts = ["# Exact backends: time to proof, feasibility, build times", ""]
-    parts += [
-        f"Measured by `{command}` (benchmarks/bench_exact.py), "
-        f"{meta.get('time', '?')} to {end['time'] if end else '(unfinished)'}; "
-        "raw runs in `benchmarks/results/" + path.name + "`."
-        + "".join(f" Added later by `python benchmarks/bench_exact.py {' '.join(r['argv'])}` "
-                  f"at {r['time']}." for r in appended),
+    parts = [
+        f"Measured by `{command}`, {meta.get('time', '?')} to "
+        f"{end['time'] if end else '(unfinished)'}; raw runs in `benchmarks/results/"
+        f"{path.name}`." + "".join(
+            f" Added later by `python benchmarks/bench_exact.py {' '.join(r['argv'])}` "
+            f"at {r['time']}." for r in appended),
         "",
-        "**Machine and conditions.** "
-        f"{meta.get('machine', {}).get('cpu', '?')}, {meta.get('machine', {}).get('cores', '?')} "
-        f"cores, Python {meta.get('machine', {}).get('python', '?')}; a machine shared with other "
-        "engineers' jobs running at the same time: the 1-minute load average during the run "
+        f"**Machine and conditions.** {machine.get('cpu', '?')}, {machine.get('cores', '?')} "
+        f"cores, Python {machine.get('python', '?')}, shared with other jobs: the 1-minute "
+        "load average during the run "
         + (f"was {min(loads):.2f} to {max(loads):.2f} (median {statistics.median(loads):.2f})"
            if loads else "was not recorded")
-        + ", so single timings can be off by tens of percent. Solver defaults (threads, "
-        "presolve, cuts); seeds 0, 1, 2 for the 3 runs (GLPK takes no seed); the textbook "
-        "model (no strengthening).",
+        + f". Medians of {meta.get('runs', 3)} runs; a cell whose first run took more than "
+        f"{meta.get('single_above', '?')} s ran once.",
         "",
         "Solvers: " + "; ".join(f"{m}: {s}" for m, s in solvers.items()) + ".",
-        "",
-        "Times are `Result.wall_time` in seconds: building the model, solving and reading the "
-        "solution back inside `nqmip.solve` (interpreter start and imports excluded); medians of "
-        f"{meta.get('runs', 3)} runs, except cells marked `(1 run)`: when the first run took "
-        f"more than {meta.get('single_above', '?')} s the cell was run once to keep the whole "
-        "benchmark within ~40 minutes. `> L a/b` means not proven within the limit L s, with "
-        "the incumbent a and the bound b when the solver reported them (`?`: no bound; GLPK "
-        "reports none on a time limit). Each solve ran in its own process with a hard timeout.",
         "",
     ]
     if any(c["part"] == "chess" for c in cells):
         header, rows = cell_table(cells, "chess", methods)
         parts += [
             f"## Chess weights: time to a proven optimum (limit {meta.get('limit', 120):.0f} s)",
-            "",
-            "Black squares ((i + j) even) worth 2, white 1. n = 8, 12, 16, ...; a backend "
-            "stops after its first n not proven within the limit.",
             "",
             markdown_table(header, rows),
             "",
@@ -430,10 +367,6 @@ def report(path: Path, doc: Path | None, command: str) -> str:
         parts += [
             "## HiGHS directly (highspy) or through Pyomo (appsi_highs)",
             "",
-            "The same solves as above: `highs` builds CSR arrays and passes them to highspy; "
-            "`highs-pyomo` builds the Pyomo model (`build_model`) and hands it to Pyomo's "
-            "appsi HiGHS interface. Same HiGHS library.",
-            "",
             markdown_table(["weights", "n", "highspy (s)", "via Pyomo (s)", "ratio"], hp),
             "",
         ]
@@ -452,11 +385,7 @@ def report(path: Path, doc: Path | None, command: str) -> str:
         parts += [
             "## Model build times (chess weights, medians of 3)",
             "",
-            "`build_model(n, \"chess\")` returns the Pyomo ConcreteModel; `before` is "
-            f"`build_pyomo_model` as of commit {build.get('baseline_rev')} (dict-initialised "
-            "weights, `quicksum` over `x[i, j]` look-ups), `after` the current one; "
-            "`build_model` adds instance validation. `matrix` is `build_linear_model` (the "
-            "CSR arrays of the direct HiGHS and Gurobi backends), in milliseconds. Measured "
+            f"`before`: `build_pyomo_model` as of commit {build.get('baseline_rev')}. Measured "
             f"at {build['time']}, 1-minute load average {build['load'][0]:.2f} on 2 cores.",
             "",
             markdown_table(["n", "variables", "constraints", "Pyomo before (s)",
@@ -469,10 +398,8 @@ def report(path: Path, doc: Path | None, command: str) -> str:
             stages = list(next(iter(profile.values())))
             prow = [[stage, *(f"{profile[k][stage]:.2f}" for k in profile)] for stage in stages]
             parts += [
-                f"Where a build's time goes at n = {build['profile_n']}: one build under "
-                "cProfile (which inflates every time, so read the shares), cumulative seconds "
-                "in Pyomo's `construct` of each component; the objective's expression is "
-                "built in our code before its component, so it falls in the last line.",
+                f"Where a build's time goes at n = {build['profile_n']} (one build under "
+                "cProfile, cumulative seconds):",
                 "",
                 markdown_table(["stage", *profile], prow),
                 "",
@@ -485,46 +412,23 @@ def report(path: Path, doc: Path | None, command: str) -> str:
     if errors:
         parts += ["Cells with an error or a kill: " + "; ".join(
             f"{c['part']} {c['method']} n={c['n']}: {c['error']}" for c in errors), ""]
-    text = "\n".join(parts)
+    text = "\n".join(parts).rstrip("\n")
     if doc is not None:
-        existing = doc.read_text() if doc.exists() else ""
-        marker = "<!-- analysis -->"
-        if marker in existing:  # keep the hand-written analysis below the marker
-            text = text + "\n" + existing[existing.index(marker):]
-        doc.parent.mkdir(parents=True, exist_ok=True)
-        doc.write_text(text if text.endswith("\n") else text + "\n")
+        write_section(doc, text)
     return text
 
 
-def print_rich(path: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    records = load_records(path)
-    cells = [r for r in records if r.get("kind") == "cell"]
-    methods = [m for m in BACKENDS if any(c["method"] == m for c in cells)]
-    console = Console(width=160)
-    for part in ("chess", "feasibility"):
-        header, rows = cell_table(cells, part, methods)
-        if not rows:
-            continue
-        table = Table(title=f"{part}: seconds to a proven optimum (median)")
-        for col in header:
-            table.add_column(col, justify="right")
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-    build = next((r for r in reversed(records) if r.get("kind") == "build"), None)
-    if build:
-        table = Table(title="build times (s, median of 3)")
-        for col in ("n", "Pyomo before", "Pyomo after", "build_model", "matrix"):
-            table.add_column(col, justify="right")
-        for r in build["rows"]:
-            base = r.get("pyomo_baseline")
-            table.add_row(str(r["n"]), f"{base:.3f}" if base is not None else "-",
-                          f"{r['pyomo_current']:.3f}", f"{r['build_model']:.3f}",
-                          f"{r['matrix']:.4f}")
-        console.print(table)
+def write_section(doc: Path, body: str) -> None:
+    """Replace what lies between the markers of ``doc`` (appended when it has none)."""
+    page = doc.read_text() if doc.exists() else ""
+    block = f"{START}\n{body}\n{END}"
+    if START in page:
+        page = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, page,
+                      flags=re.S)
+    else:
+        page += ("\n" if page else "") + block + "\n"
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(page)
 
 
 # ----------------------------------------------------------------------------- main
@@ -532,8 +436,6 @@ def print_rich(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--solve-worker", help=argparse.SUPPRESS)
-    parser.add_argument("--build-worker", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true",
                         help="short run: chess n=8,12; feasibility n=16,32; 1 run; 20 s limit")
     parser.add_argument("--methods", default=",".join(BACKENDS))
@@ -559,20 +461,12 @@ def main(argv: list[str] | None = None) -> int:
                              "builds); the report uses the latest build record")
     args = parser.parse_args(argv)
 
-    if args.solve_worker:
-        print(json.dumps(solve_worker(json.loads(args.solve_worker))))
-        return 0
-    if args.build_worker:
-        print(json.dumps(build_worker(json.loads(args.build_worker))))
-        return 0
-
     results = args.results or RESULTS_DIR / (
         "bench_exact_quick.jsonl" if args.quick else "bench_exact.jsonl")
     doc = args.doc if args.doc is not None else (None if args.quick else DOC)
     command = "python benchmarks/bench_exact.py" + (" --quick" if args.quick else "")
     if args.report_only:
         print(report(results, doc, command))
-        print_rich(results)
         return 0
 
     if args.quick:
@@ -589,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     if "build" in parts:
         sizes = [int(s) for s in args.build_sizes.split(",")]
         spec = {"sizes": sizes, "runs": 3, "baseline_rev": args.baseline_rev}
-        record = run_child("build", spec, timeout=600)
+        record = build_child(spec)
         rec.write({"kind": "build", **record})
         print(f"[build] {json.dumps(record)[:400]}", flush=True)
     if "feasibility" in parts:
@@ -599,8 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         sweep(rec, "chess", "chess", range(8, args.max_n + 1, 4), methods, args.limit,
               args.runs, args.single_above, deadline)
     rec.write({"kind": "end"})
-    report(results, doc, command)
-    print_rich(results)
+    rec.close()
+    print(report(results, doc, command))
     if doc is not None:
         print(f"wrote {doc}")
     return 0

@@ -8,24 +8,23 @@ the first solution, counted as documented in docs/genetic-algorithm.md (every in
 individual, every child, every swap tried by the local improvement is one evaluation).
 Part 2 (n = 1000): seed 000's run (preset "000", population 1000) and our default, time to
 a solution after compilation. Part 3: numba compile time, cold (empty cache) and from the
-cache, each in a fresh process.
+cache, each in a fresh process (``nqmip.compare.run_in_process``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from nqmip.compare import run_in_process
 from nqmip.heuristics.ga import solve_ga
 from nqmip.instance import make_instance
 from nqmip.verify import is_solution
@@ -101,18 +100,22 @@ def big(seeds: int, seeds_000: int) -> None:
     console.print(table)
 
 
+def compile_probe(_: object) -> float | None:
+    """In a fresh process: the GA's compile (or cache load) time on its first call."""
+    return solve_ga(make_instance(8), seed=0).compile_time
+
+
 def compile_times() -> None:
-    code = ("from nqmip.heuristics.ga import solve_ga; from nqmip.instance import make_instance;"
-            " r = solve_ga(make_instance(8), seed=0); print(r.compile_time)")
     table = Table(title="numba compile time of the GA kernels (fresh process each)")
     table.add_column("cache")
     table.add_column("compile_time", justify="right")
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for label in ("cold (empty cache)", "warm (loaded from cache)"):
-            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                 text=True, check=True)
-            table.add_row(label, f"{float(out.stdout.strip()):.2f} s")
+            outcome = run_in_process(f"{Path(__file__).resolve()}:compile_probe", None,
+                                     hard_limit=600, env={"NUMBA_CACHE_DIR": cache})
+            if outcome.status != "ok":
+                raise RuntimeError(f"compile probe: {outcome.status}: {outcome.message}")
+            table.add_row(label, f"{float(outcome.value):.2f} s")
     console.print(table)
 
 

@@ -1,11 +1,11 @@
 """Benchmark: the large-n solver (method="minconflicts") on 10^4 ... 10^7 (10^8 on request).
 
-Every run is a fresh subprocess, so its peak resident memory (``ru_maxrss``) is its own.
-Per run we report the solver's wall time (numba compile excluded, reported apart), the
-O(n) check by ``nqmip.verify.conflicts`` on the returned int32 array, and — up to
-``--e2e-max`` queens — the end-to-end ``nqmip.solve`` call (which also builds the Result's
-tuple of n ints and verifies it again). Medians over the runs; the machine is shared and
-noisy, so each size is run several times.
+Every run is a fresh process (``nqmip.compare.run_in_process``), so its peak resident
+memory (``ru_maxrss``) is its own. Per run we report the solver's wall time (numba compile
+excluded, reported apart), the O(n) check by ``nqmip.verify.conflicts`` on the returned
+int32 array, and — up to ``--e2e-max`` queens — the end-to-end ``nqmip.solve`` call (which
+also builds the Result's tuple of n ints and verifies it again). Medians over the runs; the
+machine is shared and noisy, so each size is run several times.
 
     python benchmarks/bench_large_n.py                 # 10^4 .. 10^7, writes the docs table
     python benchmarks/bench_large_n.py --with-1e8      # plus one run of 10^8
@@ -14,18 +14,17 @@ noisy, so each size is run several times.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import resource
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "heuristics-local.md"
 START, END = "<!-- bench_large_n:start -->", "<!-- bench_large_n:end -->"
+#: Seconds before a run's process is killed (10^8 queens take minutes).
+HARD_LIMIT = 3600.0
 PEER = {10**6: "0.17 s", 10**7: "5.3 s", 10**8: "73 s (2.3 GB)"}
 
 
@@ -71,12 +70,20 @@ def worker(n: int, seed: int, end_to_end: bool) -> dict[str, float | int | str |
     }
 
 
+def worker_task(spec: dict) -> dict:
+    return worker(spec["n"], spec["seed"], spec["e2e"])
+
+
 def run_one(n: int, seed: int, end_to_end: bool) -> dict:
-    cmd = [sys.executable, __file__, "--worker", str(n), str(seed)]
-    if end_to_end:
-        cmd.append("--e2e")
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """One run in its own process (``nqmip.compare.run_in_process``): its peak RSS is its
+    own."""
+    from nqmip.compare import run_in_process
+
+    outcome = run_in_process(f"{Path(__file__).resolve()}:worker_task",
+                             {"n": n, "seed": seed, "e2e": end_to_end}, hard_limit=HARD_LIMIT)
+    if outcome.status != "ok":
+        raise RuntimeError(f"n={n} seed={seed}: {outcome.status}: {outcome.message}")
+    return dict(outcome.value)
 
 
 def fmt(x: float | None, unit: str = " s", digits: int = 3) -> str:
@@ -85,16 +92,11 @@ def fmt(x: float | None, unit: str = " s", digits: int = 3) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worker", nargs=2, type=int, metavar=("N", "SEED"))
-    parser.add_argument("--e2e", action="store_true")
     parser.add_argument("--with-1e8", action="store_true", help="also one run of 10^8 queens")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--e2e-max", type=int, default=10**7)
     parser.add_argument("--no-doc", action="store_true", help="print only")
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker(args.worker[0], args.worker[1], args.e2e)))
-        return
 
     from rich.console import Console
     from rich.table import Table

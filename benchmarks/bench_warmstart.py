@@ -2,7 +2,8 @@
 
 For chess and random weights and n = 16, 20, 24, …: each exact backend solves the same
 instance cold and warm-started from simulated annealing (its time included), medians of
-``--repeats`` runs, each in its own process with a hard limit (``--limit`` seconds); a
+``--repeats`` runs, each in its own process with a hard limit (``--limit`` + 60 seconds,
+``nqmip.compare.run_cell``); a
 backend's series stops at the first n where a run fails to prove within the limit.
 Rows are appended to a JSON Lines file as they finish; the table is written to
 docs/benchmarks-warmstart.md.
@@ -14,80 +15,54 @@ docs/benchmarks-warmstart.md.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
+from nqmip.compare import Cell, RowWriter, read_rows, run_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "warmstart.jsonl"
 DOC = ROOT / "docs" / "benchmarks-warmstart.md"
 PLOT = ROOT / "docs" / "compare" / "warmstart.png"
 
-WORKER = """
-import json, sys, time
-import nqmip
-spec = json.loads(sys.argv[1])
-t = time.perf_counter()
-r = nqmip.solve(spec["n"], spec["weights"], method=spec["method"], seed=spec["seed"],
-                weights_seed=spec["weights_seed"], time_limit=spec["limit"],
-                warm_start=spec["warm_start"], threads=spec["threads"],
-                strengthen=spec["strengthen"])
-print(json.dumps({"status": str(r.status), "objective": r.objective, "bound": r.bound,
-                  "wall_time": r.wall_time, "heuristic_time": r.heuristic_time,
-                  "solve_time": r.solve_time, "start_objective": r.start_objective,
-                  "accepted": r.warm_start_accepted, "compile_time": r.compile_time,
-                  "elapsed": time.perf_counter() - t}))
-"""
+def _warm(row: dict) -> bool:
+    """Warm-started? (``warm`` in the rows of this script before it used the harness.)"""
+    return bool(row["warm"]) if "warm" in row else row.get("warm_start") is not None
 
 
-def run_one(spec: dict, hard_limit: float) -> dict:
-    try:
-        p = subprocess.run([sys.executable, "-c", WORKER, json.dumps(spec)], capture_output=True,
-                           text=True, timeout=hard_limit, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "wall_time": None}
-    if p.returncode != 0:
-        return {"status": "error", "message": p.stderr.strip().splitlines()[-1:]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+def _accepted(row: dict) -> bool:
+    return bool(row.get("warm_start_accepted", row.get("accepted")))
 
 
 def sweep(args: argparse.Namespace) -> list[dict]:
-    rows: list[dict] = []
-    done = set()
-    if not args.resume:
-        RESULTS.unlink(missing_ok=True)
-    elif RESULTS.exists():
-        for line in RESULTS.read_text().splitlines():
-            row = json.loads(line)
-            rows.append(row)
-            done.add((row["weights"], row["method"], row["n"], row["warm"], row["repeat"]))
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with RESULTS.open("a") as out:
+    rows = read_rows(RESULTS) if args.resume else []
+    done = {(r["weights"], r["method"], r["n"], _warm(r), r["repeat"]) for r in rows}
+    with RowWriter(RESULTS, fresh=not args.resume) as out:
         for weights in args.weights:
             for method in args.methods:
                 for n in args.n:
-                    if method == "gurobi" and n > 44:
+                    if method == "gurobi" and n > GUROBI_SIZE_LIMITED_MAX_N:
                         break  # pip's size-limited licence
                     failed = False
                     for repeat in range(args.repeats):
                         for warm in (False, True):
-                            key = (weights, method, n, warm, repeat)
-                            if key in done:
+                            if (weights, method, n, warm, repeat) in done:
                                 continue
-                            spec = {"n": n, "weights": weights, "method": method,
-                                    "seed": repeat, "weights_seed": 1000 + n,
-                                    "limit": args.limit, "threads": args.threads,
-                                    "strengthen": args.strengthen,
-                                    "warm_start": "sa" if warm else None}
-                            row = {"weights": weights, "method": method, "n": n, "warm": warm,
-                                   "repeat": repeat, **run_one(spec, args.limit + 60)}
+                            params = {"weights_seed": 1000 + n, "threads": args.threads,
+                                      "strengthen": args.strengthen}
+                            row = run_cell(Cell(
+                                n=n, method=method, weights=weights, seed=repeat,
+                                repeat=repeat, time_limit=args.limit,
+                                hard_limit=args.limit + 60, warm_start="sa" if warm else None,
+                                params=params))
                             rows.append(row)
-                            out.write(json.dumps(row) + "\n")
-                            out.flush()
-                            print(json.dumps(row), flush=True)
+                            out.write(row)
+                            print(f"{weights} {method} n={n} warm={warm} repeat={repeat}: "
+                                  f"{row['status']} {row['objective']} "
+                                  f"{row['wall_time']:.2f} s", flush=True)
                             failed |= row["status"] != "optimal"
                     if failed:
                         break  # this backend's series ends at its first n without a proof
@@ -98,7 +73,7 @@ def summarise(rows: list[dict]) -> list[dict]:
     groups: dict[tuple, dict[bool, list[dict]]] = {}
     for row in rows:
         groups.setdefault((row["weights"], row["method"], row["n"]), {}).setdefault(
-            row["warm"], []).append(row)
+            _warm(row), []).append(row)
     table = []
     for (weights, method, n), by_warm in sorted(groups.items()):
         entry = {"weights": weights, "method": method, "n": n}
@@ -109,7 +84,7 @@ def summarise(rows: list[dict]) -> list[dict]:
             entry[label] = statistics.median(proven) if len(proven) == len(runs) and runs \
                 else None
         warm_runs = by_warm.get(True, [])
-        entry["accepted"] = sum(bool(r.get("accepted")) for r in warm_runs)
+        entry["accepted"] = sum(_accepted(r) for r in warm_runs)
         entry["heuristic"] = statistics.median(
             [r["heuristic_time"] for r in warm_runs if r.get("heuristic_time") is not None]
             or [float("nan")])
@@ -202,10 +177,7 @@ def main() -> None:
     if args.quick:
         args.n, args.repeats, args.limit = [16, 20], 1, 60.0
     begin = time.perf_counter()
-    if args.report_only:
-        rows = [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
-    else:
-        rows = sweep(args)
+    rows = read_rows(RESULTS) if args.report_only else sweep(args)
     table = summarise(rows)
     write_doc(table, args)
     write_plot(table)

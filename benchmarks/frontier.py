@@ -1,7 +1,8 @@
 """Regenerate docs/frontier.md and docs/data/frontier.json: chess-weighted optima, n = 1..64.
 
-For each n and each backend (HiGHS, CP-SAT, Gurobi for n <= 44 under pip's size-limited
-licence) three configurations are timed in the same run, one solver at a time:
+For each n and each backend (HiGHS, CP-SAT, Gurobi up to the n of pip's size-limited
+licence, ``nqmip.backends.gurobi.SIZE_LIMITED_MAX_N``) three configurations are timed in the
+same run, one solver at a time:
 
 - ``plain``: ``nqmip.solve(..., strengthen=False)``, the textbook model;
 - ``model``: the strengthened model alone (the colour-bound row), with the proof-by-bound
@@ -35,13 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N  # noqa: E402
 from nqmip.colour import bound as strengthen  # noqa: E402
 from nqmip.colour.bound import black_count  # noqa: E402
 
 DATA = ROOT / "docs" / "data" / "frontier.json"
 DOC = ROOT / "docs" / "frontier.md"
 CONFIGS = ("plain", "model", "default")
-GUROBI_MAX_N = 44
 
 
 def run_once(n: int, backend: str, config: str, limit: float, threads: int,
@@ -58,8 +59,8 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
         "bound": r.bound,
         "time": round(wall, 3),
         "placement": list(r.placement) if r.placement is not None else None,
-        "proof": r.extra.get("proof", "solver" if str(r.status) == "optimal" else None),
-        "refuted": r.extra.get("refuted_black_counts"),
+        "proof": r.provenance.proof,
+        "refuted": list(r.provenance.refuted_black_counts) or None,
     }
 
 
@@ -173,7 +174,8 @@ def write_doc(data: dict[str, Any]) -> None:
         "threshold); ᵇ = proven by the colour bound (no solver run); ʳ = after refuting B;",
         "`> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that configuration",
         f"had failed on {data['give_up']} consecutive smaller n, or Gurobi's size-limited",
-        "licence, n > 44). Status `optimal` = some run proved the value (any backend).",
+        f"licence, n > {GUROBI_MAX_N}). Status `optimal` = some run proved the value (any "
+        "backend).",
         f"How this table was produced: {provenance}",
         "",
         "| " + " | ".join(head) + " |",
@@ -220,8 +222,39 @@ def write_doc(data: dict[str, Any]) -> None:
         "        assert inst.objective(e['placement']) == e['value']",
         "```",
         "",
+        "Re-measure a slice and compare its statuses and values with this table (times are",
+        "printed beside the stored ones, not compared):",
+        "`python benchmarks/frontier.py --check --n-min 1 --n-max 16`.",
+        "",
     ]
     DOC.write_text("\n".join(lines))
+
+
+def check(data: dict[str, Any], backends: list[str], args: argparse.Namespace) -> int:
+    """Re-measure the stored cells of n = n_min..n_max that proved (one run each) and compare
+    what does not depend on the machine: each cell's status and value (a difference fails);
+    the kind of proof and the times are printed side by side."""
+    args.repeat_below = 0.0  # one run per cell
+    differences = relabelled = 0
+    for n in range(args.n_min, args.n_max + 1):
+        stored = data["results"][str(n)]
+        for b in backends:
+            for c in args.configs.split(","):
+                old = stored["cells"].get(f"{b}/{c}")
+                if old is None or not old["proven"]:
+                    continue  # not run, or a time-limited cell: nothing stable to compare
+                new = measure(n, b, c, args)
+                same = all(new[k] == old[k] for k in ("proven", "status", "objective"))
+                differences += not same
+                relabelled += same and new["proof"] != old["proof"]
+                print(f"n={n:3d} {b}/{c:7s} {new['status']} {new['objective']} (stored "
+                      f"{old['status']} {old['objective']}) proof {new['proof']} (stored "
+                      f"{old['proof']}) time {new['median_time']:.2f} s (stored "
+                      f"{old['median_time']:.2f} s)" + ("" if same else "  DIFFERENT"),
+                      flush=True)
+    print(f"{differences} cell(s) differ from docs/data/frontier.json in status or value; "
+          f"{relabelled} other(s) name their proof differently")
+    return 1 if differences else 0
 
 
 def main() -> None:
@@ -239,12 +272,17 @@ def main() -> None:
     ap.add_argument("--merge", action="store_true",
                     help="revisit finished n and measure only the cells not measured yet")
     ap.add_argument("--doc-only", action="store_true", help="rewrite the doc from the JSON")
+    ap.add_argument("--check", action="store_true",
+                    help="re-measure --n-min..--n-max and compare statuses and values with "
+                         "the stored table, writing nothing (exit 1 on a difference)")
     args = ap.parse_args()
     if args.doc_only:
         write_doc(json.loads(DATA.read_text()))
         return
     backends = [b for b in args.backends.split(",")
                 if nqmip.backends.base.get_backend(b).available()]
+    if args.check:
+        sys.exit(check(json.loads(DATA.read_text()), backends, args))
     data: dict[str, Any] = {}
     if DATA.exists() and not args.restart:
         data = json.loads(DATA.read_text())

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
@@ -82,7 +83,6 @@ LP_BOUND_MAX_N = 200
 #: faster elsewhere (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md,
 #: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
 AUTO_BACKENDS = ("gurobi", "highs")
-GUROBI_SIZE_LIMITED_MAX_N = 44
 #: The heuristic of the portfolio (incumbents, and the search beyond the MIP range): the
 #: simulated annealing, sized to the time, is the strongest weighted search measured given
 #: the same seconds (one seed, `python benchmarks/bench_anytime.py --methods sa ga quota`):

@@ -22,7 +22,6 @@ PENDING_SPLIT = {
     "nqmip.heuristics.ga": "GA rewrite for anytime search (another branch)",
     "nqmip.heuristics.ga_kernels": "GA rewrite for anytime search (another branch)",
     "nqmip.heuristics.minconflicts": "min-conflicts rewrite for memory (another branch)",
-    "nqmip.compare": "to be split into a package (grid, harness, store, runners, summary)",
 }
 
 

@@ -17,6 +17,7 @@ import pytest
 import nqmip
 from nqmip import compare
 from nqmip.compare import Cell, UsageError, parse_sizes, run_cell, summarize
+from nqmip.compare.plot import plot
 
 from .conftest import IN_CI
 
@@ -221,7 +222,7 @@ def test_random_weights_follow_the_seed(tmp_path: Path) -> None:
         same = [r for r in rows if r["seed"] == seed]
         w = nqmip.random_weights(6, seed)
         for r in same:
-            assert r["instance"] == f"random(seed={seed})"
+            assert r["weights_name"] == f"random(seed={seed})"
             assert r["objective"] == sum(w[i, c] for i, c in enumerate(r["placement"]))
         if all(r["status"] == "optimal" for r in same):  # glpk may be missing off CI
             assert len({r["objective"] for r in same}) == 1
@@ -253,7 +254,7 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
     assert "| 8 | highs | 3 | optimal 2, timeout 1 |" in markdown
     for suffix in (".png", ".svg"):
         path = tmp_path / f"plot{suffix}"
-        compare.plot(rows, path)
+        plot(rows, path)
         assert path.stat().st_size > 5_000
     assert "<svg" in (tmp_path / "plot.svg").read_text()
 
@@ -285,12 +286,10 @@ def test_dask_local_cluster_gives_the_same_rows(tmp_path: Path) -> None:
     assert stable(dask_rows) == stable(local_rows)  # same seeds, same answers
 
 
-# -- warm starts and the hybrid solve (issue 4), when this nqmip has them ---------------------
+# -- warm starts and the hybrid solve -------------------------------------------------------
 
 
 def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
-    if not compare.solve_accepts_warm_start():
-        pytest.skip("nqmip.solve has no warm_start yet (issue 4)")
     out = tmp_path / "runs.jsonl"
     p = run("--n", "8", "--methods", "highs,sa", "--warm-start", "sa", "--time-limit", "20",
             "--output", str(out), "--no-progress", "--csv")
@@ -304,8 +303,6 @@ def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
 
 
 def test_auto_is_just_another_method(tmp_path: Path) -> None:
-    if "auto" not in nqmip.all_methods():
-        pytest.skip("method 'auto' is not in this nqmip yet (issue 4)")
     out = tmp_path / "runs.jsonl"
     p = run("--n", "8", "--methods", "auto", "--time-limit", "20", "--output", str(out),
             "--no-progress", "--json")
@@ -343,6 +340,70 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
                          (["--param", "seed=3"], "grid's own options")):
         p = run("--methods", "highs", *bad)
         assert p.returncode == 2 and message in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+# -- the harness and the store on their own --------------------------------------------------
+
+
+def test_rows_are_the_result_dict_plus_the_cell() -> None:
+    from nqmip.compare.grid import CELL_FIELDS
+    from nqmip.compare.harness import HARNESS_FIELDS
+
+    cell = Cell(n=6, method="highs", weights="chess", seed=2, repeat=0, time_limit=20,
+                hard_limit=60, params={"strengthen": False})
+    row = run_cell(cell)
+    direct = nqmip.solve(6, "chess", method="highs", time_limit=20, seed=2,
+                         strengthen=False).to_dict()
+    assert set(row) == set(CELL_FIELDS) | set(direct) | set(HARNESS_FIELDS)
+    assert list(row) == list(compare.ROW_FIELDS)
+    for name in ("status", "termination", "objective", "bound", "placement", "weights_name",
+                 "provenance", "solver"):
+        assert row[name] == direct[name], name
+    assert row["params"] == {"strengthen": False} and row["weights"] == "chess"
+    assert row["objective"] == brute_force_optimum(6)
+
+
+def test_run_in_process_runs_any_target(tmp_path: Path) -> None:
+    task = tmp_path / "task.py"
+    task.write_text(
+        "import os\n"
+        "def double(x):\n    return {'twice': 2 * x['v'], 'env': os.environ.get('NQ_X')}\n"
+        "def fail(x):\n    raise ValueError(f'no {x}')\n")
+    ok = compare.run_in_process(f"{task}:double", {"v": 21}, hard_limit=60,
+                                env={"NQ_X": "here"})
+    assert ok.status == "ok" and ok.value == {"twice": 42, "env": "here"} and not ok.message
+    assert ok.process_time > 0
+    bad = compare.run_in_process(f"{task}:fail", 7, hard_limit=60)
+    assert bad.status == "error" and bad.value is None and bad.message == "ValueError: no 7"
+    missing = compare.run_in_process("nqmip.compare.grid:no_such_function", 0, hard_limit=60)
+    assert missing.status == "error" and "no_such_function" in missing.message
+
+
+def test_store_reads_old_records_under_todays_keys(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    old_compare = {"n": 6, "method": "highs", "weights": "random", "seed": 3,
+                   "warm_start": None, "params": None, "time_limit": 20,
+                   "status": "optimal", "objective": 40.0, "instance": "random(seed=3)"}
+    old_result = {"n": 6, "method": "highs", "weights": "random(seed=4)", "seed": 4,
+                  "time_limit": 20, "status": "optimal", "objective": 41.0}
+    new = {"n": 6, "method": "highs", "weights": "chess", "seed": 0, "time_limit": 20,
+           "status": "optimal", "objective": 10.0, "weights_name": "chess"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in (old_compare, old_result, new)))
+    rows = compare.read_rows(path)
+    assert [r["weights_name"] for r in rows] == ["random(seed=3)", "random(seed=4)", "chess"]
+    assert [r["weights"] for r in rows] == ["random", "random", "chess"]
+    assert "instance" not in rows[0] and rows[2] == new
+    # ... so they count as done for --resume of the same cells
+    from nqmip.compare.store import rows_for_grid
+
+    cells = compare.build_grid([6], ["highs"], "random", [3, 4, 5], 20.0, 50.0)
+    assert [r["seed"] for r in rows_for_grid(cells, rows)] == [3, 4]
+    # and writing appends after a truncated line without gluing to it
+    with open(path, "a") as handle:
+        handle.write('{"n": 7')
+    with compare.RowWriter(path) as writer:
+        writer.write(new)
+    assert len(compare.read_rows(path)) == 4
 
 
 def test_summary_puts_quality_beside_time() -> None:
