@@ -1,4 +1,4 @@
-"""Regenerate docs/frontier.md and docs/data/frontier.json: chess-weighted optima, n = 1..64.
+"""Regenerate docs/frontier.md and docs/data/frontier.json: chess-weighted optima, n = 1..128.
 
 For each n and each backend (HiGHS, CP-SAT, Gurobi for n <= 44 under pip's size-limited
 licence) three configurations are timed in the same run, one solver at a time:
@@ -15,9 +15,17 @@ Each run has a 60 s limit and the given thread count. A configuration is repeate
 once. After ``--give-up`` consecutive sizes without a proof a configuration is skipped for
 the larger n of that sweep (marked "skip"). Results are written after every n, and a rerun
 resumes after the last finished n (``--restart`` starts over). Every stored placement is
-re-checked with the independent checker before it is written.
+re-checked with the independent checker before it is written, and every proven size gets
+a certificate (nqmip/colour/certificate.py) re-checked at once by the independent routes of
+benchmarks/check_frontier.py.
+
+Beyond n = 64 only the default command is timed (``--auto``: ``method="auto"``, as
+``scripts/solve_weighted.py --n N`` runs it), three seeds when the first proves:
 
     nohup python benchmarks/frontier.py > frontier.log 2>&1 &
+    python benchmarks/frontier.py --certificates          # certificates only, no solves
+    python benchmarks/frontier.py --auto --backends "" --give-up 1000 \
+        --repeat-below 61 --n-list 65,68,71            # the default command, n > 64
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import nqmip  # noqa: E402
 from nqmip.colour import bound as strengthen  # noqa: E402
@@ -49,8 +58,13 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
     strengthen.black_queen_bound.cache_clear()  # each run pays for its own bound
     strengthen.black_queen_range.cache_clear()
     t = time.perf_counter()
-    r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
-                    seed=seed, strengthen=config != "plain", bound_proof=config == "default")
+    if backend == "auto":  # what `python scripts/solve_weighted.py --n N` runs
+        r = nqmip.solve(n, "chess", method="auto", time_limit=limit, threads=threads,
+                        seed=seed)
+    else:
+        r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
+                        seed=seed, strengthen=config != "plain",
+                        bound_proof=config == "default")
     wall = time.perf_counter() - t
     return {
         "status": str(r.status),
@@ -58,8 +72,8 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
         "bound": r.bound,
         "time": round(wall, 3),
         "placement": list(r.placement) if r.placement is not None else None,
-        "proof": r.extra.get("proof", "solver" if str(r.status) == "optimal" else None),
-        "refuted": r.extra.get("refuted_black_counts"),
+        "proof": r.provenance.proof or ("solver" if str(r.status) == "optimal" else None),
+        "refuted": list(r.provenance.refuted_black_counts) or None,
     }
 
 
@@ -109,6 +123,27 @@ def summarise(n: int, cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return entry
 
 
+def add_certificate(entry: dict[str, Any]) -> None:
+    """Build the certificate of a proven entry (nqmip/colour/certificate.py) and re-check
+    it at once by the independent routes of benchmarks/check_frontier.py."""
+    from check_frontier import CheckFailed, check_entry
+
+    from nqmip.colour.certificate import certificate
+
+    if entry.get("status") != "optimal" or entry.get("placement") is None:
+        entry.pop("certificate", None)
+        entry["check"] = None
+        return
+    cert = certificate(entry["n"], entry["placement"], entry.get("refuted"))
+    entry["certificate"] = json.loads(json.dumps(cert))
+    try:
+        check_entry(entry["n"], entry["value"], entry["certificate"])
+        entry["check"] = "proven"
+    except CheckFailed as exc:
+        entry["check"] = f"FAILED: {exc}"
+    print(entry["n"], "certificate:", entry["check"], flush=True)
+
+
 def fmt(cell: dict[str, Any] | None) -> str:
     if cell is None:
         return "skip"
@@ -142,15 +177,56 @@ def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: floa
     return f"< {t / limit:.2f}"
 
 
+#: Sizes of the first table (every backend and configuration); beyond, only the default
+#: command (``method="auto"``) is timed.
+SMALL_MAX_N = 64
+
+
+def large_table(data: dict[str, Any]) -> list[str]:
+    """The table of n > SMALL_MAX_N: the default command only, and the summary line."""
+    keys = [k for k in sorted(data["results"], key=int) if int(k) > SMALL_MAX_N]
+    out = ["", f"## n = {SMALL_MAX_N + 1} … 128: the default command", "",
+           "`python scripts/solve_weighted.py --n N --time-limit 60 --seed S` (that is",
+           "`nqmip.solve(n, 'chess', method='auto', time_limit=60, seed=S)`), S = 0, 1, 2",
+           "when seed 0 proved the optimum, else seed 0 only (¹). Time: median seconds of",
+           "the seeds (each in brackets); `> 60 (value/bound)`: not proven in 60 s, with the",
+           "best value found and the bound. `black bound`: B and the refuted counts;",
+           "`certificate`: the verdict of benchmarks/check_frontier.py.", "",
+           "| n | value | black | black bound | status | auto time (s) | seeds | certificate |",
+           "|---|---|---|---|---|---|---|---|"]
+    for key in keys:
+        e = data["results"][key]
+        cell = e["cells"].get("auto/default")
+        seeds = "-" if cell is None else " / ".join(f"{t:.1f}" for t in cell["times"])
+        out.append("| " + " | ".join([
+            key, "-" if e.get("value") is None else f"{e['value']:g}",
+            str(e.get("black", "-")), bound_cell(e), e["status"], fmt(cell), seeds,
+            e.get("check") or "-"]) + " |")
+    times = []
+    for key in sorted(data["results"], key=int):
+        e = data["results"][key]
+        cell = (e["cells"].get("auto/default") or e["cells"].get("highs/default")
+                if e["status"] == "optimal" else None)
+        if cell and cell["proven"]:
+            times.append((cell["median_time"], int(key)))
+    if times:
+        slow = max(times)
+        out += ["", f"Default command over the {len(times)} proven sizes: median "
+                f"{statistics.median(t for t, _ in times):.2f} s, slowest n = {slow[1]} "
+                f"({slow[0]:.2f} s) (n <= {SMALL_MAX_N}: the HiGHS `default` cell, the same "
+                "colour proof)."]
+    return out
+
+
 def write_doc(data: dict[str, Any]) -> None:
     command = data.get("command", "python benchmarks/frontier.py")
     provenance = data.get("provenance", f"`{command}` (one run).")
     backends = data["backends"]
-    head = ["n", "optimum", "black", "white", "black bound", "status"]
+    head = ["n", "optimum", "black", "white", "black bound", "status", "certificate"]
     for b in backends:
         head += [f"{b} {c}" for c in CONFIGS]
     lines = [
-        "# The exact frontier: chess-weighted optima for n = 1 … 64",
+        "# The exact frontier: chess-weighted optima for n = 1 … 128",
         "",
         "Generated by `python benchmarks/frontier.py` (do not edit by hand). Chess weights:",
         "black squares ((i + j) even, 0-based) worth 2, white worth 1; the optimum is",
@@ -183,10 +259,14 @@ def write_doc(data: dict[str, Any]) -> None:
         e = data["results"][key]
         row = [str(e["n"]),
                "-" if e.get("value") is None else f"{e['value']:g}",
-               str(e.get("black", "-")), str(e.get("white", "-")), bound_cell(e), e["status"]]
+               str(e.get("black", "-")), str(e.get("white", "-")), bound_cell(e), e["status"],
+               e.get("check") or "-"]
+        if int(key) > SMALL_MAX_N:
+            continue
         for b in backends:
             row += [fmt(e["cells"].get(f"{b}/{c}")) for c in CONFIGS]
         lines.append("| " + " | ".join(row) + " |")
+    lines += large_table(data)
     lines += ["", "## Ratios to the plain model (time to proof, medians)", "",
               "Per backend, `model/plain` and `default/plain` where the plain model proved the",
               "size; `< x` where only the strengthened run proved it (plain hit 60 s), so the",
@@ -195,6 +275,8 @@ def write_doc(data: dict[str, Any]) -> None:
               + " |", "|---|" + "---|---|" * len(backends)]
     for key in sorted(data["results"], key=int):
         e = data["results"][key]
+        if int(key) > SMALL_MAX_N:
+            continue
         row = [key]
         for b in backends:
             plain = e["cells"].get(f"{b}/plain")
@@ -236,15 +318,29 @@ def main() -> None:
     ap.add_argument("--configs", default=",".join(CONFIGS),
                     help="which of plain, model, default to run (others are left unmeasured)")
     ap.add_argument("--restart", action="store_true")
+    ap.add_argument("--auto", action="store_true",
+                    help="also time method='auto' (the default of scripts/solve_weighted.py)")
     ap.add_argument("--merge", action="store_true",
                     help="revisit finished n and measure only the cells not measured yet")
     ap.add_argument("--doc-only", action="store_true", help="rewrite the doc from the JSON")
+    ap.add_argument("--n-list", default=None,
+                    help="comma-separated sizes to measure instead of n-min..n-max")
+    ap.add_argument("--certificates", action="store_true",
+                    help="build and check the certificates of the proven sizes only (no solves)")
     args = ap.parse_args()
     if args.doc_only:
         write_doc(json.loads(DATA.read_text()))
         return
+    if args.certificates:
+        data = json.loads(DATA.read_text())
+        for key in sorted(data["results"], key=int):
+            if args.n_min <= int(key) <= args.n_max:
+                add_certificate(data["results"][key])
+                DATA.write_text(json.dumps(data, indent=1))
+        write_doc(data)
+        return
     backends = [b for b in args.backends.split(",")
-                if nqmip.backends.base.get_backend(b).available()]
+                if b and nqmip.backends.base.get_backend(b).available()]
     data: dict[str, Any] = {}
     if DATA.exists() and not args.restart:
         data = json.loads(DATA.read_text())
@@ -260,12 +356,14 @@ def main() -> None:
         }
     DATA.parent.mkdir(parents=True, exist_ok=True)
     failures: dict[str, int] = data.setdefault("failures", {})
-    for n in range(args.n_min, args.n_max + 1):
+    sizes = ([int(x) for x in args.n_list.split(",")] if args.n_list
+             else range(args.n_min, args.n_max + 1))
+    for n in sizes:
         if str(n) in data["results"] and not args.merge:
             continue
         cells: dict[str, Any] = dict(data["results"].get(str(n), {}).get("cells", {}))
-        for b in backends:
-            for c in args.configs.split(","):
+        for b in backends + (["auto"] if args.auto else []):
+            for c in (["default"] if b == "auto" else args.configs.split(",")):
                 key = f"{b}/{c}"
                 if cells.get(key) is not None:
                     continue  # measured in an earlier (resumed) sweep
@@ -276,7 +374,8 @@ def main() -> None:
                 cells[key] = cell
                 failures[key] = 0 if cell["proven"] else failures.get(key, 0) + 1
                 print(n, key, fmt(cell), cell["objective"], flush=True)
-        data["results"][str(n)] = summarise(n, cells)
+        data["results"][str(n)] = entry = summarise(n, cells)
+        add_certificate(entry)
         DATA.write_text(json.dumps(data, indent=1))
         write_doc(data)
 
