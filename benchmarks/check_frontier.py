@@ -13,7 +13,7 @@ without the package's colour code, by another route than the one that produced i
 - a refuted count (line sets enumerated by CP-SAT, covers proven infeasible by HiGHS or the
   exhausted depth-first search): HiGHS proves the list complete (the line model at that
   count with a no-good cut per listed line set is infeasible) and CP-SAT proves each line
-  set's exact cover infeasible.
+  set's exact cover infeasible (HiGHS where CP-SAT had proved it).
 
 Verdict ``proven`` when every piece checks and the placement's black count equals B
 lowered by 2 per refuted count. Exit status 1 if any certificate fails.
@@ -183,6 +183,36 @@ def cpsat_cover_infeasible(n: int, anti: list[int], diag: list[int]) -> bool:
     return solver.Solve(model) == cp_model.INFEASIBLE
 
 
+def highs_cover_infeasible(n: int, anti: list[int], diag: list[int]) -> bool:
+    """HiGHS: the same exact cover as :func:`cpsat_cover_infeasible`, as a 0/1 MIP."""
+    import highspy
+    import numpy as np
+
+    sa, sd = set(anti), set(diag)
+    cells = [(i, j) for i in range(n) for j in range(n) if i + j in sa and i - j in sd]
+    keys = ([("r", i) for i in range(n)] + [("c", j) for j in range(n)]
+            + [("s", s) for s in anti] + [("d", d) for d in diag])
+    rows: dict[tuple[str, int], list[int]] = {key: [] for key in keys}
+    for k, (i, j) in enumerate(cells):
+        for key in (("r", i), ("c", j), ("s", i + j), ("d", i - j)):
+            rows[key].append(k)
+    if any(not rows[key] for key in keys):
+        return True
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", SOLVER_SECONDS)
+    num = len(cells)
+    h.addVars(num, np.zeros(num), np.ones(num))
+    h.changeColsIntegrality(num, np.arange(num, dtype=np.int32),
+                            np.array([highspy.HighsVarType.kInteger] * num))
+    for key in keys:
+        h.addRow(1.0, 1.0, len(rows[key]), np.asarray(rows[key], np.int32),
+                 np.ones(len(rows[key])))
+    h.run()
+    return h.getModelStatus() == highspy.HighsModelStatus.kInfeasible
+
+
 def check_entry(n: int, value: float, cert: dict[str, Any]) -> str:
     """Re-check one certificate; a one-line summary, or CheckFailed."""
     import nqmip.verify as verify
@@ -211,7 +241,10 @@ def check_entry(n: int, value: float, cert: dict[str, Any]) -> str:
         if not highs_line_sets_complete(n, top, sets):
             raise CheckFailed(f"HiGHS did not prove the {len(sets)} line sets at {top} complete")
         for entry in sets:
-            if not cpsat_cover_infeasible(n, entry["anti"], entry["diag"]):
+            if entry["reason"] == "cover_cpsat":  # CP-SAT proved it: HiGHS re-checks
+                if not highs_cover_infeasible(n, entry["anti"], entry["diag"]):
+                    raise CheckFailed(f"HiGHS did not prove a line set at {top} unrealisable")
+            elif not cpsat_cover_infeasible(n, entry["anti"], entry["diag"]):
                 raise CheckFailed(f"CP-SAT did not prove a line set at {top} unrealisable")
         notes.append(f"{top}: {len(sets)} line sets")
         top -= 2

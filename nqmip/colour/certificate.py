@@ -13,8 +13,8 @@ A certificate (a JSON-ready dict) for the largest number of black queens at size
   ``ip_infeasible``: the line IP has no solution there (HiGHS proved it);
 - ``refuted``: per black count the line sets dropped, the list of *every* line set at that
   count (enumerated by CP-SAT) and, per line set, why no placement uses exactly those
-  lines (``"cover_mip"``: HiGHS proved the exact cover infeasible; ``"cover_search"``: the
-  depth-first search exhausted its tree).
+  lines (``"cover_mip"``: HiGHS proved the exact cover infeasible; ``"cover_cpsat"``:
+  CP-SAT did; ``"cover_search"``: the depth-first search exhausted its tree).
 
 ``black == B`` after the refuted counts is the proof. benchmarks/check_frontier.py
 re-checks each piece by another route (exact arithmetic, CP-SAT for what HiGHS proved and
@@ -147,6 +147,7 @@ def refutation_certificate(n: int, black: int) -> dict[str, Any] | None:
     from nqmip.colour.exact_cover import find_exact_cover
     from nqmip.colour.lines import (
         Cover,
+        _cover_cpsat,
         _cover_mip,
         enumerate_line_sets,
         realisation_options,
@@ -161,6 +162,9 @@ def refutation_certificate(n: int, black: int) -> dict[str, Any] | None:
         outcome, _ = _cover_mip(n, cells, opt_items, time_limit=CERTIFICATE_SECONDS)
         if outcome is Cover.INFEASIBLE:
             reason = "cover_mip"
+        elif _cover_cpsat(n, cells, opt_items,
+                          time_limit=CERTIFICATE_SECONDS)[0] is Cover.INFEASIBLE:
+            reason = "cover_cpsat"
         else:
             found = find_exact_cover(opt_items, 4 * n, seed=k, time_limit=CERTIFICATE_SECONDS)
             if not found.exhausted:
