@@ -1,4 +1,4 @@
-"""Regenerate docs/frontier.md and docs/data/frontier.json: chess-weighted optima, n = 1..64.
+"""Regenerate docs/frontier.md and docs/data/frontier.json: chess-weighted optima, n = 1..128.
 
 For each n and each backend (HiGHS, CP-SAT, Gurobi up to the n of pip's size-limited
 licence, ``nqmip.backends.gurobi.SIZE_LIMITED_MAX_N``) three configurations are timed in the
@@ -16,9 +16,17 @@ Each run has a 60 s limit and the given thread count. A configuration is repeate
 once. After ``--give-up`` consecutive sizes without a proof a configuration is skipped for
 the larger n of that sweep (marked "skip"). Results are written after every n, and a rerun
 resumes after the last finished n (``--restart`` starts over). Every stored placement is
-re-checked with the independent checker before it is written.
+re-checked with the independent checker before it is written, and every proven size gets
+a certificate (nqmip/colour/certificate.py) re-checked at once by the independent routes of
+benchmarks/check_frontier.py.
+
+Beyond n = 64 only the default command is timed (``--auto``: ``method="auto"``, as
+``scripts/solve_weighted.py --n N`` runs it), three seeds when the first proves:
 
     nohup python benchmarks/frontier.py > frontier.log 2>&1 &
+    python benchmarks/frontier.py --certificates          # certificates only, no solves
+    python benchmarks/frontier.py --auto --backends "" --give-up 1000 \
+        --repeat-below 61 --n-list 65,68,71            # the default command, n > 64
 """
 
 from __future__ import annotations
@@ -34,10 +42,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import nqmip  # noqa: E402
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N  # noqa: E402
 from nqmip.colour import bound as strengthen  # noqa: E402
+from nqmip.colour import search as colour_search  # noqa: E402
 from nqmip.colour.bound import black_count  # noqa: E402
 
 DATA = ROOT / "docs" / "data" / "frontier.json"
@@ -49,9 +59,15 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
              seed: int) -> dict[str, Any]:
     strengthen.black_queen_bound.cache_clear()  # each run pays for its own bound
     strengthen.black_queen_range.cache_clear()
+    colour_search._NO_SYMMETRIC.clear()
     t = time.perf_counter()
-    r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
-                    seed=seed, strengthen=config != "plain", bound_proof=config == "default")
+    if backend == "auto":  # what `python scripts/solve_weighted.py --n N` runs
+        r = nqmip.solve(n, "chess", method="auto", time_limit=limit, threads=threads,
+                        seed=seed)
+    else:
+        r = nqmip.solve(n, "chess", method=backend, time_limit=limit, threads=threads,
+                        seed=seed, strengthen=config != "plain",
+                        bound_proof=config == "default")
     wall = time.perf_counter() - t
     return {
         "status": str(r.status),
@@ -59,7 +75,7 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
         "bound": r.bound,
         "time": round(wall, 3),
         "placement": list(r.placement) if r.placement is not None else None,
-        "proof": r.provenance.proof,
+        "proof": r.provenance.proof or ("solver" if str(r.status) == "optimal" else None),
         "refuted": list(r.provenance.refuted_black_counts) or None,
     }
 
@@ -74,6 +90,7 @@ def measure(n: int, backend: str, config: str, args: argparse.Namespace) -> dict
     return {
         "runs": len(runs),
         "proven": len(proven) == len(runs),
+        "proven_runs": len(proven),
         "median_time": round(statistics.median(r["time"] for r in runs), 3),
         "times": [r["time"] for r in runs],
         "objective": best["objective"] if best else None,
@@ -86,7 +103,7 @@ def measure(n: int, backend: str, config: str, args: argparse.Namespace) -> dict
 
 
 def summarise(n: int, cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    proven = [c for c in cells.values() if c and c.get("proven")]
+    proven = [c for c in cells.values() if c and (c.get("proven") or c.get("proven_runs"))]
     found = [c for c in cells.values() if c and c.get("placement") is not None]
     best = max(found, key=lambda c: c["objective"], default=None)
     entry: dict[str, Any] = {"n": n, "cells": cells,
@@ -110,6 +127,28 @@ def summarise(n: int, cells: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return entry
 
 
+def add_certificate(entry: dict[str, Any]) -> None:
+    """Build the certificate of a proven entry (nqmip/colour/certificate.py) and re-check
+    it at once by the independent routes of benchmarks/check_frontier.py."""
+    from check_frontier import CheckFailed, check_entry
+
+    from nqmip.colour.certificate import certificate
+
+    if entry.get("status") != "optimal" or entry.get("placement") is None:
+        entry.pop("certificate", None)
+        entry["check"] = None
+        return
+    cert = certificate(entry["n"], entry["placement"], entry.get("refuted"))
+    entry["certificate"] = json.loads(json.dumps(cert))
+    try:
+        line = check_entry(entry["n"], entry["value"], entry["certificate"])
+        entry["check"] = "proven" + (" (CP-SAT only for some covers)" if "CP-SAT only" in line
+                                     else "")
+    except CheckFailed as exc:
+        entry["check"] = f"FAILED: {exc}"
+    print(entry["n"], "certificate:", entry["check"], flush=True)
+
+
 def fmt(cell: dict[str, Any] | None) -> str:
     if cell is None:
         return "skip"
@@ -118,7 +157,9 @@ def fmt(cell: dict[str, Any] | None) -> str:
     if not cell["proven"]:
         obj = "-" if cell["objective"] is None else f"{cell['objective']:g}"
         bound = "-" if cell["bound"] is None else f"{cell['bound']:.0f}"
-        return f"> 60 ({obj}/{bound})"
+        some = (f", proven by {cell['proven_runs']} of {cell['runs']} seeds"
+                if cell.get("proven_runs") else "")
+        return f"> 60 ({obj}/{bound}{some})"
     mark = "" if cell["runs"] == 3 else "¹"
     proof = "ᵇ" if cell["proof"] == "colour_bound" else ""
     proof += "ʳ" if cell.get("refuted") else ""
@@ -143,15 +184,79 @@ def ratio(plain: dict[str, Any] | None, cell: dict[str, Any] | None, limit: floa
     return f"< {t / limit:.2f}"
 
 
+#: Sizes of the first table (every backend and configuration); beyond, only the default
+#: command (``method="auto"``) is timed.
+SMALL_MAX_N = 64
+
+
+def large_table(data: dict[str, Any]) -> list[str]:
+    """The table of n > SMALL_MAX_N: the default command only, and the summary line."""
+    keys = [k for k in sorted(data["results"], key=int) if int(k) > SMALL_MAX_N]
+    out = ["", f"## n = {SMALL_MAX_N + 1} … 128: the default command", "",
+           "`python scripts/solve_weighted.py --n N --time-limit 60 --seed S` (that is",
+           "`nqmip.solve(n, 'chess', method='auto', time_limit=60, seed=S)`), S = 0, 1, 2",
+           "when seed 0 proved the optimum, else seed 0 only (¹). Time: median seconds of",
+           "the seeds (each in brackets); `> 60 (value/bound)`: not proven in 60 s, with the",
+           "best value found and the bound. `black bound`: B and the refuted counts;",
+           "`certificate`: the verdict of benchmarks/check_frontier.py. Measured on a shared",
+           "2-core machine (one solve at a time) with",
+           "`python benchmarks/frontier.py --auto --backends \"\" --give-up 1000 "
+           "--repeat-below 61 --n-list …`.",
+           "",
+           "What closes these sizes: the colour proof searches *half-turn-symmetric*",
+           "placements first (line sets with s and 2n-2-s, d and -d used together, and an",
+           "exact cover of square pairs, half the size: `nqmip.colour.search.search_symmetric`),",
+           "then the plain line sets; where the bound is not reached and its line sets can be",
+           "enumerated, each cover is refuted by HiGHS or, failing that, CP-SAT with its LP",
+           "at full strength (n = 85: four line sets at B = 67, 0.7 s each).", "",
+           "| n | value | black | black bound | status | auto time (s) | seeds | certificate |",
+           "|---|---|---|---|---|---|---|---|"]
+    for key in keys:
+        e = data["results"][key]
+        cell = e["cells"].get("auto/default")
+        seeds = "-" if cell is None else " / ".join(f"{t:.1f}" for t in cell["times"])
+        out.append("| " + " | ".join([
+            key, "-" if e.get("value") is None else f"{e['value']:g}",
+            str(e.get("black", "-")), bound_cell(e), e["status"], fmt(cell), seeds,
+            e.get("check") or "-"]) + " |")
+    misses = [data["results"][k] for k in keys if data["results"][k]["status"] != "optimal"]
+    if misses:
+        out += ["", "**Not proven within 60 s** (best value found / proven bound; the placement",
+                "is in docs/data/frontier.json). Tried in each: the symmetric line sets (none",
+                "exists at B where the symmetric line model is infeasible), the plain line",
+                "sets and the colour walk at B, the refutation of B (its line sets could not",
+                "all be enumerated within 3 s), then the lower counts:", ""]
+        for e in misses:
+            cell = e["cells"].get("auto/default") or {}
+            value = "-" if e.get("value") is None else f"{e['value']:g}"
+            bound = "-" if cell.get("bound") is None else f"{cell['bound']:g}"
+            out.append(f"- n = {e['n']}: {value} (black {e.get('black', '-')}) / {bound} "
+                       f"(B = {e.get('black_bound')})")
+    times = []
+    for key in sorted(data["results"], key=int):
+        e = data["results"][key]
+        cell = (e["cells"].get("auto/default") or e["cells"].get("highs/default")
+                if e["status"] == "optimal" else None)
+        if cell and cell["proven"]:
+            times.append((cell["median_time"], int(key)))
+    if times:
+        slow = max(times)
+        out += ["", f"Default command over the {len(times)} proven sizes: median "
+                f"{statistics.median(t for t, _ in times):.2f} s, slowest n = {slow[1]} "
+                f"({slow[0]:.2f} s) (n <= {SMALL_MAX_N}: the HiGHS `default` cell, the same "
+                "colour proof)."]
+    return out
+
+
 def write_doc(data: dict[str, Any]) -> None:
     command = data.get("command", "python benchmarks/frontier.py")
     provenance = data.get("provenance", f"`{command}` (one run).")
     backends = data["backends"]
-    head = ["n", "optimum", "black", "white", "black bound", "status"]
+    head = ["n", "optimum", "black", "white", "black bound", "status", "certificate"]
     for b in backends:
         head += [f"{b} {c}" for c in CONFIGS]
     lines = [
-        "# The exact frontier: chess-weighted optima for n = 1 … 64",
+        "# The exact frontier: chess-weighted optima for n = 1 … 128",
         "",
         "Generated by `python benchmarks/frontier.py` (do not edit by hand). Chess weights:",
         "black squares ((i + j) even, 0-based) worth 2, white worth 1; the optimum is",
@@ -185,10 +290,14 @@ def write_doc(data: dict[str, Any]) -> None:
         e = data["results"][key]
         row = [str(e["n"]),
                "-" if e.get("value") is None else f"{e['value']:g}",
-               str(e.get("black", "-")), str(e.get("white", "-")), bound_cell(e), e["status"]]
+               str(e.get("black", "-")), str(e.get("white", "-")), bound_cell(e), e["status"],
+               e.get("check") or "-"]
+        if int(key) > SMALL_MAX_N:
+            continue
         for b in backends:
             row += [fmt(e["cells"].get(f"{b}/{c}")) for c in CONFIGS]
         lines.append("| " + " | ".join(row) + " |")
+    lines += large_table(data)
     lines += ["", "## Ratios to the plain model (time to proof, medians)", "",
               "Per backend, `model/plain` and `default/plain` where the plain model proved the",
               "size; `< x` where only the strengthened run proved it (plain hit 60 s), so the",
@@ -197,6 +306,8 @@ def write_doc(data: dict[str, Any]) -> None:
               + " |", "|---|" + "---|---|" * len(backends)]
     for key in sorted(data["results"], key=int):
         e = data["results"][key]
+        if int(key) > SMALL_MAX_N:
+            continue
         row = [key]
         for b in backends:
             plain = e["cells"].get(f"{b}/plain")
@@ -209,6 +320,22 @@ def write_doc(data: dict[str, Any]) -> None:
     lines += [
         "",
         f"Proven: {len(proven)} sizes; open: {open_ or 'none'}.",
+        "",
+        "## Certificates",
+        "",
+        "Every proven size has a certificate in `docs/data/frontier.json` (key",
+        "`certificate`, built by `nqmip.colour.certificate`): the placement; the bound B with",
+        "the multipliers of the line model's LP relaxation (weak duality: any multipliers give",
+        "a bound, rounded down to the parity of n) and, where the line IP is tighter than its",
+        "LP (n = 8, 9, 18, 28, 33, 66, 104), the counts between that the IP excludes; and per",
+        "refuted count every line set at that count with the reason none realises",
+        "(`cover_mip`: HiGHS, `cover_cpsat`: CP-SAT, `cover_search`: exhausted search).",
+        "`python benchmarks/check_frontier.py` re-checks each by another route, one line per",
+        "n: the multipliers in exact fractions (no solver), CP-SAT for the IP-only counts and",
+        "the covers HiGHS refuted, HiGHS for the completeness of CP-SAT's list of line sets",
+        "(a no-good cut per listed set leaves the line model infeasible) and for the covers",
+        "CP-SAT refuted, and `nqmip.verify` for the placement. The `certificate` column is its",
+        "verdict; CI runs it for n <= 48.",
         "",
         "Re-verify every stored placement:",
         "",
@@ -269,18 +396,32 @@ def main() -> None:
     ap.add_argument("--configs", default=",".join(CONFIGS),
                     help="which of plain, model, default to run (others are left unmeasured)")
     ap.add_argument("--restart", action="store_true")
+    ap.add_argument("--auto", action="store_true",
+                    help="also time method='auto' (the default of scripts/solve_weighted.py)")
     ap.add_argument("--merge", action="store_true",
                     help="revisit finished n and measure only the cells not measured yet")
     ap.add_argument("--doc-only", action="store_true", help="rewrite the doc from the JSON")
     ap.add_argument("--check", action="store_true",
                     help="re-measure --n-min..--n-max and compare statuses and values with "
                          "the stored table, writing nothing (exit 1 on a difference)")
+    ap.add_argument("--n-list", default=None,
+                    help="comma-separated sizes to measure instead of n-min..n-max")
+    ap.add_argument("--certificates", action="store_true",
+                    help="build and check the certificates of the proven sizes only (no solves)")
     args = ap.parse_args()
     if args.doc_only:
         write_doc(json.loads(DATA.read_text()))
         return
+    if args.certificates:
+        data = json.loads(DATA.read_text())
+        for key in sorted(data["results"], key=int):
+            if args.n_min <= int(key) <= args.n_max:
+                add_certificate(data["results"][key])
+                DATA.write_text(json.dumps(data, indent=1))
+        write_doc(data)
+        return
     backends = [b for b in args.backends.split(",")
-                if nqmip.backends.base.get_backend(b).available()]
+                if b and nqmip.backends.base.get_backend(b).available()]
     if args.check:
         sys.exit(check(json.loads(DATA.read_text()), backends, args))
     data: dict[str, Any] = {}
@@ -298,12 +439,14 @@ def main() -> None:
         }
     DATA.parent.mkdir(parents=True, exist_ok=True)
     failures: dict[str, int] = data.setdefault("failures", {})
-    for n in range(args.n_min, args.n_max + 1):
+    sizes = ([int(x) for x in args.n_list.split(",")] if args.n_list
+             else range(args.n_min, args.n_max + 1))
+    for n in sizes:
         if str(n) in data["results"] and not args.merge:
             continue
         cells: dict[str, Any] = dict(data["results"].get(str(n), {}).get("cells", {}))
-        for b in backends:
-            for c in args.configs.split(","):
+        for b in backends + (["auto"] if args.auto else []):
+            for c in (["default"] if b == "auto" else args.configs.split(",")):
                 key = f"{b}/{c}"
                 if cells.get(key) is not None:
                     continue  # measured in an earlier (resumed) sweep
@@ -314,7 +457,8 @@ def main() -> None:
                 cells[key] = cell
                 failures[key] = 0 if cell["proven"] else failures.get(key, 0) + 1
                 print(n, key, fmt(cell), cell["objective"], flush=True)
-        data["results"][str(n)] = summarise(n, cells)
+        data["results"][str(n)] = entry = summarise(n, cells)
+        add_certificate(entry)
         DATA.write_text(json.dumps(data, indent=1))
         write_doc(data)
 

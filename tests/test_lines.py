@@ -161,3 +161,45 @@ def test_colour_proof_for_white_heavy_weights_matches_brute_force() -> None:
         w = inst.weight_matrix()
         best = float(w[np.arange(n), solutions(n)].sum(axis=1).max())
         assert proof.objective == proof.bound == best
+
+
+@pytest.mark.parametrize("n", [8, 9])
+def test_symmetric_covers_are_exactly_the_symmetric_placements(n: int) -> None:
+    sols = solutions(n)
+    symmetric = [p for p in sols if np.all(p[::-1] == n - 1 - p)]
+    assert symmetric  # n = 8 and 9 have half-turn-symmetric solutions
+    for p in symmetric:
+        lines = L.LineSet.of(p)
+        cells, opt_items, n_items = L.symmetric_realisation_options(n, lines)
+        # every cover of the pair options is a symmetric placement on those lines, and
+        # the placement itself is one of the covers
+        covers = [c for c in itertools.combinations(range(len(cells)), n // 2)
+                  if is_exact_cover(opt_items, np.array(c), n_items)]
+        placements = {L.symmetric_placement(n, cells[list(c)]) for c in covers}
+        assert tuple(int(c) for c in p) in placements
+        on_lines = {tuple(int(c) for c in q) for q in sols
+                    if np.all(q[::-1] == n - 1 - q) and L.LineSet.of(q) == lines}
+        assert placements == on_lines
+
+
+def test_symmetric_search_reaches_the_bound_and_says_when_none_exists() -> None:
+    from nqmip.colour.search import search_symmetric
+
+    found = search_symmetric(30, S.black_queen_bound(30), seed=0, time_limit=30)
+    assert found and nqmip.is_solution(found)
+    assert S.black_count(found) == S.black_queen_bound(30)
+    assert all(found[30 - 1 - i] == 30 - 1 - c for i, c in enumerate(found))
+    # a count of the wrong parity (#black = n mod 2) has no line set at all
+    assert search_symmetric(20, 13, seed=0, time_limit=10) == ()
+
+
+def test_cpsat_cover_agrees_with_the_mip() -> None:
+    n = 8
+    for p in solutions(n)[:6]:
+        cells, opt_items = L.realisation_options(n, L.LineSet.of(p))
+        assert L._cover_cpsat(n, cells, opt_items, time_limit=10)[0] is L.Cover.FOUND
+    lines = L.enumerate_line_sets(19, 15)
+    assert lines is not None and len(lines) == 1  # B = 15 at n = 19: refuted
+    cells, opt_items = L.realisation_options(19, lines[0])
+    assert L._cover_cpsat(19, cells, opt_items, time_limit=30)[0] is L.Cover.INFEASIBLE
+    assert L._cover_mip(19, cells, opt_items, time_limit=30)[0] is L.Cover.INFEASIBLE
