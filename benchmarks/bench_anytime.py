@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# Gurobi's pip licence: at most 2000 variables and constraints (n <= 44), spelled once.
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The grid of the issue: n, the budgets, the methods; exact backends only where they load.
@@ -37,8 +40,6 @@ HEURISTICS = ("sa", "tabu", "ga", "quota", "topsquares")
 ONLY_FOR = {"quota": "chess", "topsquares": "random"}
 EXACT = ("highs", "cpsat", "gurobi")
 EXACT_MAX_N = 200
-#: Gurobi's pip licence: at most 2000 variables and constraints (n <= 44).
-GUROBI_MAX_N = 44
 SEEDS = (0, 1, 2)
 #: Seconds a cell may run past its budget before it is killed (and recorded as a timeout).
 GRACE = 30.0
