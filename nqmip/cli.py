@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
             "solver where one can, with the best placement and bound where none can."
         ),
     )
-    parser.add_argument("--n", type=int, default=8, help="board size (default 8)")
+    parser.add_argument("--n", type=int, default=None,
+                        help="board size (default 8, or the n of a --fixed CSPLib file)")
     parser.add_argument(
         "--method",
         default="auto",
@@ -94,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--fix", action="append", type=_fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
+    parser.add_argument("--fixed", metavar="FILE", type=Path,
+                        help="pre-placed queens from a file: one ROW,COL per line (0-based, "
+                             "# comments), or CSPLib prob079's 'letting n = ...' and "
+                             "'letting init = [[r, c], ...]' (0-based)")
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
@@ -161,8 +166,9 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
         weights = "random"
     else:
         weights = "chess"
+    n, fixed = board_and_fixed(args)
     instance = make_instance(
-        args.n, weights, args.fix, black=args.black, white=args.white,
+        n, weights, fixed, black=args.black, white=args.white,
         weights_seed=args.random_weights,
     )
     if args.threads is not None and args.threads < 1:
@@ -193,6 +199,21 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
             verbose=args.verbose, on_progress=on_progress, **options,
         )
     return result, instance
+
+
+def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]]]:
+    """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed``."""
+    n = args.n
+    fixed = list(args.fix)
+    if args.fixed is not None:
+        from nqmip.completion import read_fixed
+
+        data = read_fixed(args.fixed)
+        if data.n is not None and n is not None and n != data.n:
+            raise UsageError(f"--n {n} but {args.fixed} says n = {data.n}")
+        n = data.n if n is None else n
+        fixed += data.fixed
+    return (8 if n is None else n), fixed
 
 
 @contextmanager
