@@ -100,6 +100,53 @@ def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict
     return size, dict(instance.fixed)
 
 
+def _board_size(n: int | Instance) -> int:
+    return n.n if isinstance(n, Instance) else int(n) if isinstance(n, int) else 0
+
+
+#: Most free rows :func:`count_free` takes: each one multiplies the work by up to the rows
+#: left (21 free rows is the size of the hardest published completion instances).
+MAX_FREE_ROWS = 32
+
+
+def count_free(n: int | Instance, fixed: FixedSpec = None) -> Count:
+    """Completions of ``fixed`` on a board of any size, counted on what is free.
+
+    The fixed queens' rows, columns and diagonals are taken away first
+    (:func:`nqmip.instance.free_board`), so a board of thousands of rows with all but a
+    few queens placed (the CSPLib prob079 instances) is counted over its few free rows.
+    """
+    from nqmip.instance import free_board
+
+    instance = make_instance(n, None, fixed)
+    board = free_board(instance)
+    if board.rows.size > MAX_FREE_ROWS:
+        raise CountError(
+            f"{board.rows.size} free rows: completions are counted over at most "
+            f"{MAX_FREE_ROWS} free rows (n <= {MAX_N} without fixed queens)")
+    start = time.perf_counter()
+    k = _kernels()
+    one = np.zeros(1, np.int64)
+    k.count_free_board(np.array([0, 1], np.int64), one, one, one, 1, 1, 1)  # compile/load
+    compile_time = time.perf_counter() - start
+    start = time.perf_counter()
+    ptr = np.searchsorted(board.cell_row, board.rows, side="left").astype(np.int64)
+    ptr = np.append(ptr, board.num_cells).astype(np.int64)
+    col = np.searchsorted(board.cols, board.cell_col).astype(np.int64)
+    _, diag = np.unique(board.cell_row - board.cell_col, return_inverse=True)
+    _, anti = np.unique(board.cell_row + board.cell_col, return_inverse=True)
+    diag = diag.astype(np.int64)
+    anti = anti.astype(np.int64)
+    if board.blocked() is not None:
+        value = 0
+    else:
+        value = int(k.count_free_board(ptr, col, diag, anti, int(board.cols.size),
+                                       int(diag.max(initial=0)) + 1,
+                                       int(anti.max(initial=0)) + 1))
+    return Count(instance.n, value, value, False, instance.fixed,
+                 time.perf_counter() - start, compile_time, "free board (numba)")
+
+
 def _allowed(n: int, fixed: dict[int, int], unique: bool = False) -> np.ndarray:
     full = (1 << n) - 1
     allowed = np.full(max(n, 1), full, dtype=np.int64)
@@ -340,6 +387,8 @@ def run_count(
     for ``tasks_per_worker`` per worker) run as tasks; ``progress`` is called with ``(done,
     total)`` after each one. A record written by a run with other workers resumes as well.
     """
+    if not unique and fixed is not None and _board_size(n) > MAX_N:
+        return count_free(n, fixed)
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):

@@ -533,3 +533,53 @@ def takaken_all(n: int) -> tuple[int, int, int]:
         c2 += c
         bound1 += 1
     return c8, c4, c2
+
+
+@njit(cache=True, nogil=True)
+def count_free_board(ptr: np.ndarray, col: np.ndarray, diag: np.ndarray, anti: np.ndarray,
+                     num_cols: int, num_diag: int, num_anti: int) -> int:
+    """Completions of a free board (:class:`nqmip.instance.FreeBoard`) of any size.
+
+    Row ``r`` of the free board (0 .. F-1) may take the cells ``ptr[r] .. ptr[r+1]-1``;
+    cell ``k`` stands on column ``col[k]``, diagonal ``diag[k]`` and anti-diagonal
+    ``anti[k]`` (all renumbered from 0): the fixed queens are already gone, so the work
+    depends on the F free rows only, not on the board's n. Flags instead of masks, an
+    explicit stack instead of recursion.
+    """
+    f = ptr.size - 1
+    if f <= 0:
+        return 1
+    used_c = np.zeros(max(num_cols, 1), np.bool_)
+    used_d = np.zeros(max(num_diag, 1), np.bool_)
+    used_a = np.zeros(max(num_anti, 1), np.bool_)
+    pos = np.zeros(f, np.int64)
+    chosen = np.full(f, -1, np.int64)
+    level = 0
+    pos[0] = ptr[0]
+    total = 0
+    while level >= 0:
+        c = chosen[level]
+        if c >= 0:  # back at this row: lift its queen before trying the next cell
+            used_c[col[c]] = False
+            used_d[diag[c]] = False
+            used_a[anti[c]] = False
+            chosen[level] = -1
+        k = pos[level]
+        end = ptr[level + 1]
+        while k < end and (used_c[col[k]] or used_d[diag[k]] or used_a[anti[k]]):
+            k += 1
+        if k >= end:
+            level -= 1
+            continue
+        pos[level] = k + 1
+        if level == f - 1:
+            total += 1
+            continue
+        chosen[level] = k
+        used_c[col[k]] = True
+        used_d[diag[k]] = True
+        used_a[anti[k]] = True
+        level += 1
+        pos[level] = ptr[level]
+        chosen[level] = -1
+    return total
