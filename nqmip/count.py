@@ -21,7 +21,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from nqmip.instance import FixedSpec, Instance, make_instance
+from nqmip.instance import FixedSpec, Instance, InstanceError, make_instance
 
 #: The largest board the kernels count (64-bit masks).
 MAX_N = 32
@@ -104,11 +104,6 @@ def _board_size(n: int | Instance) -> int:
     return n.n if isinstance(n, Instance) else int(n) if isinstance(n, int) else 0
 
 
-#: Most free rows :func:`count_free` takes: each one multiplies the work by up to the rows
-#: left (21 free rows is the size of the hardest published completion instances).
-MAX_FREE_ROWS = 32
-
-
 def count_free(n: int | Instance, fixed: FixedSpec = None) -> Count:
     """Completions of ``fixed`` on a board of any size, counted on what is free.
 
@@ -116,35 +111,18 @@ def count_free(n: int | Instance, fixed: FixedSpec = None) -> Count:
     (:func:`nqmip.instance.free_board`), so a board of thousands of rows with all but a
     few queens placed (the CSPLib prob079 instances) is counted over its few free rows.
     """
-    from nqmip.instance import free_board
+    from nqmip.completion import search_free_board
 
     instance = make_instance(n, None, fixed)
-    board = free_board(instance)
-    if board.rows.size > MAX_FREE_ROWS:
-        raise CountError(
-            f"{board.rows.size} free rows: completions are counted over at most "
-            f"{MAX_FREE_ROWS} free rows (n <= {MAX_N} without fixed queens)")
-    start = time.perf_counter()
-    k = _kernels()
-    one = np.zeros(1, np.int64)
-    k.count_free_board(np.array([0, 1], np.int64), one, one, one, 1, 1, 1)  # compile/load
-    compile_time = time.perf_counter() - start
-    start = time.perf_counter()
-    ptr = np.searchsorted(board.cell_row, board.rows, side="left").astype(np.int64)
-    ptr = np.append(ptr, board.num_cells).astype(np.int64)
-    col = np.searchsorted(board.cols, board.cell_col).astype(np.int64)
-    _, diag = np.unique(board.cell_row - board.cell_col, return_inverse=True)
-    _, anti = np.unique(board.cell_row + board.cell_col, return_inverse=True)
-    diag = diag.astype(np.int64)
-    anti = anti.astype(np.int64)
-    if board.blocked() is not None:
-        value = 0
-    else:
-        value = int(k.count_free_board(ptr, col, diag, anti, int(board.cols.size),
-                                       int(diag.max(initial=0)) + 1,
-                                       int(anti.max(initial=0)) + 1))
-    return Count(instance.n, value, value, False, instance.fixed,
-                 time.perf_counter() - start, compile_time, "free board (numba)")
+    begin = time.perf_counter()
+    search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
+    compile_time = time.perf_counter() - begin
+    try:
+        found = search_free_board(instance, first=False)
+    except InstanceError as exc:
+        raise CountError(f"{exc} (n <= {MAX_N} without fixed queens)") from None
+    return Count(instance.n, found.count, found.count, False, instance.fixed, found.seconds,
+                 compile_time, "free board (numba, first-fail on rows and columns)")
 
 
 def _allowed(n: int, fixed: dict[int, int], unique: bool = False) -> np.ndarray:

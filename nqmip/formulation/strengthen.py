@@ -195,7 +195,8 @@ def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening
         objective_bound=objective_bound,
         black_target=best if objective_bound is not None else None,
         infeasible=infeasible,
-        board=free_board(instance),
+        # the whole board (no fixed queens) is built only by a model that needs it
+        board=free_board(instance) if instance.fixed else None,
     )
 
 
