@@ -47,12 +47,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
-from nqmip.completion import (  # noqa: E402
-    diagonals_text,
-    excluded_to_completion,
-    generate_diagonals,
-    parse_diagonals,
-)
 from nqmip.result import Status  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "completion.jsonl"
@@ -134,6 +128,8 @@ def sample(results: dict, n: int, per_side: int, seed: int) -> list[tuple[int, i
 
 
 def solve_one(text: str, m: int, method: str, limit: float) -> dict:
+    from nqmip.completion import excluded_to_completion, parse_diagonals
+
     begin = time.perf_counter()
     inst = parse_diagonals(text, m)
     size, fixed = excluded_to_completion(inst)
@@ -179,6 +175,8 @@ def run_archived(args: argparse.Namespace, source: Source) -> None:
 
 
 def run_generated(args: argparse.Namespace) -> None:
+    from nqmip.completion import diagonals_text, generate_diagonals
+
     done = already(args.out)
     for n in args.gen_list:
         for seed in range(args.gen_seeds):

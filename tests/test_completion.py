@@ -283,8 +283,33 @@ def test_reduction_keeps_the_solutions(seed: int) -> None:
     board = free_board(nqmip.make_instance(size, None, fixed))
     assert board.rows.size == n and board.num_cells == int(inst.open_squares().sum())
     assert nqmip.count_solutions(size, fixed) == excluded_count(inst)
-    result = nqmip.solve(size, None, fixed, method="cpsat", time_limit=30)
-    assert (result.status == Status.OPTIMAL) == (excluded_count(inst) > 0)
+    expected = Status.OPTIMAL if excluded_count(inst) > 0 else Status.INFEASIBLE
+    for method in ("cpsat", "highs", "auto"):
+        result = nqmip.solve(size, None, fixed, method=method, time_limit=30)
+        assert result.status == expected
+        if method == "auto":
+            assert result.provenance.plan == ("completion search",)
+
+
+def test_completion_search_finds_or_exhausts() -> None:
+    from nqmip.completion import search_free_board
+
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n = int(rng.integers(4, 11))
+        placement = SOLUTIONS[n][int(rng.integers(len(SOLUTIONS[n])))]
+        fixed = {r: c for r, c in enumerate(placement) if rng.random() < 0.3}
+        row = int(rng.integers(n))
+        if row not in fixed and all(abs(c - 0) != abs(r - row) and c != 0
+                                    for r, c in fixed.items()):
+            fixed[row] = 0
+        inst = nqmip.make_instance(n, None, fixed)
+        every = completions(n, fixed)
+        counted = search_free_board(inst, first=False)
+        assert counted.exhausted and counted.count == len(every)
+        first = search_free_board(inst)
+        assert (first.placement in every) if every else (first.exhausted and first.placement
+                                                          is None)
 
 
 def test_generator_keeps_open_squares() -> None:
@@ -319,3 +344,15 @@ def test_count_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert count_main(["--fixed", str(path)]) == 0
     assert capsys.readouterr().out.strip() == str(len(completions(8, {0: 0})))
     assert count_main(["--fix", "0,0"]) == 2
+
+
+@pytest.mark.parametrize("weights", [None, "chess", "random"])
+def test_enumeration_with_fixed_queens_agrees(weights: str | None) -> None:
+    """CP-SAT's model of the free board lists the same optimal completions as the
+    bitboard enumeration."""
+    from nqmip.enumerate import enumerate_optimal
+
+    fixed = {0: 1, 4: 0}
+    by_model = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="cpsat")
+    by_bits = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="bitboard")
+    assert by_model == by_bits and by_model[1]

@@ -26,14 +26,15 @@ class CpSatModel:
     """A CP-SAT model with handles on its variables.
 
     ``model`` is the ``cp_model.CpModel``; ``x[i, j]`` the boolean of square (i, j), for the
-    squares that may hold a queen (the free cells, and the fixed queens' squares as
-    constants); ``queen[i]`` the column of row i's queen (a constant on a fixed row). Solve
-    it with ``cp_model.CpSolver``.
+    free cells (:func:`~nqmip.instance.free_board`); ``queen[i]`` the column of row i's
+    queen: an integer variable on a free row, the plain int of a fixed queen's column on a
+    fixed row (``solver.value`` reads both); ``fixed`` the fixed queens. Solve it with
+    ``cp_model.CpSolver``.
     """
 
     model: cp_model.CpModel
     x: dict[tuple[int, int], cp_model.IntVar]
-    queen: list[cp_model.IntVar]
+    queen: list[cp_model.IntVar | int]
     n: int
     fixed: dict[int, int] = field(default_factory=dict)
 
@@ -75,8 +76,7 @@ def build_cpsat_model(instance: Instance) -> CpSatModel:
     x = dict(zip(cells, flat, strict=True))
     queen: list[Any] = [None] * n
     for row, col in board.fixed:
-        queen[row] = model.new_constant(col)
-        x[row, col] = model.new_constant(1)
+        queen[row] = col  # a constant: no variable in the model
     for name, members, lower, _upper in board.lines():
         terms = [flat[int(k)] for k in members]
         if lower == 1.0:
