@@ -150,7 +150,8 @@ def already(path: Path) -> set[tuple]:
     keys = set()
     for line in path.read_text().splitlines():
         row = json.loads(line)
-        keys.add((row["kind"], row["n"], row["m"], row["id"], row["method"]))
+        if row["kind"] != "sizes":
+            keys.add((row["kind"], row["n"], row["m"], row["id"], row["method"]))
     return keys
 
 
@@ -251,6 +252,24 @@ def table(path: Path) -> str:
             f"| {sum(r['correct'] for r in group)}/{len(group)} "
             f"| {statistics.median(times):.2f} | {max(times):.2f} "
             f"| {statistics.median(theirs):.3f} | {max(theirs):.3f} |")
+    methods = sorted({m for _, m in by})
+    lines.append("")
+    for method in methods:
+        mine = [r for r in rows if r["kind"] == "archive" and r["method"] == method]
+        if not mine:
+            continue
+        wrong = [r for r in mine if not r["correct"]]
+        slow = max(mine, key=lambda r: r["total_time"])
+        good_n = [n for n in sorted({r["n"] for r in mine})
+                  if all(r["correct"] for r in mine if r["n"] <= n)]
+        lines.append(
+            f"- {method}: {len(mine) - len(wrong)} of {len(mine)} answered correctly within the "
+            f"limit; every sampled instance up to n = {max(good_n) if good_n else '-'}; "
+            f"slowest: n = {slow['n']}, {slow['m']} diagonals, id {slow['id']} "
+            f"({'sat' if slow['recorded_sat'] else 'unsat'}), {slow['total_time']:.2f} s "
+            f"(the paper's solver {slow['recorded_time']:.2f} s)"
+            + (f"; not answered: {', '.join(str((r['n'], r['m'], r['id'])) for r in wrong)}"
+               if wrong else ""))
     gen = defaultdict(list)
     for row in rows:
         if row["kind"] == "generated":
