@@ -237,21 +237,33 @@ def sizes(args: argparse.Namespace) -> None:
 
 def table(path: Path) -> str:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    lines = ["| n | board | instances (sat/unsat) | method | correct | median s | max s "
-             "| paper's solver: median s | max s |", "|" + " --- |" * 9]
     by = defaultdict(list)
     for row in rows:
         if row["kind"] == "archive":
             by[row["n"], row["method"]].append(row)
-    for (n, method), group in sorted(by.items()):
-        times = [r["total_time"] for r in group]
-        theirs = [r["recorded_time"] for r in group]
-        sat = sum(r["recorded_sat"] for r in group)
-        lines.append(
-            f"| {n} | {group[0]['board']} | {len(group)} ({sat}/{len(group) - sat}) | {method} "
-            f"| {sum(r['correct'] for r in group)}/{len(group)} "
-            f"| {statistics.median(times):.2f} | {max(times):.2f} "
-            f"| {statistics.median(theirs):.3f} | {max(theirs):.3f} |")
+    methods = [m for m in ("auto", "cpsat", "highs") if any(k[1] == m for k in by)]
+    methods += sorted({m for _, m in by} - set(methods))
+    lines = ["| n | board rows | sample (sat/unsat) | "
+             + " | ".join(f"{m}: correct, median / max s" for m in methods)
+             + " | paper's solver: median / max s |",
+             "|" + " --- |" * (4 + len(methods))]
+    for n in sorted({k[0] for k in by}):
+        first = by[n, methods[0]]
+        boards = [r["board"] for r in first]
+        sat = sum(r["recorded_sat"] for r in first)
+        cells = []
+        for method in methods:
+            group = by.get((n, method), [])
+            if not group:
+                cells.append("-")
+                continue
+            times = [r["total_time"] for r in group]
+            cells.append(f"{sum(r['correct'] for r in group)}/{len(group)}, "
+                         f"{statistics.median(times):.2f} / {max(times):.2f}")
+        theirs = [r["recorded_time"] for r in first]
+        lines.append(f"| {n} | {min(boards)}-{max(boards)} "
+                     f"| {len(first)} ({sat}/{len(first) - sat}) | {' | '.join(cells)} "
+                     f"| {statistics.median(theirs):.3f} / {max(theirs):.3f} |")
     methods = sorted({m for _, m in by})
     lines.append("")
     for method in methods:
