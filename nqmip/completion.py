@@ -357,6 +357,22 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
                           time.perf_counter() - begin)
 
 
+def count_free(n: int | Instance, fixed: object = None) -> tuple[
+        int, int, int, bool, tuple[tuple[int, int], ...], float, float, str]:
+    """Completions of ``fixed`` counted on the free board, at any n (up to ``MAX_FREE``
+    free rows), as the fields of :class:`nqmip.count.Count`: ``count_solutions`` uses it
+    beyond the bitboards' n = 32 (a CSPLib prob079 board of 5,000 rows)."""
+    from nqmip.instance import make_instance
+
+    instance = make_instance(n, None, fixed)  # type: ignore[arg-type]
+    begin = time.perf_counter()
+    search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
+    compile_time = time.perf_counter() - begin
+    found = search_free_board(instance, first=False)
+    return (instance.n, found.count, found.count, False, instance.fixed, found.seconds,
+            compile_time, "free board (numba, first-fail on rows and columns)")
+
+
 def search_result(instance: Instance, deadline: Deadline | None = None,
                   seed: int | None = None) -> Result:
     """:func:`search_free_board` as a verified :class:`~nqmip.result.Result` (``auto``'s

@@ -1,12 +1,9 @@
 """Count and list every N-Queens solution, by numba bitboard backtracking.
 
-``count_solutions(8)`` is 92 (OEIS A000170), ``count_solutions(8, unique=True)`` is 12
-(A002562: classes under the 8 symmetries of the square), ``count_solutions(8, fixed={0: 0})``
-the completions of pre-placed queens. :func:`solutions` lists them lazily, a batch at a time.
-Big counts split into sub-trees (the placements of the first rows) run over processes or a
-Dask cluster, with a resumable record of the finished sub-trees (:func:`run_count`).
-
-The kernels are in :mod:`nqmip.count_kernels` and load (numba) on first use.
+``count_solutions(8)`` is 92 (A000170), with ``unique=True`` 12 (A002562), with ``fixed={0: 0}``
+4 completions (beyond n = 32 on the free board: :func:`nqmip.completion.count_free`). Big counts
+split into sub-trees over processes or Dask, with a resumable record (:func:`run_count`); the
+kernels (:mod:`nqmip.count_kernels`, numba) load on first use; :func:`solutions` lists lazily.
 """
 
 from __future__ import annotations
@@ -21,7 +18,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from nqmip.instance import FixedSpec, Instance, InstanceError, make_instance
+from nqmip.completion import count_free
+from nqmip.instance import FixedSpec, Instance, make_instance
 
 #: The largest board the kernels count (64-bit masks).
 MAX_N = 32
@@ -98,31 +96,6 @@ def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict
             "the completions (unique=False)"
         )
     return size, dict(instance.fixed)
-
-
-def _board_size(n: int | Instance) -> int:
-    return n.n if isinstance(n, Instance) else int(n) if isinstance(n, int) else 0
-
-
-def count_free(n: int | Instance, fixed: FixedSpec = None) -> Count:
-    """Completions of ``fixed`` on a board of any size, counted on what is free.
-
-    The fixed queens' rows, columns and diagonals are taken away first
-    (:func:`nqmip.instance.free_board`), so a board of thousands of rows with all but a
-    few queens placed (the CSPLib prob079 instances) is counted over its few free rows.
-    """
-    from nqmip.completion import search_free_board
-
-    instance = make_instance(n, None, fixed)
-    begin = time.perf_counter()
-    search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
-    compile_time = time.perf_counter() - begin
-    try:
-        found = search_free_board(instance, first=False)
-    except InstanceError as exc:
-        raise CountError(f"{exc} (n <= {MAX_N} without fixed queens)") from None
-    return Count(instance.n, found.count, found.count, False, instance.fixed, found.seconds,
-                 compile_time, "free board (numba, first-fail on rows and columns)")
 
 
 def _allowed(n: int, fixed: dict[int, int], unique: bool = False) -> np.ndarray:
@@ -365,8 +338,8 @@ def run_count(
     for ``tasks_per_worker`` per worker) run as tasks; ``progress`` is called with ``(done,
     total)`` after each one. A record written by a run with other workers resumes as well.
     """
-    if not unique and fixed is not None and _board_size(n) > MAX_N:
-        return count_free(n, fixed)
+    if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
+        return Count(*count_free(n, fixed))  # on the free board: up to 62 free rows
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):

@@ -328,12 +328,12 @@ def test_generator_keeps_open_squares() -> None:
 @settings(max_examples=30, deadline=None)
 @given(partial_boards())
 def test_count_completions_matches_enumeration(board: tuple[int, dict[int, int]]) -> None:
-    from nqmip.count import count_free
+    from nqmip.completion import count_free
 
     n, fixed = board
     expected = len(completions(n, fixed))
     assert nqmip.count_solutions(n, fixed) == expected
-    assert count_free(n, fixed).count == expected
+    assert count_free(n, fixed)[1] == expected
 
 
 def test_count_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
