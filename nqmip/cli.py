@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--n", type=int, default=None,
-                        help="board size (default 8, or the 'letting n' of a --fixed file)")
+                        help="board size (default 8, or the n of a --fixed CSPLib file)")
     parser.add_argument(
         "--method",
         default="auto",
@@ -95,9 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--fix", action="append", type=_fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
-    parser.add_argument("--fixed", action="append", type=Path, default=[], metavar="FILE",
-                        help="pre-placed queens from a file: one ROW,COL per line, or "
-                             "CSPLib prob079's 'letting n = ... letting init = [[r, c], ...]'")
+    parser.add_argument("--fixed", metavar="FILE", type=Path,
+                        help="pre-placed queens from a file: one ROW,COL per line (0-based, "
+                             "# comments), or CSPLib prob079's 'letting n = ...' and "
+                             "'letting init = [[r, c], ...]' (0-based)")
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
@@ -165,11 +166,9 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
         weights = "random"
     else:
         weights = "chess"
-    from nqmip.fixed_file import merge_fixed
-
-    n, fixed = merge_fixed(args.n, args.fix, args.fixed)
+    n, fixed = board_and_fixed(args)
     instance = make_instance(
-        8 if n is None else n, weights, fixed, black=args.black, white=args.white,
+        n, weights, fixed, black=args.black, white=args.white,
         weights_seed=args.random_weights,
     )
     if args.threads is not None and args.threads < 1:
@@ -200,6 +199,21 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
             verbose=args.verbose, on_progress=on_progress, **options,
         )
     return result, instance
+
+
+def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]]]:
+    """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed``."""
+    n = args.n
+    fixed = list(args.fix)
+    if args.fixed is not None:
+        from nqmip.completion import read_fixed
+
+        data = read_fixed(args.fixed)
+        if data.n is not None and n is not None and n != data.n:
+            raise UsageError(f"--n {n} but {args.fixed} says n = {data.n}")
+        n = data.n if n is None else n
+        fixed += data.fixed
+    return (8 if n is None else n), fixed
 
 
 @contextmanager

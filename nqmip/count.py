@@ -1,12 +1,9 @@
 """Count and list every N-Queens solution, by numba bitboard backtracking.
 
-``count_solutions(8)`` is 92 (OEIS A000170), ``count_solutions(8, unique=True)`` is 12
-(A002562: classes under the 8 symmetries of the square), ``count_solutions(8, fixed={0: 0})``
-the completions of pre-placed queens. :func:`solutions` lists them lazily, a batch at a time.
-Big counts split into sub-trees (the placements of the first rows) run over processes or a
-Dask cluster, with a resumable record of the finished sub-trees (:func:`run_count`).
-
-The kernels are in :mod:`nqmip.count_kernels` and load (numba) on first use.
+``count_solutions(8)`` is 92 (A000170), with ``unique=True`` 12 (A002562), with ``fixed={0: 0}``
+4 completions (beyond n = 32 on the free board: :func:`nqmip.completion.count_free`). Big counts
+split into sub-trees over processes or Dask, with a resumable record (:func:`run_count`); the
+kernels (:mod:`nqmip.count_kernels`, numba) load on first use; :func:`solutions` lists lazily.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from nqmip.completion import count_free
 from nqmip.instance import FixedSpec, Instance, make_instance
 
 #: The largest board the kernels count (64-bit masks).
@@ -340,6 +338,8 @@ def run_count(
     for ``tasks_per_worker`` per worker) run as tasks; ``progress`` is called with ``(done,
     total)`` after each one. A record written by a run with other workers resumes as well.
     """
+    if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
+        return Count(*count_free(n, fixed))  # on the free board: up to 62 free rows
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):

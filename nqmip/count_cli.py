@@ -14,7 +14,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import NoReturn
 
 EXIT_BAD_INPUT = 2
@@ -56,14 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
         "symmetry classes (A002562) or the completions of fixed queens; or list them.",
     )
     parser.add_argument("--n", type=int, default=None,
-                        help="board size (1 .. 32; or the 'letting n' of a --fixed file)")
+                        help="board size (1 .. 32; any size with --fix/--fixed leaving at most "
+                             "32 free rows); taken from a --fixed CSPLib file if not given")
     parser.add_argument("--unique", action="store_true",
                         help="count classes under the 8 symmetries of the square")
     parser.add_argument("--fix", type=_fixed_queen, action="append", default=[],
                         metavar="ROW,COL", help="a pre-placed queen (0-based); repeatable")
-    parser.add_argument("--fixed", action="append", type=Path, default=[], metavar="FILE",
-                        help="pre-placed queens from a file: one ROW,COL per line, or "
-                             "CSPLib prob079's 'letting n = ... letting init = [[r, c], ...]'")
+    parser.add_argument("--fixed", metavar="FILE", default=None,
+                        help="pre-placed queens from a file: ROW,COL lines (0-based) or CSPLib "
+                             "prob079's 'letting n = ...' / 'letting init = [[r, c], ...]'")
     parser.add_argument("--list", action="store_true",
                         help="print every solution as a board (the fundamental ones with "
                         "--unique)")
@@ -160,17 +160,26 @@ def _plot(args: argparse.Namespace) -> None:
     plt.close(fig)
 
 
+def _resolve_board(args: argparse.Namespace) -> None:
+    """``args.n`` and ``args.fix`` from ``--n``, ``--fix`` and ``--fixed``."""
+    if args.fixed is not None:
+        from nqmip.completion import read_fixed
+
+        data = read_fixed(args.fixed)
+        if data.n is not None and args.n is not None and args.n != data.n:
+            raise UsageError(f"--n {args.n} but {args.fixed} says n = {data.n}")
+        args.n = data.n if args.n is None else args.n
+        args.fix = list(args.fix) + list(data.fixed)
+    if args.n is None:
+        raise UsageError("--n is required (or a --fixed file that states n)")
+
+
 def count_main(argv: Sequence[str] | None = None) -> int:
     from nqmip.instance import InstanceError
 
     try:
         args = build_parser().parse_args(argv)
-        from nqmip.fixed_file import merge_fixed
-
-        args.n, args.fix = merge_fixed(args.n, args.fix, args.fixed)
-        if args.n is None:
-            raise UsageError("the board size is missing: give --n (or a --fixed file with "
-                             "'letting n')")
+        _resolve_board(args)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
         if args.limit is not None and not (args.list or args.plot):

@@ -183,8 +183,9 @@ def _by_cpsat(instance: Instance, w: np.ndarray, time_limit: float | None,
 
     cps = build_cpsat_model(instance)
     model = cps.model
-    model.add(sum(coefs[i][j] * cps.x[i, j] for i in range(size) for j in range(size)
-                  if coefs[i][j]) == optimum)
+    fixed_value = sum(coefs[i][j] for i, j in cps.fixed.items())
+    model.add(sum(coefs[i][j] * var for (i, j), var in cps.x.items() if coefs[i][j])
+              + fixed_value == optimum)
     model.clear_objective()
     found: list[tuple[int, ...]] = []
 

@@ -60,6 +60,9 @@ def solve_exact(
     if not backend.honours_seed:
         options = replace(options, seed=None)  # deterministic: no seed was used
     begin = time.perf_counter()
+    settled = settled_by_fixed(instance, method, backend.solver_label(), options.seed, begin)
+    if settled is not None:
+        return settled
     deadline = options.deadline
     colour = None
     start_label: str | None = None
@@ -141,6 +144,35 @@ def solve_exact(
 
         result = with_colour_bound(instance, result, colour)
     return result
+
+
+def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | None,
+                     begin: float) -> Result | None:
+    """The answer when the fixed queens settle the instance before any model: every row
+    taken (the fixed queens are the placement) or a free row or column whose squares are
+    all attacked (no completion). ``provenance.proof == "fixed_queens"``. None otherwise."""
+    if not instance.fixed:
+        return None
+    from nqmip.instance import free_board
+
+    board = free_board(instance)
+    reason = board.blocked()
+    if board.rows.size and reason is None:
+        return None
+    placement = None if reason is not None else board.placement([])
+    result = Result(
+        status=Status.INFEASIBLE if reason is not None else Status.OPTIMAL,
+        termination=Termination.INFEASIBLE if reason is not None else Termination.OPTIMAL,
+        n=instance.n, method=method, solver=solver,
+        objective=None if placement is None else instance.objective(placement),
+        bound=None if placement is None else instance.objective(placement),
+        placement=placement, wall_time=time.perf_counter() - begin,
+        weights_name=instance.name, seed=seed,
+        message=reason or "every row holds a fixed queen",
+        provenance=Provenance(plan=(method,), proof="fixed_queens",
+                              incumbent_source="fixed" if placement is not None else None),
+    )
+    return verified(instance, result)
 
 
 def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:

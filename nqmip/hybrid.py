@@ -261,6 +261,9 @@ def solve_auto(
     deadline = Deadline.of(time_limit)
     seed = DEFAULT_SEED if seed is None else seed
     n = instance.n
+    # With fixed queens the models hold only what is free (nqmip.instance.FreeBoard): the
+    # exact range is judged on the free rows, not on n.
+    size = _free_rows(instance)
     run = _Portfolio(instance, deadline, seed)
 
     def options(limit: Deadline) -> SolveOptions:
@@ -269,7 +272,7 @@ def solve_auto(
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
               step: str | None = None, backend: str | None = None) -> Result:
-        backend = backend or pick_backend(n)
+        backend = backend or pick_backend(size)
         result = solve_exact(instance, backend, options(limit), warm_start=start,
                              bound_proof=bound_proof)
         label = step or backend
@@ -304,10 +307,18 @@ def solve_auto(
         if run.proven():  # feasibility: n queens is the optimum
             return run.finish(begin)
 
+    if instance.is_feasibility and instance.fixed and size <= COMPLETION_SEARCH_MAX_FREE:
+        # A completion: the complete first-fail search proves either way (CSPLib prob079,
+        # n = 21, 14 M nodes in 4 s; docs/completion.md).
+        from nqmip.completion import search_result
+
+        run.offer(search_result(instance, deadline, seed), "completion search")
+        return run.finish(begin)
+
     if instance.is_feasibility:
         run.heuristic(deadline if not instance.fixed else deadline.sub(share=0.5),
                       "minconflicts")
-        if run.best is None and n <= AUTO_EXACT_MAX_N and not deadline.expired():
+        if run.best is None and size <= AUTO_EXACT_MAX_N and not deadline.expired():
             exact(deadline)
         return run.finish(begin)
 
@@ -318,7 +329,8 @@ def solve_auto(
 
     # An incumbent first, then the MIP warm-started from it, or the heuristic to the end.
     incumbent_limit = deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE)
-    if n <= AUTO_EXACT_MAX_N or (n <= MIP_PORTFOLIO_MAX_N and pick_backend(n) == "gurobi"):
+    if size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
+                                    and pick_backend(size) == "gurobi"):
         # Beyond the exact range only Gurobi's incumbents beat the GA's in the grid (random
         # n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md): the MIP runs
         # there, after a short GA incumbent; with HiGHS the GA keeps the whole budget.
@@ -413,6 +425,20 @@ def _explicit(instance: Instance, seed: int) -> Result:
         instance, "explicit", None if placement is None else placement.astype(np.int32),
         wall_time=time.perf_counter() - begin, seed=seed,
         termination=Termination.SOLUTION_FOUND, solver="explicit construction"))
+
+
+#: Most free rows for which auto answers a feasibility completion with the complete search
+#: of :func:`nqmip.completion.search_free_board` (its masks hold 62 columns).
+COMPLETION_SEARCH_MAX_FREE = 62
+
+
+def _free_rows(instance: Instance) -> int:
+    """The rows left to fill: n without fixed queens."""
+    if not instance.fixed:
+        return instance.n
+    from nqmip.instance import free_board
+
+    return int(free_board(instance).rows.size)
 
 
 def _colour_weights(instance: Instance) -> bool:

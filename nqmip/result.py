@@ -46,13 +46,14 @@ class Provenance:
     - ``plan``: the steps that ran, in order (``("sa", "highs")``, ``("colour proof",)``).
     - ``proof``: what proves the status: ``"solver"`` (the solver's own proof),
       ``"colour_bound"`` (a placement reaching the colour bound, :mod:`nqmip.colour.proof`),
-      ``"bound"`` (an incumbent meeting a cheap bound), or None (nothing proven).
+      ``"bound"`` (an incumbent meeting a cheap bound), ``"fixed_queens"`` (the fixed
+      queens fill the board, or leave a row or column no square), or None (nothing proven).
     - ``bound_source``: where ``bound`` comes from: ``"solver"``, ``"colour_bound"``,
       ``"lp_relaxation"``, ``"row_column_maxima"``, or None without a bound.
     - ``refuted_black_counts``: black-queen counts refuted by the line sets (they lowered
       the colour bound).
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
-      ``"colour_search"`` or a heuristic's name.
+      ``"colour_search"``, ``"fixed"`` (the fixed queens alone) or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
       heuristic's name, or None.
     """

@@ -1,13 +1,15 @@
-"""The completion problem: pre-placed queens never crash any method (a property test over
-every method, weights and partial solutions, checked against brute force), and the
-``--fixed FILE`` reader."""
+"""The completion problem: pre-placed queens, models of what is free, files, counting.
+
+The property tests draw a solution of a small board, keep a random subset of its queens
+(sometimes adding one more queen that attacks none of them, which may leave no
+completion), and run every method on it: the answer is a verified placement keeping the
+given queens, "infeasible" proven, or "unknown" at a time limit, never an exception; an
+independent enumerator below agrees on feasibility and on the optimum.
+"""
 
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -17,184 +19,340 @@ from hypothesis import strategies as st
 
 import nqmip
 from nqmip.backends.base import EXACT_METHODS, get_backend
-from nqmip.fixed_file import merge_fixed, parse_fixed, read_fixed
+from nqmip.completion import (
+    ExcludedDiagonals,
+    FixedFileError,
+    diagonals_text,
+    excluded_to_completion,
+    generate_diagonals,
+    parse_diagonals,
+    parse_fixed,
+)
 from nqmip.heuristics import HEURISTIC_METHODS
-from nqmip.instance import InstanceError
+from nqmip.instance import free_board
 from nqmip.result import Status
+from nqmip.verify import is_solution
 from tests.conftest import IN_CI
 
-ROOT = Path(__file__).resolve().parents[1]
-WEIGHTS = (None, "chess", "random")
-#: Methods made for one kind of weights only refuse the others with a clear input error.
-ONLY_FOR = {"topsquares": ("random",), "quota": ("chess",)}
-HEURISTIC_LIMIT = 0.3
+# --- an independent enumerator -------------------------------------------------------------
 
 
-@cache
-def _all_solutions(n: int) -> tuple[tuple[int, ...], ...]:
-    """Every solution of the n-queens by brute force over permutations (n <= 8)."""
-    return tuple(p for p in itertools.permutations(range(n))
-                 if len({r + c for r, c in enumerate(p)}) == n
-                 and len({r - c for r, c in enumerate(p)}) == n)
+def completions(n: int, fixed: dict[int, int]) -> list[tuple[int, ...]]:
+    """Every placement of n queens keeping ``fixed``, by plain backtracking."""
+    out: list[tuple[int, ...]] = []
+    cols: list[int] = []
+
+    def free(row: int, col: int) -> bool:
+        return all(c != col and abs(c - col) != row - r for r, c in enumerate(cols))
+
+    def extend(row: int) -> None:
+        if row == n:
+            out.append(tuple(cols))
+            return
+        for col in ([fixed[row]] if row in fixed else range(n)):
+            if free(row, col):
+                cols.append(col)
+                extend(row + 1)
+                cols.pop()
+
+    extend(0)
+    return out
 
 
-def _brute_force(instance: nqmip.Instance) -> float | None:
-    """The optimum of a completion by enumeration (None: no completion)."""
-    fixed = dict(instance.fixed)
-    best: float | None = None
-    for p in _all_solutions(instance.n):
-        if all(p[r] == c for r, c in fixed.items()):
-            value = instance.objective(p)
-            best = value if best is None else max(best, value)
-    return best
-
-
-def _available(method: str) -> bool:
-    if method not in EXACT_METHODS:
-        return True
-    if get_backend(method).available():
-        return True
-    if IN_CI:
-        pytest.fail(f"CI=true and backend {method!r} is not available", pytrace=False)
-    return False
+SOLUTIONS = {n: completions(n, {}) for n in range(1, 11)}
+SOLVABLE = [n for n, sols in SOLUTIONS.items() if sols]
 
 
 @st.composite
-def completions(draw: st.DrawFn) -> tuple[int, dict[int, int]]:
-    """A board size and queens kept from one of its solutions (always completable), or,
-    one time in four, queens that attack no one but may not complete."""
-    n = draw(st.integers(4, 8))
-    if draw(st.integers(0, 3)) == 0:
-        rows = draw(st.lists(st.integers(0, n - 1), max_size=3, unique=True))
-        queens: dict[int, int] = {}
-        for row in rows:
-            col = draw(st.integers(0, n - 1))
-            if all(col != c and abs(row - r) != abs(col - c) for r, c in queens.items()):
-                queens[row] = col
-        return n, queens
-    solution = draw(st.sampled_from(_all_solutions(n)))
-    kept = draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True))
-    return n, {row: solution[row] for row in kept}
+def partial_boards(draw: st.DrawFn) -> tuple[int, dict[int, int]]:
+    n = draw(st.sampled_from(SOLVABLE))
+    solution = draw(st.sampled_from(SOLUTIONS[n]))
+    keep = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    fixed = {row: col for row, col in enumerate(solution) if keep[row]}
+    if draw(st.booleans()) and len(fixed) < n:
+        row = draw(st.sampled_from([r for r in range(n) if r not in fixed]))
+        col = draw(st.integers(0, n - 1))
+        if all(c != col and abs(c - col) != abs(r - row) for r, c in fixed.items()):
+            fixed[row] = col  # may leave no completion
+    return n, fixed
 
 
-METHODS = ("auto", *EXACT_METHODS, *HEURISTIC_METHODS)
+WEIGHTS = st.sampled_from([None, "chess", "random"])
 
 
-@settings(max_examples=90, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(board=completions(), weights=st.sampled_from(WEIGHTS),
-       method=st.sampled_from(METHODS))
-def test_every_method_completes_pre_placed_queens(
-    board: tuple[int, dict[int, int]], weights: str | None, method: str
-) -> None:
-    n, fixed = board
-    if method in ONLY_FOR and weights not in ONLY_FOR[method]:
-        with pytest.raises(ValueError):
-            nqmip.solve(n, weights, fixed=fixed, method=method, weights_seed=1)
-        return
-    if not _available(method):
-        return
-    instance = nqmip.make_instance(n, weights, fixed, weights_seed=1)
-    exact = method in EXACT_METHODS or method == "auto"
-    r = nqmip.solve(instance, method=method, seed=0,
-                    time_limit=None if exact else HEURISTIC_LIMIT)
-    optimum = _brute_force(instance)
-    if r.placement is not None:
-        placement = [int(c) for c in r.placement]
-        assert placement in [list(p) for p in _all_solutions(n)], (method, placement)
-        assert all(placement[row] == col for row, col in fixed.items()), (method, placement)
-        assert optimum is not None
-        assert r.objective == pytest.approx(instance.objective(placement))
-        assert r.objective <= optimum + 1e-9
-    if r.status == Status.INFEASIBLE:
-        assert optimum is None, (method, fixed)
-    if exact:
-        # exact methods without a limit settle it: the optimum, or infeasible
-        if optimum is None:
-            assert r.status == Status.INFEASIBLE, (method, fixed, r.status)
-        else:
-            assert r.status == Status.OPTIMAL, (method, fixed, r.status)
-            assert r.objective == pytest.approx(optimum), (method, fixed)
+def check_answer(inst: nqmip.Instance, result: nqmip.Result, exact: bool) -> None:
+    fixed = dict(inst.fixed)
+    found = completions(inst.n, fixed)
+    best = max((inst.objective(p) for p in found), default=None)
+    if result.placement is not None:
+        assert is_solution(result.placement)
+        assert all(result.placement[r] == c for r, c in fixed.items())
+        assert result.objective == pytest.approx(inst.objective(result.placement))
+        assert best is not None and result.objective <= best + 1e-6
+    if result.status == Status.OPTIMAL:
+        assert result.objective == pytest.approx(best)
+    elif result.status == Status.INFEASIBLE:
+        assert not found, f"{result.method} says infeasible, {found[0]} completes"
+    elif result.status == Status.FEASIBLE:
+        assert result.placement is not None
     else:
-        assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN,
-                            Status.INFEASIBLE), r.status
+        assert result.status == Status.UNKNOWN and result.placement is None
+    if exact:  # tiny models: the exact methods always prove their answer
+        assert result.status in (Status.OPTIMAL, Status.INFEASIBLE)
+        assert (result.status == Status.INFEASIBLE) == (not found)
 
 
-# --- the --fixed FILE reader ---------------------------------------------------------
-
-def test_lines_with_comments_and_either_separator() -> None:
-    read = parse_fixed("# a comment\n0,0\n\n 1 4  # trailing\n2, 7\n")
-    assert read.queens == ((0, 0), (1, 4), (2, 7))
-    assert read.n is None
-
-
-def test_csplib_letting_format() -> None:
-    text = "letting n =  8\nletting init =  [[0, 0], [1, 4],\n\t\t[2, 7]]\n"
-    read = parse_fixed(text)
-    assert read.n == 8
-    assert read.queens == ((0, 0), (1, 4), (2, 7))
+def exact_methods() -> list[str]:
+    names = []
+    for name in EXACT_METHODS:
+        if get_backend(name).available():
+            names.append(name)
+        elif IN_CI:
+            pytest.fail(f"CI=true and backend {name!r} is not available")
+    return names
 
 
-@pytest.mark.parametrize("text", ["0,0\n1;4\n", "0,0,1\n", "a,b\n",
-                                  "letting n = 8\n", "letting init = [[0, 0], [1, x]]"])
-def test_unreadable_files_are_input_errors(text: str) -> None:
-    with pytest.raises(InstanceError):
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(partial_boards(), WEIGHTS)
+def test_exact_methods_complete_or_prove(board: tuple[int, dict[int, int]],
+                                         weights: str | None) -> None:
+    n, fixed = board
+    inst = nqmip.make_instance(n, weights, fixed, weights_seed=n)
+    for method in exact_methods():
+        check_answer(inst, nqmip.solve(inst, method=method, time_limit=30, seed=0), exact=True)
+
+
+def accepts(method: str, inst: nqmip.Instance) -> bool:
+    if method == "quota":  # colour weights with two values only
+        return inst.colours is not None and inst.colours.black != inst.colours.white \
+            and not inst.is_feasibility
+    if method == "topsquares":  # a dense weight matrix only
+        return inst.dense is not None
+    return True
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(partial_boards(), WEIGHTS)
+def test_heuristics_and_auto_never_crash(board: tuple[int, dict[int, int]],
+                                        weights: str | None) -> None:
+    n, fixed = board
+    inst = nqmip.make_instance(n, weights, fixed, weights_seed=n)
+    for method in (*HEURISTIC_METHODS, "auto"):
+        if not accepts(method, inst):
+            with pytest.raises(ValueError):
+                nqmip.solve(inst, method=method, time_limit=0.2, seed=1)
+            continue
+        result = nqmip.solve(inst, method=method, time_limit=0.2 if method != "auto" else 5,
+                             seed=1)
+        check_answer(inst, result, exact=False)
+
+
+# --- the free board --------------------------------------------------------------------
+
+
+def test_free_board_is_what_fixed_queens_leave() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(4, 12))
+        sol = SOLUTIONS[min(n, 10)] if n <= 10 else None
+        if not sol:
+            continue
+        placement = sol[int(rng.integers(len(sol)))]
+        fixed = {r: c for r, c in enumerate(placement) if rng.random() < 0.5}
+        board = free_board(nqmip.make_instance(n, None, fixed))
+        expected = {(r, c) for r in range(n) for c in range(n)
+                    if r not in fixed and c not in fixed.values()
+                    and all(r - c != fr - fc and r + c != fr + fc for fr, fc in fixed.items())}
+        assert set(zip(board.cell_row.tolist(), board.cell_col.tolist(), strict=True)) \
+            == expected
+        assert sorted(board.rows.tolist()) == [r for r in range(n) if r not in fixed]
+        for name, cells, _lo, _up in board.lines():
+            family, key = name.rsplit("_", 1)
+            r, c = board.cell_row[cells], board.cell_col[cells]
+            value = {"row": r, "col": c, "diag": r - c, "anti": r + c}[family]
+            assert np.all(value == int(key))
+
+
+def test_models_hold_only_the_free_cells() -> None:
+    """n = 2550 with 20 free rows: each model has a variable per free cell, no more."""
+    n, free = 2550, 20
+    from nqmip.construct import explicit_solution
+
+    placement = explicit_solution(n)
+    assert placement is not None
+    fixed = {r: int(placement[r]) for r in range(free, n)}
+    inst = nqmip.make_instance(n, "chess", fixed)
+    board = free_board(inst)
+    assert board.rows.size == free and board.num_cells <= free * free
+    lm = nqmip.build_model(inst, backend="matrix")
+    assert lm.num_cols == board.num_cells
+    assert lm.num_rows <= 2 * free + 2 * board.num_cells
+    cps = nqmip.build_model(inst, backend="cpsat")
+    assert len(cps.model.proto.variables) < 5 * board.num_cells + 2 * n
+    result = nqmip.solve(inst, method="highs", time_limit=60)
+    assert result.status == Status.OPTIMAL and result.placement is not None
+    assert all(result.placement[r] == c for r, c in fixed.items())
+
+
+def test_textbook_model_unchanged_without_fixed_queens() -> None:
+    lm = nqmip.build_model(8, backend="matrix")
+    assert (lm.num_rows, lm.num_cols, lm.num_nonzeros) == (46, 64, 256)
+    model = nqmip.build_model(8)
+    assert len(model.x) == 64 and len(model.diagonals) == 15
+
+
+def test_settled_boards_need_no_model() -> None:
+    full = dict(enumerate(SOLUTIONS[6][0]))
+    for method in ("highs", "cpsat", "auto"):
+        result = nqmip.solve(6, None, full, method=method)
+        assert result.status == Status.OPTIMAL and result.placement == SOLUTIONS[6][0]
+    blocked = {0: 0, 1: 2}  # row 2 keeps columns 1 and 3, both on a diagonal of (1, 2)
+    board = free_board(nqmip.make_instance(4, None, blocked))
+    assert board.blocked() is not None
+    for method in ("highs", "glpk", "cpsat", "highs-pyomo"):
+        if get_backend(method).available():
+            assert nqmip.solve(4, None, blocked, method=method).status == Status.INFEASIBLE
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def test_read_rows_format() -> None:
+    data = parse_fixed("# queens\n1, 3\n\n0,1  # trailing\n2 0\n")
+    assert data.fixed == ((1, 3), (0, 1), (2, 0)) and data.n is None
+
+
+def test_read_csplib_format() -> None:
+    text = "letting n =  12\nletting init =  [[0, 3], [5, 1],\n   [11, 11]]\n"
+    data = parse_fixed(text)
+    assert data.n == 12 and data.fixed == ((0, 3), (5, 1), (11, 11))
+
+
+@pytest.mark.parametrize("text", ["1,x\n", "1,2,3\n", "letting n = 4\n",
+                                  "letting n = 4\nletting init = [[1, 2, 3]]\n",
+                                  "letting init = [[1, 2]]\n"])
+def test_bad_files_are_one_line_errors(text: str) -> None:
+    with pytest.raises(FixedFileError) as info:
         parse_fixed(text)
+    assert "\n" not in str(info.value)
 
 
-def test_a_file_size_fills_or_must_agree_with_n(tmp_path: Path) -> None:
-    path = tmp_path / "c.param"
+def test_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nqmip.cli import solve_weighted_main
+
+    good = tmp_path / "q.txt"
+    good.write_text("1,3\n0,1\n")
+    assert solve_weighted_main(["--n", "4", "--fixed", str(good), "--quiet",
+                                "--feasibility"]) == 0
+    assert "placement=[1, 3, 0, 2]" in capsys.readouterr().out
+    csplib = tmp_path / "q.param"
+    csplib.write_text("letting n = 4\nletting init = [[0, 1]]\n")
+    assert solve_weighted_main(["--fixed", str(csplib), "--quiet"]) == 0
+    capsys.readouterr()
+    for bad in ("0,0\n1,1\n", "0,x\n", "9,9\n"):
+        good.write_text(bad)
+        assert solve_weighted_main(["--n", "4", "--fixed", str(good)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert solve_weighted_main(["--fixed", str(tmp_path / "missing.txt")]) == 2
+    assert solve_weighted_main(["--n", "5", "--fixed", str(csplib)]) == 2
+
+
+# --- excluded diagonals and the reduction --------------------------------------------------
+
+
+def excluded_count(inst: ExcludedDiagonals) -> int:
+    ok = inst.open_squares()
+    n = inst.n
+    return sum(1 for p in itertools.permutations(range(n))
+               if all(ok[i, p[i]] for i in range(n))
+               and len({i + p[i] for i in range(n)}) == n
+               and len({i - p[i] for i in range(n)}) == n)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reduction_keeps_the_solutions(seed: int) -> None:
+    """The translated completion board has the same number of solutions, and its free
+    cells are the open squares of the excluded-diagonals board."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 8))
+    pairs = generate_diagonals(n, min_free=1, seed=seed)
+    m = int(rng.integers(0, len(pairs) + 1))
+    inst = parse_diagonals(diagonals_text(n, pairs), m)
+    size, fixed = excluded_to_completion(inst)
+    board = free_board(nqmip.make_instance(size, None, fixed))
+    assert board.rows.size == n and board.num_cells == int(inst.open_squares().sum())
+    assert nqmip.count_solutions(size, fixed) == excluded_count(inst)
+    expected = Status.OPTIMAL if excluded_count(inst) > 0 else Status.INFEASIBLE
+    for method in ("cpsat", "highs", "auto"):
+        result = nqmip.solve(size, None, fixed, method=method, time_limit=30)
+        assert result.status == expected
+        if method == "auto":
+            assert result.provenance.plan == ("completion search",)
+
+
+def test_completion_search_finds_or_exhausts() -> None:
+    from nqmip.completion import search_free_board
+
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n = int(rng.integers(4, 11))
+        placement = SOLUTIONS[n][int(rng.integers(len(SOLUTIONS[n])))]
+        fixed = {r: c for r, c in enumerate(placement) if rng.random() < 0.3}
+        row = int(rng.integers(n))
+        if row not in fixed and all(abs(c - 0) != abs(r - row) and c != 0
+                                    for r, c in fixed.items()):
+            fixed[row] = 0
+        inst = nqmip.make_instance(n, None, fixed)
+        every = completions(n, fixed)
+        counted = search_free_board(inst, first=False)
+        assert counted.exhausted and counted.count == len(every)
+        first = search_free_board(inst)
+        assert (first.placement in every) if every else (first.exhausted and first.placement
+                                                          is None)
+
+
+def test_generator_keeps_open_squares() -> None:
+    n, min_free = 12, 4
+    pairs = generate_diagonals(n, min_free, seed=5)
+    inst = parse_diagonals(diagonals_text(n, pairs))
+    ok = inst.open_squares()
+    assert ok.sum(axis=0).min() >= min_free and ok.sum(axis=1).min() >= min_free
+    assert pairs == generate_diagonals(n, min_free, seed=5)
+    assert pairs != generate_diagonals(n, min_free, seed=6)
+
+
+# --- counting completions -------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(partial_boards())
+def test_count_completions_matches_enumeration(board: tuple[int, dict[int, int]]) -> None:
+    from nqmip.completion import count_free
+
+    n, fixed = board
+    expected = len(completions(n, fixed))
+    assert nqmip.count_solutions(n, fixed) == expected
+    assert count_free(n, fixed)[1] == expected
+
+
+def test_count_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nqmip.count_cli import count_main
+
+    path = tmp_path / "q.param"
     path.write_text("letting n = 8\nletting init = [[0, 0]]\n")
-    assert merge_fixed(None, [(1, 4)], [path]) == (8, [(1, 4), (0, 0)])
-    assert merge_fixed(8, [(0, 0)], [path]) == (8, [(0, 0)])
-    with pytest.raises(InstanceError, match="n = 8"):
-        merge_fixed(9, [], [path])
-    with pytest.raises(InstanceError):
-        read_fixed(tmp_path / "missing.txt")
+    assert count_main(["--fixed", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == str(len(completions(8, {0: 0})))
+    assert count_main(["--fix", "0,0"]) == 2
 
 
-def _run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args],
-                          capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("weights", [None, "chess", "random"])
+def test_enumeration_with_fixed_queens_agrees(weights: str | None) -> None:
+    """CP-SAT's model of the free board lists the same optimal completions as the
+    bitboard enumeration."""
+    from nqmip.enumerate import enumerate_optimal
 
-
-def test_cli_reads_a_fixed_file_and_keeps_its_queens(tmp_path: Path) -> None:
-    path = tmp_path / "init.param"
-    path.write_text("letting n = 10\nletting init = [[0, 1], [3, 0]]\n")
-    out = _run("solve_weighted.py", "--fixed", str(path), "--method", "highs", "--json")
-    assert out.returncode == 0, out.stderr
-    import json
-
-    r = json.loads(out.stdout)
-    assert r["n"] == 10
-    assert r["placement"][0] == 1 and r["placement"][3] == 0
-    counted = _run("count_solutions.py", "--fixed", str(path))
-    direct = nqmip.count_solutions(10, fixed={0: 1, 3: 0})
-    assert counted.returncode == 0, counted.stderr
-    assert int(counted.stdout.split()[0]) == direct
-
-
-@pytest.mark.parametrize("script", ["solve_weighted.py", "count_solutions.py"])
-def test_cli_bad_fixed_file_is_one_line_exit_2(tmp_path: Path, script: str) -> None:
-    path = tmp_path / "bad.txt"
-    path.write_text("0,0\n1;4\n")
-    out = _run(script, "--n", "8", "--fixed", str(path))
-    assert out.returncode == 2
-    assert "line 2" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
-    assert "Traceback" not in out.stderr
-
-
-def test_clashing_queens_from_a_file_are_named(tmp_path: Path) -> None:
-    path = tmp_path / "clash.txt"
-    path.write_text("0,0\n1,1\n")
-    out = _run("solve_weighted.py", "--n", "8", "--fixed", str(path))
-    assert out.returncode == 2
-    assert "(0, 0)" in out.stderr or "0,0" in out.stderr or "row 0" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
-
-
-def test_brute_force_oracle_matches_the_known_counts() -> None:
-    # the oracle itself can fail: 4 -> 2, 5 -> 10, 6 -> 4, 7 -> 40, 8 -> 92 (OEIS A000170)
-    assert [len(_all_solutions(n)) for n in range(4, 9)] == [2, 10, 4, 40, 92]
-    assert np.isclose(_brute_force(nqmip.make_instance(8, "chess")) or 0, 12)
+    fixed = {0: 1, 4: 0}
+    by_model = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="cpsat")
+    by_bits = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="bitboard")
+    assert by_model == by_bits and by_model[1]

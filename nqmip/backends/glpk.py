@@ -75,13 +75,11 @@ class GlpkBackend(Backend):
 
 def _integral_placement(model: Any, n: int) -> tuple[int, ...] | None:
     """The placement if glpsol's values are integral (a time-limited run may hold none)."""
-    cols = []
-    for i in range(n):
-        values = [model.x[i, j].value or 0.0 for j in range(n)]
-        if any(1e-6 < v < 1 - 1e-6 for v in values):
-            return None
-        row = [j for j, v in enumerate(values) if v > 0.5]
-        if len(row) != 1:
-            return None
-        cols.append(row[0])
-    return tuple(cols)
+    from nqmip.formulation.pyomo import placement_from_pyomo
+
+    if any(1e-6 < (var.value or 0.0) < 1 - 1e-6 for var in model.x.values()):
+        return None
+    try:
+        return placement_from_pyomo(model)
+    except ValueError:
+        return None

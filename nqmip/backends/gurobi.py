@@ -24,7 +24,7 @@ from nqmip.backends.base import (
     solution,
     termination_of,
 )
-from nqmip.backends.highs import placement_from_values
+from nqmip.backends.highs import placement_of
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
@@ -95,7 +95,7 @@ class GurobiBackend(Backend):
         ):
             if mask.any():
                 model.addMConstr(a[mask], x, sense, rhs[mask])
-        model.setObjective(lm.cost @ x, GRB.MAXIMIZE)
+        model.setObjective(lm.cost @ x + float(lm.offset), GRB.MAXIMIZE)
         limit = options.time_limit()
         if limit is not None:
             model.Params.TimeLimit = limit
@@ -128,7 +128,7 @@ class GurobiBackend(Backend):
         nodes = int(model.NodeCount)
         placement = objective = None
         if model.SolCount > 0:
-            placement = placement_from_values(np.asarray(x.X), lm.n)
+            placement = placement_of(lm, np.asarray(x.X))
             objective = float(model.ObjVal)
         termination = termination_of(status, {
             GRB.OPTIMAL: Termination.OPTIMAL,

@@ -29,17 +29,6 @@ from nqmip.instance import Instance
 from nqmip.result import Termination
 
 
-def placement_from_values(values: np.ndarray, n: int) -> tuple[int, ...]:
-    """The column of the queen in each row, from an n*n 0/1 vector (rows must hold one)."""
-    grid = np.asarray(values[: n * n]).reshape(n, n) > 0.5
-    counts = grid.sum(axis=1)
-    if not np.all(counts == 1):
-        bad = int(np.flatnonzero(counts != 1)[0])
-        raise BackendError(
-            f"row {bad} holds {int(counts[bad])} queens in the solver's solution")
-    return tuple(int(c) for c in grid.argmax(axis=1))
-
-
 class HighsBackend(Backend):
     name = "highs"
     install_hint = 'pip install "highspy==1.12.0" (installed with nqmip)'
@@ -109,7 +98,7 @@ class HighsBackend(Backend):
         placement = objective = None
         if has_solution:
             values = np.asarray(h.getSolution().col_value)
-            placement = placement_from_values(values, lm.n)
+            placement = placement_of(lm, values)
             objective = float(info.objective_function_value)
         bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         nodes = int(info.mip_node_count)
@@ -124,6 +113,14 @@ class HighsBackend(Backend):
         })
         return solution(termination, placement, objective, bound, nodes, accepted,
                         message=h.modelStatusToString(status))
+
+
+def placement_of(lm: LinearModel, values: np.ndarray) -> tuple[int, ...]:
+    """The full placement (fixed queens included) from the values of ``lm``'s columns."""
+    try:
+        return lm.placement(values)
+    except ValueError as exc:
+        raise BackendError(str(exc)) from None
 
 
 def run_interruptibly(h: Any) -> bool:
@@ -149,6 +146,7 @@ def to_highs_lp(lm: LinearModel, highspy: Any) -> Any:
     lp.num_row_ = lm.num_rows
     lp.sense_ = highspy.ObjSense.kMaximize
     lp.col_cost_ = lm.cost
+    lp.offset_ = float(lm.offset)
     lp.col_lower_ = lm.col_lower
     lp.col_upper_ = lm.col_upper
     lp.row_lower_ = np.where(np.isfinite(lm.row_lower), lm.row_lower, -highspy.kHighsInf)

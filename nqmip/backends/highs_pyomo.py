@@ -56,9 +56,9 @@ class HighsPyomoBackend(Backend):
         accepted = None
         if options.warm_start is not None:
             # Pyomo's appsi Highs passes the variables' values to setSolution (warmstart).
-            for i, col in enumerate(options.warm_start):
-                for j in range(instance.n):
-                    model.x[i, j].value = 1.0 if j == col else 0.0
+            start = options.warm_start
+            for (i, j), var in model.x.items():
+                var.value = 1.0 if start[i] == j else 0.0
             if hasattr(model, "black_half"):  # the strengthened model's parity variable
                 model.black_half.value = parity_start(options.warm_start)
             opt.config.warmstart = True

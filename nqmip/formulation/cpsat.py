@@ -4,18 +4,18 @@ Booleans ``x[i, j]`` with exactly-one per row and column and at-most-one per dia
 and anti-diagonal (the ILP, word for word), channelled to one integer ``queen[i]`` per row
 (the column of its queen) so that CP-SAT's all-different propagation on ``queen[i]``,
 ``queen[i] + i`` and ``queen[i] - i`` (OR-Tools' ``nqueens_sat`` model) helps its search.
-Fixed queens are fixed booleans. Weights may be fractional: CP-SAT then optimises a
-floating-point objective.
+Built on the free board: fixed queens take no variable (they are constants). Weights may
+be fractional: CP-SAT then optimises a floating-point objective.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.instance import Instance
+from nqmip.instance import Instance, free_board
 
 if TYPE_CHECKING:  # pragma: no cover
     from ortools.sat.python import cp_model
@@ -25,25 +25,36 @@ if TYPE_CHECKING:  # pragma: no cover
 class CpSatModel:
     """A CP-SAT model with handles on its variables.
 
-    ``model`` is the ``cp_model.CpModel``; ``x[i, j]`` the boolean of square (i, j);
-    ``queen[i]`` the column of row i's queen. Solve it with ``cp_model.CpSolver``.
+    ``model`` is the ``cp_model.CpModel``; ``x[i, j]`` the boolean of square (i, j), for the
+    free cells (:func:`~nqmip.instance.free_board`); ``queen[i]`` the column of row i's
+    queen: an integer variable on a free row, the plain int of a fixed queen's column on a
+    fixed row (``solver.value`` reads both); ``fixed`` the fixed queens. Solve it with
+    ``cp_model.CpSolver``.
     """
 
     model: cp_model.CpModel
     x: dict[tuple[int, int], cp_model.IntVar]
-    queen: list[cp_model.IntVar]
+    queen: list[cp_model.IntVar | int]
     n: int
+    fixed: dict[int, int] = field(default_factory=dict)
 
     def placement(self, solver: cp_model.CpSolver) -> tuple[int, ...]:
         return tuple(int(solver.value(q)) for q in self.queen)
 
     def add_hint(self, placement: tuple[int, ...]) -> None:
-        """Give CP-SAT a complete solution hint (never fixes the variables)."""
+        """Give CP-SAT a complete solution hint (never fixes the variables); squares of
+        the hint that are not free are skipped (the hint is then partial)."""
         self.model.clear_hints()
+        columns = {j for (_i, j) in self.x}
         for i, col in enumerate(placement):
-            self.model.add_hint(self.queen[i], int(col))
-            for j in range(self.n):
-                self.model.add_hint(self.x[i, j], int(j == col))
+            if i in self.fixed:
+                continue
+            if (i, int(col)) in self.x:
+                self.model.add_hint(self.queen[i], int(col))
+            for j in columns:
+                var = self.x.get((i, j))
+                if var is not None:
+                    self.model.add_hint(var, int(j == col))
 
 
 def integral_weights(weights: np.ndarray) -> bool:
@@ -51,36 +62,47 @@ def integral_weights(weights: np.ndarray) -> bool:
 
 
 def build_cpsat_model(instance: Instance) -> CpSatModel:
+    """The model over the free board (:func:`~nqmip.instance.free_board`): one boolean per
+    free cell, the lines that are left, one integer ``queen[i]`` per free row whose domain
+    is that row's free columns; the fixed queens are constants."""
     from ortools.sat.python import cp_model
 
     n = instance.n
+    board = free_board(instance)
     model = cp_model.CpModel()
     model.name = f"nqueens_{n}_{instance.name}"
-    x = {(i, j): model.new_bool_var(f"x_{i}_{j}") for i in range(n) for j in range(n)}
-    queen = [model.new_int_var(0, n - 1, f"queen_{i}") for i in range(n)]
-    for i in range(n):
-        model.add_exactly_one(x[i, j] for j in range(n))
-        model.add(queen[i] == sum(j * x[i, j] for j in range(1, n)))
-    for j in range(n):
-        model.add_exactly_one(x[i, j] for i in range(n))
-    for d in range(-(n - 1), n):
-        model.add_at_most_one(x[i, i - d] for i in range(max(0, d), min(n, n + d)))
-    for s in range(2 * n - 1):
-        model.add_at_most_one(x[i, s - i] for i in range(max(0, s - n + 1), min(n, s + 1)))
-    model.add_all_different(queen)
-    model.add_all_different(queen[i] + i for i in range(n))
-    model.add_all_different(queen[i] - i for i in range(n))
-    for row, col in instance.fixed:
-        model.add(x[row, col] == 1)
+    cells = list(zip(board.cell_row.tolist(), board.cell_col.tolist(), strict=True))
+    flat = [model.new_bool_var(f"x_{i}_{j}") for i, j in cells]
+    x = dict(zip(cells, flat, strict=True))
+    queen: list[Any] = [None] * n
+    for row, col in board.fixed:
+        queen[row] = col  # a constant: no variable in the model
+    for name, members, lower, _upper in board.lines():
+        terms = [flat[int(k)] for k in members]
+        if lower == 1.0:
+            model.add_exactly_one(terms)
+        else:
+            model.add_at_most_one(terms)
+        if name.startswith("row_"):
+            i = int(name[4:])
+            columns = [cells[int(k)][1] for k in members]
+            queen[i] = model.new_int_var_from_domain(
+                cp_model.Domain.from_values(columns or [0]), f"queen_{i}")
+            if columns:
+                model.add(queen[i] == sum(j * v for j, v in zip(columns, terms, strict=True)))
+    free = [queen[int(i)] for i in board.rows.tolist()]
+    rows = board.rows.tolist()
+    if len(free) > 1:
+        model.add_all_different(free)
+        model.add_all_different(q + i for q, i in zip(free, rows, strict=True))
+        model.add_all_different(q - i for q, i in zip(free, rows, strict=True))
 
-    weights = instance.weight_matrix()
-    if integral_weights(weights):
-        coefs = np.round(weights).astype(np.int64)
-        model.maximize(
-            sum(int(coefs[i, j]) * x[i, j] for i in range(n) for j in range(n) if coefs[i, j])
-        )
+    weights = board.weights
+    if integral_weights(weights) and integral_weights(np.array([board.fixed_value])):
+        coefs = np.round(weights).astype(np.int64).tolist()
+        model.maximize(sum(c * v for c, v in zip(coefs, flat, strict=True) if c)
+                       + round(board.fixed_value))
     else:
-        model.maximize(
-            sum(float(weights[i, j]) * x[i, j] for i in range(n) for j in range(n))
-        )
-    return CpSatModel(model=model, x=x, queen=queen, n=n)
+        model.maximize(sum(float(w) * v for w, v in zip(weights.tolist(), flat, strict=True))
+                       + board.fixed_value)
+    return CpSatModel(model=model, x=x, queen=queen, n=n, fixed=dict(board.fixed))

@@ -1,9 +1,12 @@
 """The binary ILP as arrays: the common form behind the direct HiGHS and Gurobi backends.
 
-Variable ``k = i * n + j`` is ``x[i, j]`` (a queen on row i, column j, 0-based). Rows, in
-order: n row equalities, n column equalities, 2n-1 diagonal (i - j = d) and 2n-1
-anti-diagonal (i + j = s) inequalities, then any strengthening rows. The matrix is kept
-row-wise (CSR) in plain numpy arrays, so no scipy is needed to build it.
+The model is built on the :class:`~nqmip.instance.FreeBoard` of the instance: one binary
+per free cell (without fixed queens, variable ``k = i * n + j`` is ``x[i, j]``, a queen on
+row i, column j, 0-based), and the rows, in order: the free rows' and columns' equalities,
+the diagonal (i - j = d) and anti-diagonal (i + j = s) inequalities (all 2n-1 of each
+without fixed queens; with them, those still holding two free cells), then any
+strengthening rows. The fixed queens' weight is the objective's ``offset``. The matrix is
+kept row-wise (CSR) in plain numpy arrays, so no scipy is needed to build it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nqmip.instance import Instance
+from nqmip.instance import FreeBoard, Instance, Line, _textbook_lines, free_board
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,24 @@ class LinearModel:
     indices: np.ndarray
     values: np.ndarray
     row_names: list[str] = field(default_factory=list)
-    # Extra integer columns (beyond the n*n binaries), e.g. for strengthening.
+    # Extra integer columns (beyond the binaries of the free cells), e.g. for strengthening.
     num_extra_cols: int = 0
+    #: The free board the binaries stand for (cell k is column k); None: the whole board.
+    board: FreeBoard | None = None
+    #: Constant of the objective: the weight of the fixed queens.
+    offset: float = 0.0
+
+    @property
+    def num_binaries(self) -> int:
+        return self.num_cols - self.num_extra_cols
+
+    def placement(self, values: np.ndarray) -> tuple[int, ...]:
+        """The full placement (fixed queens included) from the solver's column values;
+        ValueError unless every row holds exactly one queen."""
+        chosen = np.flatnonzero(np.asarray(values[: self.num_binaries]) > 0.5)
+        if self.board is None:
+            return _free_of(self.n).placement(chosen)
+        return self.board.placement(chosen)
 
     @property
     def num_cols(self) -> int:
@@ -45,28 +64,22 @@ class LinearModel:
         return self.values.size
 
     def col_name(self, k: int) -> str:
-        if k < self.n * self.n:
-            return f"x_{k // self.n}_{k % self.n}"
-        return f"z_{k - self.n * self.n}"
+        if k < self.num_binaries:
+            if self.board is None:
+                return f"x_{k // self.n}_{k % self.n}"
+            return f"x_{int(self.board.cell_row[k])}_{int(self.board.cell_col[k])}"
+        return f"z_{k - self.num_binaries}"
 
 
-def queen_rows(n: int) -> list[tuple[str, np.ndarray, float, float]]:
+def _free_of(n: int) -> FreeBoard:
+    from nqmip.instance import make_instance
+
+    return free_board(make_instance(n))
+
+
+def queen_rows(n: int) -> list[Line]:
     """The textbook constraints as ``(name, variable indices, lower, upper)``."""
-    idx = np.arange(n * n).reshape(n, n)
-    rows: list[tuple[str, np.ndarray, float, float]] = []
-    rows += [(f"row_{i}", idx[i, :], 1.0, 1.0) for i in range(n)]
-    rows += [(f"col_{j}", idx[:, j], 1.0, 1.0) for j in range(n)]
-    # d = i - j runs from -(n-1) to n-1; np.diagonal(offset=k) holds j - i = k.
-    rows += [
-        (f"diag_{d}", np.diagonal(idx, offset=-d).copy(), -np.inf, 1.0)
-        for d in range(-(n - 1), n)
-    ]
-    flipped = idx[:, ::-1]  # column j -> n-1-j, so i + j = s becomes (i - j') = s - (n-1)
-    rows += [
-        (f"anti_{s}", np.diagonal(flipped, offset=(n - 1) - s).copy(), -np.inf, 1.0)
-        for s in range(2 * n - 1)
-    ]
-    return rows
+    return _textbook_lines(n)
 
 
 def build_linear_model(
@@ -75,30 +88,30 @@ def build_linear_model(
     num_extra_cols: int = 0,
     extra_col_bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> LinearModel:
-    """The binary ILP of ``instance`` as arrays.
+    """The binary ILP of ``instance``'s free board as arrays.
 
     ``extra_rows`` are ``(name, indices, coefficients, lower, upper)`` over all columns
-    (binaries first, then ``num_extra_cols`` integer columns with ``extra_col_bounds``).
+    (the binaries of the free cells first, then ``num_extra_cols`` integer columns with
+    ``extra_col_bounds``).
     """
     n = instance.n
-    nn = n * n
+    board = free_board(instance)
+    nn = board.num_cells
     num_cols = nn + num_extra_cols
     cost = np.zeros(num_cols)
-    cost[:nn] = instance.weight_matrix().ravel()
+    cost[:nn] = board.weights
     col_lower = np.zeros(num_cols)
     col_upper = np.ones(num_cols)
     if num_extra_cols:
         assert extra_col_bounds is not None
         col_lower[nn:], col_upper[nn:] = extra_col_bounds
-    for row, col in instance.fixed:
-        col_lower[row * n + col] = 1.0
 
     names: list[str] = []
     lower: list[float] = []
     upper: list[float] = []
     index_parts: list[np.ndarray] = []
     value_parts: list[np.ndarray] = []
-    for name, cols, lo, up in queen_rows(n):
+    for name, cols, lo, up in board.lines():
         names.append(name)
         lower.append(lo)
         upper.append(up)
@@ -110,8 +123,12 @@ def build_linear_model(
         upper.append(up)
         index_parts.append(np.asarray(cols, dtype=np.int64))
         value_parts.append(np.asarray(coefs, dtype=float))
+    if not index_parts:  # every queen fixed: no row at all
+        index_parts.append(np.zeros(0, dtype=np.int64))
+        value_parts.append(np.zeros(0))
     lengths = np.fromiter((p.size for p in index_parts), dtype=np.int64, count=len(index_parts))
-    indptr = np.zeros(len(index_parts) + 1, dtype=np.int64)
+    lengths = lengths[: len(names)]
+    indptr = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     return LinearModel(
         n=n,
@@ -125,4 +142,6 @@ def build_linear_model(
         values=np.concatenate(value_parts),
         row_names=names,
         num_extra_cols=num_extra_cols,
+        board=board,
+        offset=board.fixed_value,
     )

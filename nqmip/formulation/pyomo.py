@@ -3,87 +3,114 @@
 Components (all 0-based): ``I``, ``J`` (rows, columns), ``D`` (diagonal keys d = i - j),
 ``S`` (anti-diagonal keys s = i + j), ``w[i, j]`` (weights, a mutable Param), ``x[i, j]``
 (binary), constraint blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` and the
-objective ``value``. Fixed queens are fixed variables (``x[r, c].fix(1)``).
+objective ``value``. Fixed queens take no variable: the model is over the free board
+(:class:`~nqmip.instance.FreeBoard`); they come back in :func:`placement_from_pyomo`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from nqmip.instance import Instance
+import numpy as np
+
+from nqmip.instance import Instance, free_board
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo
 
 
 def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
-    """The ConcreteModel of ``instance``.
+    """The ConcreteModel of ``instance``, over its free board (:func:`free_board`).
 
     Built for speed at large n (docs/benchmarks-exact.md): the weights come from a rule over
-    a nested list (a dict initializer re-validates each of the n^2 keys), and every
-    constraint and the objective is one ``LinearExpression`` over a precomputed list of the
-    variables instead of a generator of ``x[i, j]`` look-ups. The model is the same, term for
-    term (the LP and MPS files written from it are byte-identical to the earlier build's).
+    a list (a dict initializer re-validates each key), and every constraint and the
+    objective is one ``LinearExpression`` over a precomputed list of the variables instead
+    of a generator of ``x[i, j]`` look-ups. Without fixed queens the model is the textbook
+    one, term for term (``I``, ``J`` all rows and columns, ``x`` every square). With fixed
+    queens, ``I``/``J`` are the free rows and columns, ``x[i, j]`` exists for the free
+    cells only, ``D``/``S`` hold the diagonals still holding two free cells, the objective
+    carries the fixed queens' weight as a constant, and ``model.fixed_queens`` keeps them
+    for :func:`placement_from_pyomo`.
     """
     import pyomo.environ as pyo
     from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
     n = instance.n
-    weights = instance.weight_matrix().tolist()
+    board = free_board(instance)
+    weights = board.weights.tolist()
+    cells = list(zip(board.cell_row.tolist(), board.cell_col.tolist(), strict=True))
     m = pyo.ConcreteModel(name=f"nqueens_{n}_{instance.name}")
-    m.I = pyo.RangeSet(0, n - 1, doc="rows")
-    m.J = pyo.RangeSet(0, n - 1, doc="columns")
-    m.D = pyo.RangeSet(-(n - 1), n - 1, doc="diagonals d = i - j")
-    m.S = pyo.RangeSet(0, 2 * (n - 1), doc="anti-diagonals s = i + j")
-    m.w = pyo.Param(
-        m.I,
-        m.J,
-        initialize=lambda _m, i, j: float(weights[i][j]),
-        mutable=True,
-        doc="square weights",
-    )
-    m.x = pyo.Var(m.I, m.J, within=pyo.Binary, doc="1 if a queen stands on (i, j)")
-    # x[i, j] in row-major order: grid[i][j]; the index set is ordered, so values() is too.
+    lines = board.lines()
+    groups: dict[str, list[tuple[int, np.ndarray]]] = {"row": [], "col": [], "diag": [],
+                                                        "anti": []}
+    for name, cells_of_line, _lo, _up in lines:
+        family, key = name.rsplit("_", 1)
+        groups[family].append((int(key), cells_of_line))
+    if board.reduced:
+        m.I = pyo.Set(initialize=board.rows.tolist(), ordered=True, doc="free rows")
+        m.J = pyo.Set(initialize=board.cols.tolist(), ordered=True, doc="free columns")
+        m.D = pyo.Set(initialize=[k for k, _ in groups["diag"]], ordered=True,
+                      doc="diagonals d = i - j with two free cells")
+        m.S = pyo.Set(initialize=[k for k, _ in groups["anti"]], ordered=True,
+                      doc="anti-diagonals s = i + j with two free cells")
+        m.C = pyo.Set(initialize=cells, dimen=2, ordered=True, doc="free cells")
+        m.w = pyo.Param(m.C, initialize=dict(zip(cells, weights, strict=True)),
+                        mutable=True, doc="square weights")
+        m.x = pyo.Var(m.C, within=pyo.Binary, doc="1 if a queen stands on (i, j)")
+    else:
+        m.I = pyo.RangeSet(0, n - 1, doc="rows")
+        m.J = pyo.RangeSet(0, n - 1, doc="columns")
+        m.D = pyo.RangeSet(-(n - 1), n - 1, doc="diagonals d = i - j")
+        m.S = pyo.RangeSet(0, 2 * (n - 1), doc="anti-diagonals s = i + j")
+        m.w = pyo.Param(
+            m.I,
+            m.J,
+            initialize=lambda _m, i, j: float(weights[i * n + j]),
+            mutable=True,
+            doc="square weights",
+        )
+        m.x = pyo.Var(m.I, m.J, within=pyo.Binary, doc="1 if a queen stands on (i, j)")
+    m.fixed_queens = dict(board.fixed)
+    # x in cell order (row-major), as the index sets are ordered.
     flat = list(m.x.values())
-    grid = [flat[i * n : (i + 1) * n] for i in range(n)]
+    members = {family: dict(items) for family, items in groups.items()}
 
-    def row_rule(m: pyo.ConcreteModel, i: int) -> pyo.Expression:
-        return LinearExpression(grid[i]) == 1
+    def rule(family: str, equal: bool) -> Any:
+        def build(_m: pyo.ConcreteModel, key: int) -> Any:
+            terms = [flat[int(k)] for k in members[family][key]]
+            if not terms:  # a free row or column with no free cell: no completion
+                return pyo.Constraint.Infeasible
+            return LinearExpression(terms) == 1 if equal else LinearExpression(terms) <= 1
+        return build
 
-    def col_rule(m: pyo.ConcreteModel, j: int) -> pyo.Expression:
-        return LinearExpression([grid[i][j] for i in range(n)]) == 1
-
-    def diagonal_rule(m: pyo.ConcreteModel, d: int) -> pyo.Expression:
-        return LinearExpression([grid[i][i - d] for i in range(max(0, d), min(n, n + d))]) <= 1
-
-    def anti_diagonal_rule(m: pyo.ConcreteModel, s: int) -> pyo.Expression:
-        terms = [grid[i][s - i] for i in range(max(0, s - n + 1), min(n, s + 1))]
-        return LinearExpression(terms) <= 1
-
-    m.rows = pyo.Constraint(m.I, rule=row_rule, doc="one queen per row")
-    m.cols = pyo.Constraint(m.J, rule=col_rule, doc="one queen per column")
-    m.diagonals = pyo.Constraint(m.D, rule=diagonal_rule, doc="at most one per diagonal")
+    m.rows = pyo.Constraint(m.I, rule=rule("row", True), doc="one queen per row")
+    m.cols = pyo.Constraint(m.J, rule=rule("col", True), doc="one queen per column")
+    m.diagonals = pyo.Constraint(m.D, rule=rule("diag", False), doc="at most one per diagonal")
     m.anti_diagonals = pyo.Constraint(
-        m.S, rule=anti_diagonal_rule, doc="at most one per anti-diagonal"
+        m.S, rule=rule("anti", False), doc="at most one per anti-diagonal"
+    )
+    terms = LinearExpression(
+        [MonomialTermExpression((w, x)) for w, x in zip(m.w.values(), flat, strict=True)]
     )
     m.value = pyo.Objective(
-        expr=LinearExpression(
-            [MonomialTermExpression((w, x)) for w, x in zip(m.w.values(), flat, strict=True)]
-        ),
+        expr=terms + board.fixed_value if board.reduced else terms,
         sense=pyo.maximize,
     )
-    for row, col in instance.fixed:
-        m.x[row, col].fix(1)
     return m
 
 
 def placement_from_pyomo(model: pyo.ConcreteModel) -> tuple[int, ...]:
-    """Read the placement (column per row) from a solved model; raises if not one per row."""
-    n = len(model.I)
-    cols: list[int] = []
-    for i in range(n):
-        row = [j for j in range(n) if (model.x[i, j].value or 0.0) > 0.5]
-        if len(row) != 1:
-            raise ValueError(f"row {i} holds {len(row)} queens in the solver's solution")
-        cols.append(row[0])
-    return tuple(cols)
+    """Read the placement (column per row, fixed queens included) from a solved model;
+    raises ValueError unless every row holds exactly one queen."""
+    fixed: dict[int, int] = getattr(model, "fixed_queens", {})
+    n = len(model.I) + len(fixed)
+    cols: dict[int, int] = dict(fixed)
+    for (i, j), var in model.x.items():
+        if (var.value or 0.0) > 0.5:
+            if i in cols:
+                raise ValueError(f"row {i} holds two queens in the solver's solution")
+            cols[i] = j
+    missing = [i for i in range(n) if i not in cols]
+    if missing:
+        raise ValueError(f"row {missing[0]} holds no queen in the solver's solution")
+    return tuple(cols[i] for i in range(n))

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.colour.bound import black_count, black_queen_bound, black_squares
-from nqmip.instance import Instance
+from nqmip.colour.bound import black_count, black_queen_bound
+from nqmip.instance import FreeBoard, Instance, free_board
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo
@@ -118,6 +118,24 @@ class Strengthening:
     objective_bound: float | None = None  # proven upper bound on the objective
     black_target: int | None = None  # the black count that reaches objective_bound
     infeasible: bool = False  # the relaxation proved that no placement exists
+    #: The free board the model is built on (its cells are the model's binaries).
+    board: FreeBoard | None = None
+
+    def free(self) -> FreeBoard:
+        if self.board is not None:
+            return self.board
+        from nqmip.instance import make_instance
+
+        return free_board(make_instance(self.n))
+
+    def fixed_black(self) -> int:
+        """Black queens among the fixed ones (the colour rows are over the free cells)."""
+        return sum(1 for r, c in self.free().fixed if (r + c) % 2 == 0)
+
+    def black_cells(self) -> np.ndarray:
+        """Cell indices of the free board's black squares."""
+        board = self.free()
+        return np.flatnonzero((board.cell_row + board.cell_col) % 2 == 0)
 
 
 #: Which pieces are on by default, per model kind; each was measured on its own
@@ -177,17 +195,26 @@ def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening
         objective_bound=objective_bound,
         black_target=best if objective_bound is not None else None,
         infeasible=infeasible,
+        # the whole board (no fixed queens) is built only by a model that needs it
+        board=free_board(instance) if instance.fixed else None,
     )
 
 
 def _symmetry_rows(s: Strengthening) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """``f(x) - f(g x) <= 0`` per symmetry, as (name, columns, coefficients)."""
+    """``f(x) - f(g x) <= 0`` per symmetry, as (name, cells, coefficients) over the free
+    cells. A detected ``g`` maps the fixed queens onto themselves, hence the free cells onto
+    free cells; the key row is free, so ``f`` and ``f o g`` are zero on the fixed squares,
+    and the squares attacked by fixed queens hold no queen: dropping them changes nothing."""
     n = s.n
+    if not s.symmetries:
+        return []
+    board = s.free()
     key = np.zeros(n * n)
     key[s.key_row * n : (s.key_row + 1) * n] = np.arange(n)
+    squares = board.cell_row * n + board.cell_col
     rows = []
     for name in s.symmetries:
-        coefs = key - key[symmetry_map(n, name)]
+        coefs = (key - key[symmetry_map(n, name)])[squares]
         cols = np.flatnonzero(coefs)
         if cols.size:
             rows.append((f"sym_{name}", cols, coefs[cols]))
@@ -200,21 +227,21 @@ def matrix_extras(
            tuple[np.ndarray, np.ndarray] | None]:
     """``(extra_rows, num_extra_cols, extra_col_bounds)`` for ``build_linear_model``."""
     n = s.n
-    black = black_squares(n)
+    black = s.black_cells()
+    fixed_black = s.fixed_black()
     ones = np.ones(black.size)
     rows: list[tuple[str, np.ndarray, np.ndarray, float, float]] = []
     if s.black_upper is not None:
-        rows.append(("black_upper", black, ones, -np.inf, float(s.black_upper)))
+        rows.append(("black_upper", black, ones, -np.inf, float(s.black_upper - fixed_black)))
     if s.black_lower is not None:
-        rows.append(("black_lower", black, ones, float(s.black_lower), np.inf))
+        rows.append(("black_lower", black, ones, float(s.black_lower - fixed_black), np.inf))
     for name, cols, coefs in _symmetry_rows(s):
         rows.append((name, cols, coefs, -np.inf, 0.0))
     if not s.parity:
         return rows, 0, None
-    z = n * n  # the one extra column
-    rows.append(
-        ("parity", np.r_[black, z], np.r_[ones, -2.0], float(n % 2), float(n % 2))
-    )
+    z = s.free().num_cells  # the one extra column
+    rhs = float(n % 2 - fixed_black)
+    rows.append(("parity", np.r_[black, z], np.r_[ones, -2.0], rhs, rhs))
     return rows, 1, (np.zeros(1), np.array([float(n // 2)]))
 
 
@@ -234,8 +261,13 @@ def add_to_pyomo(model: pyo.ConcreteModel, s: Strengthening) -> pyo.ConcreteMode
     import pyomo.environ as pyo
 
     n = s.n
-    black = [(int(k) // n, int(k) % n) for k in black_squares(n)]
-    black_sum = pyo.quicksum(model.x[i, j] for i, j in black)
+    board = s.free()
+    fb = s.fixed_black()
+
+    def square(k: int) -> tuple[int, int]:
+        return int(board.cell_row[k]), int(board.cell_col[k])
+
+    black_sum = pyo.quicksum(model.x[square(int(k))] for k in s.black_cells()) + fb
     if s.black_upper is not None or s.black_lower is not None:
         model.black_bound = pyo.Constraint(
             expr=pyo.inequality(s.black_lower, black_sum, s.black_upper),
@@ -246,7 +278,7 @@ def add_to_pyomo(model: pyo.ConcreteModel, s: Strengthening) -> pyo.ConcreteMode
         model.symmetry_breaking = pyo.ConstraintList(doc="f(x) <= f(g x), g a symmetry")
         for _name, cols, coefs in sym_rows:
             model.symmetry_breaking.add(
-                pyo.quicksum(float(c) * model.x[int(k) // n, int(k) % n]
+                pyo.quicksum(float(c) * model.x[square(int(k))]
                              for k, c in zip(cols, coefs, strict=True)) <= 0
             )
     if s.parity:
@@ -260,17 +292,23 @@ def add_to_cpsat(cps: CpSatModel, s: Strengthening) -> CpSatModel:
     """Add the same rows to a CP-SAT model (booleans ``cps.x``)."""
     n = s.n
     model = cps.model
-    black = [cps.x[int(k) // n, int(k) % n] for k in black_squares(n)]
+    board = s.free()
+    fb = s.fixed_black()
+
+    def var(k: int) -> Any:
+        return cps.x[int(board.cell_row[k]), int(board.cell_col[k])]
+
+    black = [var(int(k)) for k in s.black_cells()]
     if s.black_upper is not None:
-        model.add(sum(black) <= s.black_upper)
+        model.add(sum(black) <= s.black_upper - fb)
     if s.black_lower is not None:
-        model.add(sum(black) >= s.black_lower)
+        model.add(sum(black) >= s.black_lower - fb)
     for _name, cols, coefs in _symmetry_rows(s):
-        model.add(sum(int(c) * cps.x[int(k) // n, int(k) % n]
+        model.add(sum(int(c) * var(int(k))
                       for k, c in zip(cols, coefs, strict=True)) <= 0)
     if s.parity:
         half = model.new_int_var(0, n // 2, "black_half")
-        model.add(sum(black) == 2 * half + n % 2)
+        model.add(sum(black) + fb == 2 * half + n % 2)
     return cps
 
 
@@ -309,9 +347,14 @@ def start_vector(lm: Any, placement: tuple[int, ...]) -> np.ndarray:
     The binaries from the placement, and the parity column ``z = #black // 2`` when the
     model has one: with ``z = 0`` the start would violate the parity row and be refused.
     """
-    n = lm.n
     values = np.zeros(lm.num_cols)
-    values[np.arange(n) * n + np.asarray(placement)] = 1.0
+    board = lm.board
+    if board is None:
+        n = lm.n
+        values[np.arange(n) * n + np.asarray(placement)] = 1.0
+    else:
+        cells = board.cell_of(placement)
+        values[cells[cells >= 0]] = 1.0  # a start off the free cells is refused by the solver
     if lm.num_extra_cols and "parity" in lm.row_names:
-        values[n * n] = float(parity_start(placement))
+        values[lm.num_binaries] = float(parity_start(placement))
     return values
