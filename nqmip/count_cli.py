@@ -14,28 +14,8 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
 
-EXIT_BAD_INPUT = 2
-
-
-class UsageError(Exception):
-    """Bad input from the command line: one line on stderr, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def _fixed_queen(text: str) -> tuple[int, int]:
-    try:
-        row, col = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--fix takes ROW,COL (0-based integers), got {text!r}"
-        ) from None
-    return row, col
+from nqmip.cli import EXIT_BAD_INPUT, UsageError, _fixed_queen, _Parser
 
 
 def _positive(text: str) -> int:
