@@ -158,7 +158,7 @@ def solve_quota(
     colours = instance.colours
     if colours is None or instance.is_feasibility or colours.black == colours.white:
         raise ValueError("quota needs weights constant per colour with two different values "
-                         "(chess, --black/--white): use ga or topsquares otherwise")
+                         "(chess, --black/--white): use sa or topsquares otherwise")
     start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
     samples = check_int("samples", samples, 1)
     noise = check_float("noise", noise, 0.0, 1.0)

@@ -189,7 +189,7 @@ def solve_topsquares(
     Parameters (defaults): ``samples`` (64) partner rows drawn per move; ``noise`` (0.01)
     probability of a random allowed swap; ``stage_moves`` (100·n + 10^6) moves before
     the threshold drops to the next weight. Needs a dense weight matrix (random or given
-    weights): for colour weights use ``ga``, for feasibility ``minconflicts``.
+    weights): for colour weights use ``sa`` or ``quota``, for feasibility ``minconflicts``.
     """
     samples = check_int("samples", samples, 1)
     noise = check_float("noise", noise, 0.0, 1.0)
@@ -199,7 +199,7 @@ def solve_topsquares(
     stage_moves = check_int("stage_moves", stage_moves, 1)
     if instance.dense is None:
         raise ValueError("topsquares needs a dense weight matrix (random or given weights): "
-                         "use ga for colour weights and minconflicts for feasibility")
+                         "use sa or quota for colour weights and minconflicts for feasibility")
     compile_time = timed_compile(_warm_up)
     limit = seconds_left(time_limit)
     start = time.perf_counter()
