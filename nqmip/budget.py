@@ -18,24 +18,36 @@ class Deadline:
     """A point in time (``time.perf_counter``) by which work must stop, or none.
 
     ``Deadline(None)`` never expires; ``Deadline(5.0)`` expires five seconds from now.
+    :meth:`cancel` ends it at once, and with it every deadline :meth:`sub` made from it
+    (auto stops the annealing it runs beside a proof once the proof is done).
     """
 
-    __slots__ = ("_end", "_start")
+    __slots__ = ("_end", "_parent", "_start")
 
     def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
             raise ValueError(f"a time limit is a non-negative number of seconds, got {seconds}")
         self._start = time.perf_counter() if start is None else start
         self._end = math.inf if seconds is None else self._start + float(seconds)
+        self._parent: Deadline | None = None
 
     @classmethod
     def of(cls, limit: float | Deadline | None) -> Deadline:
         """The deadline itself, or a new one for ``limit`` seconds (None: no limit)."""
         return limit if isinstance(limit, Deadline) else cls(limit)
 
+    def _until(self) -> float:
+        """The end of this deadline, or of an ancestor cancelled before it."""
+        end = self._end
+        parent = self._parent
+        while parent is not None:
+            end = min(end, parent._end)
+            parent = parent._parent
+        return end
+
     @property
     def limited(self) -> bool:
-        return not math.isinf(self._end)
+        return not math.isinf(self._until())
 
     @property
     def start(self) -> float:
@@ -47,10 +59,14 @@ class Deadline:
 
     def remaining(self) -> float:
         """Seconds left (``inf`` without a limit, 0 once expired)."""
-        return max(self._end - time.perf_counter(), 0.0)
+        return max(self._until() - time.perf_counter(), 0.0)
 
     def expired(self) -> bool:
-        return time.perf_counter() >= self._end
+        return time.perf_counter() >= self._until()
+
+    def cancel(self) -> None:
+        """End now: this deadline and the ones made from it (even in other threads) expire."""
+        self._end = min(self._end, time.perf_counter())
 
     def seconds(self, floor: float = 0.0) -> float | None:
         """What is left as a solver's time-limit option: None without a limit, else at least
@@ -64,7 +80,8 @@ class Deadline:
         left, whichever ends first, and never after this one. Without a limit here, a
         ``share`` alone gives no limit either (a share of forever), ``seconds`` still does."""
         child = Deadline(None)
-        end = self._end
+        child._parent = self
+        end = self._until()
         now = child._start
         if seconds is not None:
             end = min(end, now + max(float(seconds), 0.0))

@@ -26,7 +26,7 @@ MAX_FREE = 62
 DEPTH, FOUND, NODES, DONE = 0, 1, 2, 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _popcount(x: int) -> int:
     count = 0
     while x:
@@ -35,7 +35,7 @@ def _popcount(x: int) -> int:
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _branch(e: int, avail: np.ndarray, rows: int, cols: int, cand_r: np.ndarray,
             cand_c: np.ndarray, ncand: np.ndarray, idx: np.ndarray) -> None:
     """Fill the candidates of depth ``e``: the squares of the tightest row or column."""
@@ -80,7 +80,7 @@ def _branch(e: int, avail: np.ndarray, rows: int, cols: int, cand_r: np.ndarray,
     ncand[e] = k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def start(avail: np.ndarray, rows_st: np.ndarray, cols_st: np.ndarray, cand_r: np.ndarray,
           cand_c: np.ndarray, ncand: np.ndarray, idx: np.ndarray, meta: np.ndarray) -> None:
     """Set up depth 0 (``avail[0]`` holds each row's columns on entry)."""
@@ -95,7 +95,7 @@ def start(avail: np.ndarray, rows_st: np.ndarray, cols_st: np.ndarray, cand_r: n
     meta[DONE] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(attack: np.ndarray, avail: np.ndarray, rows_st: np.ndarray, cols_st: np.ndarray,
         cand_r: np.ndarray, cand_c: np.ndarray, ncand: np.ndarray, idx: np.ndarray,
         meta: np.ndarray, budget: int, first: bool) -> int:

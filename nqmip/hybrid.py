@@ -2,26 +2,29 @@
 empty-handed.
 
 One :class:`~nqmip.budget.Deadline` covers the call. Every branch first holds a cheap
-verified placement (the incumbent), then spends what is left on whatever can improve it or
-prove it, and returns the best placement with the best bound it knows:
+verified placement (the incumbent), then runs the annealing (``sa``) in a thread to the
+deadline *beside* whatever can prove or bound the optimum in this one: the numba kernels
+release the GIL and the proofs and solvers run on one thread each, so on two cores each
+part has a core and auto is never short of either part alone. The annealing is stopped
+once the other part proves the optimum. It returns the best placement with the best bound
+it knows:
 
 - **Small boards** (n <= ``FAST_EXACT_MAX_N``, no fixed queens): HiGHS alone proves the
   optimum in hundredths of a second; nothing else is loaded (no numba, no CP-SAT).
 - **Feasibility**: min-conflicts; with fixed queens it may fail, then an exact backend
   settles the completion (inside the exact range).
-- **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: a short heuristic
-  run for an incumbent, then the colour proof (search at the colour bound, refutation by the
-  line sets); inside ``AUTO_COLOUR_EXACT_MAX_N`` what is left goes to the strengthened MIP,
-  warm-started from the incumbent; beyond, to the heuristic.
-- **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a heuristic incumbent, then the MIP
-  (Gurobi where installed and licensed for n, else HiGHS) warm-started from it with the
-  rest of the budget: it proves the optimum up to ``AUTO_EXACT_MAX_N`` and its bound is
-  the best one known; beyond, the heuristic gets half the budget first.
-- **Larger boards**: for dense weights the search on the heaviest squares first
-  (``topsquares``, which proves the optimum where every row's top weight fits), then the
-  heuristic with the rest of the budget, and the best cheap bound: the
-  colour bound (line IP or its Lagrangian, O(n)), the LP relaxation up to
-  ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
+- **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: the colour proof
+  (search at the colour bound, refutation by the line sets) beside the annealing; inside
+  the exact range of the strengthened MIP, the MIP after the proof, warm-started.
+- **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a short annealing for an incumbent,
+  then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from it
+  beside the annealing from the same placement.
+- **Larger boards**: for dense weights from ``TOPSQUARES_MIN_N``, the search on the
+  heaviest squares (``topsquares``, which proves the optimum where every row's top weight
+  fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N``, the colour
+  quota search then the annealing from its placement; elsewhere the annealing beside the
+  best cheap bound: the colour bound (line IP or its Lagrangian, O(n)), the LP relaxation
+  up to ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
 
 Without a time limit each part runs to its own end (a proof, or the heuristic's default
 budget). The measured anytime curves are in docs/anytime.md.
@@ -29,7 +32,9 @@ budget). The measured anytime curves are in docs/anytime.md.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -51,30 +56,23 @@ AUTO_EXACT_MAX_N = 36
 #: portfolio on other weights, warm-started from the heuristic. Measured (random 1..9):
 #: n = 64, 5 s: GA alone 559, GA + HiGHS 549; n = 100, 20 s: GA 881, GA + HiGHS 877.
 MIP_PORTFOLIO_MAX_N = 60
-#: Beyond ``AUTO_EXACT_MAX_N`` the annealing gets this share before the MIP starts from its
-#: placement (random n = 40, Gurobi: 5 s, 0.75 s of annealing first: 351, sa alone 354).
-MIP_PORTFOLIO_HEURISTIC_SHARE = 0.5
 #: Weights constant per colour: the strengthened MIP after the colour proof up to this n
 #: (docs/frontier.md), and the colour proof itself up to ``COLOUR_PROOF_MAX_N``.
 AUTO_COLOUR_EXACT_MAX_N = 64
 COLOUR_PROOF_MAX_N = 128
-#: Share of what is left that the colour proof gets beyond ``AUTO_COLOUR_EXACT_MAX_N`` (the
-#: heuristic gets the rest); without a limit it gets ``COLOUR_PROOF_SECONDS``.
-COLOUR_PROOF_SHARE = 0.5
+#: The colour proof runs beside the annealing with the whole budget (without a limit:
+#: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it.
 COLOUR_PROOF_SECONDS = 60.0
-#: Share of what is left for the colour proof inside the exact range (the MIP gets the rest).
 COLOUR_PROOF_EXACT_SHARE = 0.75
-#: The first incumbent: the heuristic runs for this share of the budget, at most
-#: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``).
+#: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
+#: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
 INCUMBENT_SHARE = 0.15
 INCUMBENT_SECONDS = 2.0
-COLOUR_INCUMBENT_SHARE = 0.4
-#: Dense weights from ``TOPSQUARES_MIN_N`` on: the search on the heaviest squares gets this
-#: share of the budget, then the annealing starts from its placement. Random 1..9 at
-#: n = 1000, 10^4 and 20,000 it reaches 9n (optimal) in 0.4 s, 3.8 s and 20 s; below
-#: n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703 against 1788).
+#: Dense weights from ``TOPSQUARES_MIN_N`` on: the search on the heaviest squares runs beside
+#: the annealing. Random 1..9 at n = 1000, 10^4 and 20,000 it reaches 9n (optimal) in 0.4 s,
+#: 3.8 s and 20 s; below n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703
+#: against 1788).
 TOPSQUARES_MIN_N = 1000
-TOPSQUARES_SHARE = 0.8
 #: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
 LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
@@ -90,6 +88,10 @@ AUTO_BACKENDS = ("gurobi", "highs")
 #: chess, 20 s: n = 100 176 (quota 174), n = 200 352 (quota 348), n = 1000 1726 (quota
 #: 1720); docs/anytime.md.
 AUTO_HEURISTIC = "sa"
+#: Dense weights beyond the MIP's range: the search that runs on the second core, beside
+#: the annealing, once the bound is computed. The GA is the other strong weighted search
+#: there (random 1..9, 20 s, seed 1: n = 100 GA 889, sa 888; docs/anytime.md).
+SECOND_HEURISTIC = "ga"
 #: For weights constant per colour beyond the colour proof's range, the colour quota search
 #: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
 #: seconds), then the annealing started from its placement, from ``COLOUR_QUOTA_MIN_N`` on
@@ -202,15 +204,51 @@ class _Portfolio:
                   from_best: bool = False) -> Result:
         """Run a heuristic until ``deadline``; ``from_best``: the annealing starts from the
         incumbent (a search fed by another's placement; its first best is that placement)."""
+        params, step = self._start(from_best, method)
+        return self.offer(self.search(deadline, method, params), step)
+
+    def beside(self, deadline: Deadline, work: Callable[[], object], *,
+               from_best: bool = False, restart: bool = False) -> None:
+        """Run the annealing in a thread until ``deadline`` while ``work`` (a proof, the MIP,
+        a bound, a specialist search) runs in this one: the annealing's kernels release the
+        GIL, and the proofs, HiGHS, CP-SAT and Gurobi run on one thread each, so on two cores
+        neither waits for the other (a single method never has less than it would alone).
+
+        The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
+        stops when ``work`` ends, and starts again from the best placement with what is left
+        (the specialist's placement may be the better start)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        search_deadline = deadline.sub()
+        params, step = self._start(from_best, AUTO_HEURISTIC)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-auto") as pool:
+            future = pool.submit(self.search, search_deadline, AUTO_HEURISTIC, params)
+            try:
+                work()
+            finally:
+                if restart or self.proven():
+                    search_deadline.cancel()
+                found = future.result()
+        self.offer(found, step)
+        if restart and not self.proven() and not deadline.expired():
+            self.heuristic(deadline, from_best=True)
+
+    def _start(self, from_best: bool, method: str) -> tuple[dict[str, Any], str]:
+        """The heuristic's parameters (``start``: the incumbent) and its step's name."""
+        if from_best and self.best is not None and self.best.placement is not None:
+            return ({"start": np.asarray(self.best.placement, dtype=np.int32)},
+                    f"{method} from {self.incumbent_source}")
+        return {}, method
+
+    def search(self, deadline: Deadline, method: str, params: dict[str, Any], *,
+               seed: int | None = None) -> Result:
+        """One heuristic run to ``deadline`` (the run's seed unless one is given),
+        verified; not offered (this may run in another thread)."""
         from nqmip.heuristics import run_heuristic
 
-        params: dict[str, Any] = {}
-        if from_best and self.best is not None and self.best.placement is not None:
-            params["start"] = np.asarray(self.best.placement, dtype=np.int32)
-        result = verified(self.instance, run_heuristic(
-            method, self.instance, seed=self.seed, time_limit=deadline, **params))
-        step = f"{method} from {self.incumbent_source}" if params else method
-        return self.offer(result, step)
+        return verified(self.instance, run_heuristic(
+            method, self.instance, seed=self.seed if seed is None else seed,
+            time_limit=deadline, **params))
 
     def proven(self) -> bool:
         return (self.best is not None and self.bound is not None
@@ -266,14 +304,13 @@ def solve_auto(
     size = _free_rows(instance)
     run = _Portfolio(instance, deadline, seed)
 
-    def options(limit: Deadline) -> SolveOptions:
-        return SolveOptions(deadline=limit, seed=seed, threads=threads,
-                            verbose=verbose, on_progress=on_progress)
-
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
-              step: str | None = None, backend: str | None = None) -> Result:
+              step: str | None = None, backend: str | None = None,
+              threads: int | None = threads) -> Result:
         backend = backend or pick_backend(size)
-        result = solve_exact(instance, backend, options(limit), warm_start=start,
+        options = SolveOptions(deadline=limit, seed=seed, threads=threads, verbose=verbose,
+                               on_progress=on_progress)
+        result = solve_exact(instance, backend, options, warm_start=start,
                              bound_proof=bound_proof)
         label = step or backend
         if result.provenance.plan == ("colour proof",):  # proven without running the MIP
@@ -327,28 +364,27 @@ def solve_auto(
         _colour_plan(run, deadline, exact)
         return run.finish(begin)
 
-    # An incumbent first, then the MIP warm-started from it, or the heuristic to the end.
-    incumbent_limit = deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE)
     if size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
                                     and pick_backend(size) == "gurobi"):
-        # Beyond the exact range only Gurobi's incumbents beat the GA's in the grid (random
-        # n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md): the MIP runs
-        # there, after a short GA incumbent; with HiGHS the GA keeps the whole budget.
-        run.heuristic(incumbent_limit if n <= AUTO_EXACT_MAX_N
-                      else deadline.sub(None if deadline.limited else INCUMBENT_SECONDS,
-                                        share=MIP_PORTFOLIO_HEURISTIC_SHARE))
-        if not deadline.expired():
-            start = run.best.placement if run.best is not None else None
-            exact(deadline, start=start)
-        if run.bound is None:
-            bound, source = cheap_bound(instance, deadline.sub(2.0))
-            run.tighten(bound, source)
+        # A short annealing for an incumbent, then the MIP warm-started from it here and the
+        # annealing from the same placement beside it, until the MIP proves or time is up.
+        # Beyond the exact range only Gurobi's incumbents beat the heuristics in the grid
+        # (random n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md).
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+
+        def mip() -> None:
+            if not deadline.expired():
+                exact(deadline, start=run.best.placement if run.best is not None else None,
+                      threads=threads if threads is not None else _spare_cores())
+            if run.bound is None:
+                run.tighten(*cheap_bound(instance, deadline.sub(2.0)))
+
+        run.beside(deadline, mip, from_best=True)
         return run.finish(begin)
 
-    bound, source = cheap_bound(instance, deadline.sub(2.0, share=0.1))
-    run.tighten(bound, source)
     if colour and n >= COLOUR_QUOTA_MIN_N:
         # Beyond the proof's range: the quota search's plateau, then the annealing from it.
+        run.tighten(*cheap_bound(instance))
         left = deadline.remaining()
         quota = (min(0.5 * left, max(COLOUR_QUOTA_SHARE * left,
                                      COLOUR_QUOTA_SECONDS_PER_QUEEN * n))
@@ -358,51 +394,62 @@ def solve_auto(
             run.heuristic(deadline, from_best=True)
         return run.finish(begin)
     if instance.dense is not None and n >= TOPSQUARES_MIN_N:
-        # Dense weights: first the search on the heaviest squares, which reaches the bound
-        # outright where the top weight is everywhere (random 1..9 from n ~ 1000: 9n).
-        run.heuristic(deadline.sub(share=TOPSQUARES_SHARE), "topsquares")
-        if run.proven() or deadline.expired():
-            return run.finish(begin)
-        run.heuristic(deadline, from_best=True)
+        # Dense weights: the search on the heaviest squares, which reaches the bound outright
+        # where the top weight is everywhere (random 1..9 from n ~ 1000: 9n), with the
+        # annealing beside it; if it ends without a proof, the annealing goes on from the
+        # better of the two placements.
+        def specialist() -> None:
+            run.tighten(*cheap_bound(instance))
+            run.heuristic(deadline, "topsquares")
+
+        run.beside(deadline, specialist, restart=True)
         return run.finish(begin)
-    run.heuristic(deadline)
+    # The annealing to the deadline, and beside it the best bound affordable (the LP
+    # relaxation takes 4 s at random n = 200: it no longer delays the search), then a
+    # second search on the same core to the deadline: the GA for dense weights, the
+    # annealing from another seed for colour weights.
+    def second() -> None:
+        run.tighten(*cheap_bound(instance, deadline))
+        if not deadline.expired():
+            method = SECOND_HEURISTIC if instance.dense is not None else AUTO_HEURISTIC
+            run.offer(run.search(deadline, method, {}, seed=seed + 1), f"{method} (second)")
+
+    run.beside(deadline, second)
     return run.finish(begin)
 
 
 def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     """Weights constant per colour within the colour proof's range (see the module
-    docstring): incumbent, colour proof, then the MIP or the heuristic with what is left."""
+    docstring): the colour proof here and the annealing beside it from the start (it holds
+    an incumbent within a second whatever the proof does); the MIP after the proof where it
+    can still prove in the time."""
     instance = run.instance
     n = instance.n
-    if not instance.fixed:
-        # A verified placement before any proof: a short limit never ends empty. It gets a
-        # larger share than other incumbents (chess n = 64, 5 s: GA 0.75 s then the proof
-        # 104; 2 s of annealing then the proof 110-112, see docs/anytime.md).
-        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=COLOUR_INCUMBENT_SHARE))
-    exact_range = n <= AUTO_COLOUR_EXACT_MAX_N
-    share = COLOUR_PROOF_EXACT_SHARE if exact_range else COLOUR_PROOF_SHARE
-    proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS, share=share)
-    found = _colour_search(instance, run.seed, proof_limit)
-    if found is not None:
-        run.offer(found, "colour proof")
-    else:
-        run.plan.append("colour proof")
-    run.tighten(*cheap_bound(instance))
-    if run.proven() or deadline.expired():
-        return
-    if exact_range and (n <= AUTO_EXACT_MAX_N or instance.fixed or not deadline.limited):
-        # The strengthened MIP with what is left, warm-started from the best placement,
-        # where it can still prove in the time (or without a limit); beyond, under a limit,
-        # the annealing improves the incumbent (HiGHS at chess n = 64 stays at 96 in 20 s).
-        exact(deadline, start=run.best.placement if run.best is not None else None)
-    elif run.best is None or not instance.fixed:
-        run.heuristic(deadline, from_best=True)
+    # The strengthened MIP after the proof, warm-started from the best placement, where it
+    # can still prove in the time (or without a limit); beyond, under a limit, the proof
+    # has the whole budget (HiGHS at chess n = 64 stays at 96 in 20 s).
+    mip_after = n <= AUTO_COLOUR_EXACT_MAX_N and (
+        n <= AUTO_EXACT_MAX_N or bool(instance.fixed) or not deadline.limited)
+
+    def prove() -> None:
+        proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
+                                   share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
+        found = _colour_search(instance, run.seed, proof_limit)
+        if found is not None:
+            run.offer(found, "colour proof")
+        else:
+            run.plan.append("colour proof")
+        run.tighten(*cheap_bound(instance))
+        if mip_after and not run.proven() and not deadline.expired():
+            exact(deadline, start=run.best.placement if run.best is not None else None)
+
+    run.beside(deadline, prove)
 
 
 def _warm_up_kernels(instance: Instance) -> None:
     """Compile (or load from numba's cache) the heuristics' kernels the plan for
     ``instance`` may run."""
-    from nqmip.heuristics import anneal, minconflicts, quota, topsquares
+    from nqmip.heuristics import anneal, ga, minconflicts, quota, topsquares
 
     if instance.is_feasibility:
         minconflicts._warm_up()
@@ -412,6 +459,8 @@ def _warm_up_kernels(instance: Instance) -> None:
         quota._warm_up()
     if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
         topsquares._warm_up()
+    elif instance.dense is not None:
+        ga._warm_up()
 
 
 def _explicit(instance: Instance, seed: int) -> Result:
@@ -430,6 +479,13 @@ def _explicit(instance: Instance, seed: int) -> Result:
 #: Most free rows for which auto answers a feasibility completion with the complete search
 #: of :func:`nqmip.completion.search_free_board` (its masks hold 62 columns).
 COMPLETION_SEARCH_MAX_FREE = 62
+
+
+def _spare_cores() -> int:
+    """Threads for a solver that runs beside the annealing: the cores it leaves free."""
+    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+             else os.cpu_count() or 1)
+    return max(1, cores - 1)
 
 
 def _free_rows(instance: Instance) -> int:

@@ -107,7 +107,10 @@ def solve(
     if method in heuristic_methods():
         from nqmip.heuristics import run_heuristic
 
+        # A Deadline goes down as it is (absolute, and it may be cancelled); seconds
+        # count from the end of the heuristic's compile.
         result = run_heuristic(method, instance, seed=seed,
-                               time_limit=deadline.seconds(floor=0.01), **params)
+                               time_limit=time_limit if isinstance(time_limit, Deadline)
+                               else deadline.seconds(floor=0.01), **params)
         return verified(instance, result)
     raise ValueError(f"unknown method {method!r}: choose from {', '.join(all_methods())}")

@@ -102,3 +102,27 @@ def test_a_timed_run_is_sized_to_a_few_cooling_cycles() -> None:
     fixed = solve_sa(nqmip.make_instance(50, "random", weights_seed=0), seed=0,
                      time_limit=1.0, steps_per_temperature=64)
     assert int(fixed.extra["restarts"]) > int(r.extra["restarts"])
+
+
+def test_a_cancelled_deadline_stops_the_annealing_from_another_thread() -> None:
+    # auto runs the annealing in a thread and cancels its deadline once a proof is done: the
+    # cancel reaches the deadline the search follows (a child of the one cancelled).
+    import threading
+    import time
+
+    from nqmip.budget import Deadline
+
+    nqmip.solve(30, "chess", method="sa", time_limit=0.2, seed=0)  # numba's cache, once
+    parent = Deadline(60.0)
+    out: list[nqmip.Result] = []
+    worker = threading.Thread(target=lambda: out.append(
+        nqmip.solve(200, "chess", method="sa", time_limit=parent.sub(), seed=0)))
+    begin = time.perf_counter()
+    worker.start()
+    time.sleep(0.5)
+    parent.cancel()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert time.perf_counter() - begin < 0.5 + 10  # far less than the 60 s it was given
+    assert parent.expired() and parent.sub().expired()
+    assert out and out[0].placement is not None and conflicts(out[0].placement) == 0

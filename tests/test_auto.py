@@ -131,3 +131,21 @@ def test_chess_1e5_stays_under_a_gib(method: str) -> None:
                          timeout=120, check=True)
     peak_kib = int(out.stdout.strip().splitlines()[-1])
     assert peak_kib < 1024 * 1024, (method, peak_kib)
+
+
+def test_auto_stops_the_annealing_beside_it_once_the_proof_is_done() -> None:
+    # The colour proof settles chess n = 40 in about a second; the annealing runs beside it
+    # in a thread and is stopped then, not at the 60 s limit.
+    r = nqmip.solve(40, "chess", method="auto", time_limit=60, seed=0)
+    assert r.status == Status.OPTIMAL
+    assert "sa" in r.provenance.plan and "colour proof" in r.provenance.plan
+    assert r.wall_time < 30
+
+
+def test_auto_is_at_least_the_annealing_alone_beside_a_proof() -> None:
+    # Chess n = 100 is beyond what the proof settles in 3 s: the annealing beside it had the
+    # whole budget (it had half before), so auto is at least a shorter run of it alone.
+    auto = nqmip.solve(100, "chess", method="auto", time_limit=3, seed=0)
+    alone = nqmip.solve(100, "chess", method="sa", time_limit=1, seed=0)
+    assert auto.objective is not None and alone.objective is not None
+    assert auto.objective >= alone.objective

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _take(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.ndarray,
           dead: np.ndarray, count: np.ndarray, covered: np.ndarray) -> None:
     """Choose option ``o``: cover its items and kill every option sharing one of them."""
@@ -23,7 +23,7 @@ def _take(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.nda
                 dead[o2] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _untake(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.ndarray,
             dead: np.ndarray, count: np.ndarray, covered: np.ndarray) -> None:
     """Undo :func:`_take` (in reverse order)."""
@@ -40,7 +40,7 @@ def _untake(o: int, opt_items: np.ndarray, item_ptr: np.ndarray, item_opts: np.n
         covered[it] = False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def exact_cover(
     opt_items: np.ndarray,
     item_ptr: np.ndarray,

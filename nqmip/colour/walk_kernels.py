@@ -8,7 +8,7 @@ from numba import njit
 from nqmip.heuristics.kernels import apply_swap, fill_counters, swap_delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float) -> bool:
     """Min-conflicts over colour-preserving swaps; True once ``p`` has no attacking pair.
 

@@ -68,7 +68,7 @@ PARTNER_FOCUS = 0.5  # hard mode: share of partners drawn the same way (chess n 
 CHUNK = 1 << 16  # iterations per kernel call between clock checks
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def anneal_chunk(
     perm: np.ndarray,
     diag: np.ndarray,

@@ -106,7 +106,7 @@ RUN_BUDGET = 2  # evaluation or iteration budget spent
 _HASH_MULT = np.int64(1000003)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def seed_numba(seed: int) -> None:
     """Seed numba's generator (for calling single operators from Python, as tests do)."""
     np.random.seed(seed)
@@ -117,7 +117,7 @@ def seed_numba(seed: int) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def placement_weight(perm: np.ndarray, weights: np.ndarray) -> float:
     total = 0.0
     for i in range(perm.size):
@@ -125,7 +125,7 @@ def placement_weight(perm: np.ndarray, weights: np.ndarray) -> float:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perm_hash(perm: np.ndarray) -> np.int64:
     h = np.int64(17)
     for i in range(perm.size):
@@ -133,7 +133,7 @@ def perm_hash(perm: np.ndarray) -> np.int64:
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def better(cost_a: int, weight_a: float, cost_b: int, weight_b: float) -> bool:
     """Lexicographic order: fewer conflicts first, then more weight."""
     return cost_a < cost_b or (cost_a == cost_b and weight_a > weight_b)
@@ -144,7 +144,7 @@ def better(cost_a: int, weight_a: float, cost_b: int, weight_b: float) -> bool:
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def select_tournament(cost: np.ndarray, weight: np.ndarray, k: int) -> int:
     size = cost.size
     best = np.random.randint(0, size)
@@ -155,7 +155,7 @@ def select_tournament(cost: np.ndarray, weight: np.ndarray, k: int) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def select_best_of(cost: np.ndarray, weight: np.ndarray, k: int, scratch: np.ndarray) -> int:
     """Best of ``k`` distinct random individuals (partial Fisher-Yates on ``scratch``)."""
     size = cost.size
@@ -173,7 +173,7 @@ def select_best_of(cost: np.ndarray, weight: np.ndarray, k: int, scratch: np.nda
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def roulette_fitness(
     cost: np.ndarray, weight: np.ndarray, max_pairs: int, weighted: bool, fitness: np.ndarray
 ) -> float:
@@ -194,7 +194,7 @@ def roulette_fitness(
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def select_roulette(fitness: np.ndarray, total: float) -> int:
     size = fitness.size
     if total <= 0.0:
@@ -213,7 +213,7 @@ def select_roulette(fitness: np.ndarray, total: float) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pmx(
     base: np.ndarray,
     donor: np.ndarray,
@@ -259,7 +259,7 @@ def pmx(
             position[moved] = j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cut_crossfill(
     head: np.ndarray,
     tail: np.ndarray,
@@ -286,7 +286,7 @@ def cut_crossfill(
             out += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def crossfill_001(
     first: np.ndarray,
     second: np.ndarray,
@@ -341,7 +341,7 @@ def crossfill_001(
             out += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gene_draw(
     x: np.ndarray,
     y: np.ndarray,
@@ -375,7 +375,7 @@ def gene_draw(
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def swap_mutation(perm: np.ndarray, free: np.ndarray, probability: float, distinct: bool) -> None:
     """With ``probability``, swap two random free rows (possibly the same one if not
     ``distinct``, as in 001's code)."""
@@ -394,7 +394,7 @@ def swap_mutation(perm: np.ndarray, free: np.ndarray, probability: float, distin
     perm[ra], perm[rb] = perm[rb], perm[ra]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def per_gene_mutation(perm: np.ndarray, free: np.ndarray, probability: float) -> None:
     """004: each free row, with ``probability``, swaps with another random free row."""
     m = free.size
@@ -415,7 +415,7 @@ def per_gene_mutation(perm: np.ndarray, free: np.ndarray, probability: float) ->
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def improve_most_attacked(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -520,7 +520,7 @@ def improve_most_attacked(
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _record(
     perm: np.ndarray,
     cost: int,
@@ -542,7 +542,7 @@ def _record(
         best_weight[0] = weight
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate_and_improve(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -567,7 +567,7 @@ def _evaluate_and_improve(
     return cost, weight
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _goal_reached(icfg: np.ndarray, fcfg: np.ndarray, counters: np.ndarray,
                   best_weight: np.ndarray) -> bool:
     if counters[C_FOUND] == 0:
@@ -577,7 +577,7 @@ def _goal_reached(icfg: np.ndarray, fcfg: np.ndarray, counters: np.ndarray,
     return best_weight[0] >= fcfg[F_BOUND] - 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _select(
     cost: np.ndarray, weight: np.ndarray, icfg: np.ndarray, fitness: np.ndarray,
     total_fitness: float, scratch: np.ndarray,
@@ -592,7 +592,7 @@ def _select(
     return np.random.randint(0, cost.size)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _crossover(
     p1: np.ndarray, p2: np.ndarray, child_a: np.ndarray, child_b: np.ndarray,
     free: np.ndarray, icfg: np.ndarray, used: np.ndarray, position: np.ndarray,
@@ -628,7 +628,7 @@ def _crossover(
             child_b[:] = p2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mutate(perm: np.ndarray, free: np.ndarray, icfg: np.ndarray, fcfg: np.ndarray) -> None:
     kind = icfg[I_MUTATION]
     if kind == MUT_SWAP:
@@ -637,7 +637,7 @@ def _mutate(perm: np.ndarray, free: np.ndarray, icfg: np.ndarray, fcfg: np.ndarr
         per_gene_mutation(perm, free, fcfg[F_P_MUTATION])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _worst(cost: np.ndarray, weight: np.ndarray, skip: int) -> int:
     """Index of the worst individual (the first one on ties), ``skip`` excluded."""
     worst = -1
@@ -649,7 +649,7 @@ def _worst(cost: np.ndarray, weight: np.ndarray, skip: int) -> int:
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _is_duplicate(
     pop: np.ndarray, cost: np.ndarray, weight: np.ndarray, hashes: np.ndarray,
     child: np.ndarray, child_cost: int, child_weight: float, child_hash: np.int64,
@@ -666,7 +666,7 @@ def _is_duplicate(
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ga_chunk(
     pop: np.ndarray,
     cost: np.ndarray,

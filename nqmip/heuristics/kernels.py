@@ -12,8 +12,10 @@ Every move below reads or updates O(1) counter cells: nothing recounts the board
 counters may be any integer dtype (int32 by default; the large-n solver uses uint8 to keep
 10^8 queens in memory); arithmetic is done in int64 so small dtypes cannot wrap.
 
-All functions are ``@njit(cache=True)``: call them from other kernels, or from Python for
-tests (each call from Python pays numba's dispatch overhead, about a microsecond).
+All functions are ``@njit(cache=True, nogil=True)``: call them from other kernels, or from
+Python for tests (each call from Python pays numba's dispatch overhead, about a
+microsecond). Every kernel of the package releases the GIL, so auto runs the annealing in a
+thread beside a proof or a solver.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def init_counters(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``init_counters(perm) -> (diag, anti)``: int32 occupancy counts of the 2n-1 lines each.
 
@@ -35,7 +37,7 @@ def init_counters(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return diag, anti
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def total_conflicts(diag: np.ndarray, anti: np.ndarray) -> int:
     """``total_conflicts(diag, anti) -> int``: attacking pairs, ``Σ k(k-1)/2`` over all lines."""
     total = 0
@@ -48,7 +50,7 @@ def total_conflicts(diag: np.ndarray, anti: np.ndarray) -> int:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fill_counters(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray) -> int:
     """``fill_counters(perm, diag, anti) -> int``: refill the given counters (any integer
     dtype, 2n-1 cells each) from scratch and return the attacking pairs. O(n)."""
@@ -61,14 +63,14 @@ def fill_counters(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray) -> int:
     return total_conflicts(diag, anti)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def queen_conflicts(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int) -> int:
     """``queen_conflicts(perm, diag, anti, i) -> int``: queens attacking the queen of row i."""
     n = perm.size
     return (int(diag[i - perm[i] + n - 1]) - 1) + (int(anti[i + perm[i]]) - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _line_delta(counts: np.ndarray, old_i: int, old_k: int, new_i: int, new_k: int) -> int:
     """Change in attacking pairs on one family of lines when two queens leave ``old_i`` and
     ``old_k`` and land on ``new_i`` and ``new_k``; read-only, exact when lines coincide."""
@@ -94,7 +96,7 @@ def _line_delta(counts: np.ndarray, old_i: int, old_k: int, new_i: int, new_k: i
     return int(after_i + after_k - removed)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def swap_delta(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int, k: int) -> int:
     """``swap_delta(perm, diag, anti, i, k) -> int``: change in attacking pairs if rows i and k
     exchange columns. O(1), reads only; correct when the two queens share a line."""
@@ -110,7 +112,7 @@ def swap_delta(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int, k: 
     return delta_diag + delta_anti
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_swap(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int, k: int) -> None:
     """``apply_swap(perm, diag, anti, i, k)``: exchange the columns of rows i and k, updating
     the counters in O(1)."""
@@ -131,7 +133,7 @@ def apply_swap(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, i: int, k: 
     anti[k + col_i] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def swap_weight_delta(perm: np.ndarray, weights: np.ndarray, i: int, k: int) -> float:
     """``swap_weight_delta(perm, weights, i, k) -> float``: change of Σ weights[r, perm[r]]
     if rows i and k exchange columns. O(1)."""
@@ -140,7 +142,7 @@ def swap_weight_delta(perm: np.ndarray, weights: np.ndarray, i: int, k: int) -> 
     return weights[i, col_k] + weights[k, col_i] - weights[i, col_i] - weights[k, col_k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def most_attacked_improvement(
     perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, movable: np.ndarray
 ) -> int:

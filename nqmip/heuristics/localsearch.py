@@ -89,7 +89,7 @@ def counters_for(perm: np.ndarray, dtype: type = np.int32) -> tuple[np.ndarray, 
     return diag, anti
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scan_conflicted(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -110,7 +110,7 @@ def scan_conflicted(
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pick_conflicted(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -146,7 +146,7 @@ def pick_conflicted(
         in_list[row] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def note_row(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -173,6 +173,7 @@ def run_chunks(
     start: float,
     chunk: int,
     budget_slot: int = ITERATIONS,
+    deadline: Deadline | None = None,
 ) -> str:
     """Call ``step(seed, budget)`` until it reports done, the budget is spent or the time
     limit passes; return ``"done"``, ``"iterations"``, ``"time"`` or ``"interrupted"``
@@ -181,7 +182,8 @@ def run_chunks(
     The budget is counted in ``counters[budget_slot]`` (iterations by default, or
     evaluations); ``step`` runs at most ``budget`` more units and returns True when its
     goal is reached. The clock is read only between chunks, so a run overshoots its time limit by
-    at most one chunk (a few milliseconds with the chunk sizes used).
+    at most one chunk (a few milliseconds with the chunk sizes used). A ``deadline``
+    given too is read as well: it may be cancelled from another thread.
     """
     try:
         while True:
@@ -189,6 +191,8 @@ def run_chunks(
             if left <= 0:
                 return "iterations"
             if time_limit is not None and time.perf_counter() - start >= time_limit:
+                return "time"
+            if deadline is not None and deadline.expired():
                 return "time"
             if step(kernel_seed(rng), min(chunk, left)):
                 return "done"
@@ -205,7 +209,7 @@ TEMPERATURE = 2  # simulated annealing only
 FLOAT_SLOTS = 3
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def record_best(
     perm: np.ndarray, best_perm: np.ndarray, state: np.ndarray, fstate: np.ndarray,
     weighted: bool,
@@ -227,7 +231,7 @@ def record_best(
         state[LAST_IMPROVEMENT] = state[ITERATIONS]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def goal_reached(state: np.ndarray, fstate: np.ndarray, weighted: bool, bound: float) -> bool:
     """The goal of a tabu or annealing run: no conflict, or (weighted) a conflict-free board
     as heavy as the bound."""
@@ -395,13 +399,15 @@ def run_swap_search(
     compile_time = timed_compile(warm_up)
     limit = seconds_left(time_limit)
     start = time.perf_counter()
-    deadline = Deadline(limit, start=start)
+    # The caller's deadline, when it gives one, is followed as well: it may be cancelled.
+    deadline = (time_limit.sub() if isinstance(time_limit, Deadline)
+                else Deadline(limit, start=start))
     rng = make_rng(seed)
     begin = first(deadline) if first is not None else None
     search = new_swap_search(instance, rng, weight_bound(instance), penalty, begin)
     step = prepare(search, deadline)
     outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=limit,
-                         start=start, chunk=chunk)
+                         start=start, chunk=chunk, deadline=deadline)
     wall = time.perf_counter() - start
     return swap_search_result(
         instance, method, search, outcome, wall_time=wall, seed=seed,

@@ -70,23 +70,23 @@ COUNTER_CAP_UINT8 = 255
 DEFERRED_CAPACITY = 1 << 16
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row(free_rows: np.ndarray, idx: int) -> int:
     # An empty free_rows array stands for "every row is free" (saves 4n bytes).
     return idx if free_rows.size == 0 else free_rows[idx]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bit_is_set(bits: np.ndarray, index: int) -> bool:
     return (bits[index >> 6] >> np.uint64(index & 63)) & np.uint64(1) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _set_bit(bits: np.ndarray, index: int) -> None:
     bits[index >> 6] |= np.uint64(1) << np.uint64(index & 63)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy_chunk(
     perm: np.ndarray,
     diag_bits: np.ndarray,
@@ -155,14 +155,14 @@ def greedy_chunk(
     return stop
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bits_to_counts(bits: np.ndarray, counts: np.ndarray) -> None:
     """Expand one occupancy bit per line into the counters the repair needs (sequential)."""
     for index in range(counts.size):
         counts[index] = (bits[index >> 6] >> np.uint64(index & 63)) & np.uint64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def place_rows(
     perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, rows: np.ndarray, cap: int
 ) -> int:
@@ -186,7 +186,7 @@ def place_rows(
     return added
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def strict_repair_pass(
     perm: np.ndarray,
     diag: np.ndarray,
@@ -229,7 +229,7 @@ def strict_repair_pass(
     return left
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def min_conflicts_chunk(
     perm: np.ndarray,
     diag: np.ndarray,

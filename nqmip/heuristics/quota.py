@@ -84,7 +84,7 @@ def count_permutation(n: int, black: int, fixed: tuple[tuple[int, int], ...],
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def quota_chunk(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, free: np.ndarray,
                 attacked: np.ndarray, samples: int, noise: float, state: np.ndarray,
                 seed: int, budget: int) -> bool:

@@ -54,14 +54,14 @@ TABU_TABLE_BITS = 16
 CHUNK = 1 << 16  # iterations per kernel call between clock checks
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pair_slot(i: int, k: int) -> int:
     low = min(i, k)
     high = max(i, k)
     return ((low * 73856093) ^ (high * 19349663)) & ((1 << TABU_TABLE_BITS) - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tabu_chunk(
     perm: np.ndarray,
     diag: np.ndarray,

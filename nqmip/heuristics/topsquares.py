@@ -51,7 +51,7 @@ EVALS = 2
 SLOTS = 3
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _allowed_at(indptr: np.ndarray, indices: np.ndarray, row: int, col: int) -> bool:
     """Is ``col`` in the sorted list of ``row``? (binary search)"""
     lo = indptr[row]
@@ -68,7 +68,7 @@ def _allowed_at(indptr: np.ndarray, indices: np.ndarray, row: int, col: int) -> 
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def topsquares_chunk(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray,
                      movable: np.ndarray, row_ptr: np.ndarray, row_cols: np.ndarray,
                      col_ptr: np.ndarray, col_rows: np.ndarray, attacked: np.ndarray,
