@@ -24,7 +24,7 @@ it knows:
   fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N``, the colour
   quota search then the annealing from its placement; elsewhere the annealing beside the
   best cheap bound: the colour bound (line IP or its Lagrangian, O(n)), the LP relaxation
-  up to ``LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
+  up to ``nqmip.bounds.LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
 
 Without a time limit each part runs to its own end (a proof, or the heuristic's default
 budget). The measured anytime curves are in docs/anytime.md.
@@ -41,6 +41,7 @@ import numpy as np
 
 from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
+from nqmip.bounds import cheap_bound, colour_bound_applies
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
@@ -73,8 +74,6 @@ INCUMBENT_SECONDS = 2.0
 #: 3.8 s and 20 s; below n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703
 #: against 1788).
 TOPSQUARES_MIN_N = 1000
-#: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
-LP_BOUND_MAX_N = 200
 #: The exact backends "auto" prefers, in order, among those installed and licensed for n.
 #: Gurobi first where it is installed and its licence covers n: it proved what HiGHS could
 #: not (chess n = 36, 37 with the strengthened model; random weights n = 40) and was
@@ -115,47 +114,6 @@ def pick_backend(n: int) -> str:
             continue  # pip's licence; a full licence user can ask for method="gurobi"
         return name
     return "highs"
-
-
-def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | None:
-    """The LP relaxation's optimum (an upper bound on the weighted optimum), or None."""
-    import highspy
-
-    from nqmip.backends.highs import to_highs_lp
-    from nqmip.formulation.matrix import build_linear_model
-
-    lm = build_linear_model(instance)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    limit = None if deadline is None else deadline.seconds(floor=0.01)
-    if limit is not None:
-        h.setOptionValue("time_limit", limit)
-    lp = to_highs_lp(lm, highspy)
-    lp.integrality_ = []
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return float(h.getInfo().objective_function_value)
-
-
-def cheap_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[float, str]:
-    """The best bound affordable without a MIP: ``(bound, where it comes from)``."""
-    from nqmip.heuristics.common import weight_bound
-
-    combinatorial = weight_bound(instance)
-    if _colour_weights(instance):
-        from nqmip.formulation.strengthen import plan
-
-        colour_bound = plan(instance).objective_bound
-        if colour_bound is not None and colour_bound < combinatorial:
-            return float(colour_bound), "colour_bound"
-    if not instance.is_feasibility and instance.colours is None \
-            and instance.n <= LP_BOUND_MAX_N:
-        lp = lp_bound(instance, deadline)
-        if lp is not None and lp < combinatorial:
-            return lp, "lp_relaxation"
-    return combinatorial, "row_column_maxima"
 
 
 class _Portfolio:
@@ -232,6 +190,10 @@ class _Portfolio:
         self.offer(found, step)
         if restart and not self.proven() and not deadline.expired():
             self.heuristic(deadline, from_best=True)
+
+    def start_from_best(self) -> dict[str, Any]:
+        """A heuristic's parameters to start from the incumbent."""
+        return self._start(True, AUTO_HEURISTIC)[0]
 
     def _start(self, from_best: bool, method: str) -> tuple[dict[str, Any], str]:
         """The heuristic's parameters (``start``: the incumbent) and its step's name."""
@@ -359,7 +321,7 @@ def solve_auto(
             exact(deadline)
         return run.finish(begin)
 
-    colour = _colour_weights(instance)
+    colour = colour_bound_applies(instance)
     if colour and n <= COLOUR_PROOF_MAX_N:
         _colour_plan(run, deadline, exact)
         return run.finish(begin)
@@ -389,9 +351,13 @@ def solve_auto(
         quota = (min(0.5 * left, max(COLOUR_QUOTA_SHARE * left,
                                      COLOUR_QUOTA_SECONDS_PER_QUEEN * n))
                  if deadline.limited else None)
-        run.heuristic(deadline.sub(quota), AUTO_COLOUR_HEURISTIC)
+        quota_limit = deadline.sub(quota)
+        run.beside(quota_limit, lambda: run.heuristic(quota_limit, AUTO_COLOUR_HEURISTIC))
         if not deadline.expired():
-            run.heuristic(deadline, from_best=True)
+            # Two annealings from quota's placement, one per core, with different seeds.
+            run.beside(deadline, lambda: run.offer(run.search(
+                deadline, AUTO_HEURISTIC, run.start_from_best(), seed=seed + 1),
+                f"{AUTO_HEURISTIC} (second)"), from_best=True)
         return run.finish(begin)
     if instance.dense is not None and n >= TOPSQUARES_MIN_N:
         # Dense weights: the search on the heaviest squares, which reaches the bound outright
@@ -455,7 +421,7 @@ def _warm_up_kernels(instance: Instance) -> None:
         minconflicts._warm_up()
         return
     anneal._warm_up_start()
-    if _colour_weights(instance) and instance.n >= COLOUR_QUOTA_MIN_N:
+    if colour_bound_applies(instance) and instance.n >= COLOUR_QUOTA_MIN_N:
         quota._warm_up()
     if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
         topsquares._warm_up()
@@ -495,12 +461,6 @@ def _free_rows(instance: Instance) -> int:
     from nqmip.instance import free_board
 
     return int(free_board(instance).rows.size)
-
-
-def _colour_weights(instance: Instance) -> bool:
-    if instance.is_feasibility or instance.colours is None:
-        return False
-    return instance.colours.black != instance.colours.white
 
 
 def _colour_search(instance: Instance, seed: int | None, limit: Deadline) -> Result | None:

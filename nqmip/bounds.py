@@ -1,0 +1,58 @@
+"""The bounds auto can afford without a MIP: the colour bound (weights constant per
+colour), the LP relaxation (dense weights, small n), the row and column maxima."""
+
+from __future__ import annotations
+
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+
+#: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
+LP_BOUND_MAX_N = 200
+
+
+def colour_bound_applies(instance: Instance) -> bool:
+    """Weights constant per colour, and not the same on both: the colour bound applies."""
+    if instance.is_feasibility or instance.colours is None:
+        return False
+    return instance.colours.black != instance.colours.white
+
+
+def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | None:
+    """The LP relaxation's optimum (an upper bound on the weighted optimum), or None."""
+    import highspy
+
+    from nqmip.backends.highs import to_highs_lp
+    from nqmip.formulation.matrix import build_linear_model
+
+    lm = build_linear_model(instance)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    limit = None if deadline is None else deadline.seconds(floor=0.01)
+    if limit is not None:
+        h.setOptionValue("time_limit", limit)
+    lp = to_highs_lp(lm, highspy)
+    lp.integrality_ = []
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return float(h.getInfo().objective_function_value)
+
+
+def cheap_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[float, str]:
+    """The best bound affordable without a MIP: ``(bound, where it comes from)``."""
+    from nqmip.heuristics.common import weight_bound
+
+    combinatorial = weight_bound(instance)
+    if colour_bound_applies(instance):
+        from nqmip.formulation.strengthen import plan
+
+        colour_bound = plan(instance).objective_bound
+        if colour_bound is not None and colour_bound < combinatorial:
+            return float(colour_bound), "colour_bound"
+    if not instance.is_feasibility and instance.colours is None \
+            and instance.n <= LP_BOUND_MAX_N:
+        lp = lp_bound(instance, deadline)
+        if lp is not None and lp < combinatorial:
+            return lp, "lp_relaxation"
+    return combinatorial, "row_column_maxima"
