@@ -128,6 +128,7 @@ class _Portfolio:
         self.bound_from: str | None = None
         self.plan: list[str] = []
         self.last: Result | None = None
+        self.infeasible: Result | None = None
         self.refuted: tuple[int, ...] = ()
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
@@ -138,6 +139,7 @@ class _Portfolio:
         self.last = result
         self.compile_time += result.compile_time or 0.0
         if result.status == Status.INFEASIBLE:
+            self.infeasible = result  # proven: no placement (kept whatever ends after it)
             return result
         if result.placement is not None and (
             self.best is None
@@ -219,10 +221,10 @@ class _Portfolio:
     def finish(self, begin: float) -> Result:
         best = self.best
         if best is None:
+            if self.infeasible is not None:
+                return _as_auto(self.infeasible, begin, self)
             last = self.last
             assert last is not None
-            if last.status == Status.INFEASIBLE:
-                return _as_auto(last, begin, self)
             return _as_auto(last.with_(bound=self.bound, status=Status.UNKNOWN,
                                        placement=None, objective=None), begin, self)
         proven = self.proven()

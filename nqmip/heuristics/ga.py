@@ -16,6 +16,10 @@ Usage::
     solve_ga(instance, seed=1, time_limit=None)                  # our default
     solve_ga(instance, seed=1, time_limit=None, preset="crossfill-ea")  # document 001's EA
     solve_ga(instance, seed=1, time_limit=None, preset="chu-beasley", population=50)
+
+Long module: the operator classes, the presets of the three reference documents and the
+driver are one method's configuration surface; split apart, each preset would have to
+import every operator module and the docs would lose their one place to point to.
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ n, the repair touches only the listed rows. Memory for 10^8 queens: the permutat
 (int32, 0.4 GB), two 25 MB bitsets, then uint8 line counters (2 x 0.2 GB). Weights are
 not optimised: on a weighted instance the first conflict-free placement is returned (use
 tabu or sa to optimise weights).
+
+Long module: the three phases share the state arrays and the chunk driver; each phase is a
+kernel plus its Python driver, and apart they would pass the same dozen arrays across
+module borders.
 """
 
 from __future__ import annotations
