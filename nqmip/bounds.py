@@ -6,8 +6,12 @@ from __future__ import annotations
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 
-#: Largest n for which the LP relaxation is solved for a bound (a few seconds at most).
-LP_BOUND_MAX_N = 200
+#: Largest n for which the LP relaxation is solved for a bound. It costs 0.4 s at n = 100,
+#: 1.3 s at 150 and 4.3 s at 200 (random 1..9, where it gives 9n, the row maxima, from
+#: n = 64 on); beyond, its Python model building holds the GIL the annealing beside it
+#: needs between chunks (random n = 200, 5 s, seeds 0-2: auto 1777/1782/1777 with it, the
+#: annealing alone 1778/1780/1781).
+LP_BOUND_MAX_N = 100
 
 
 def colour_bound_applies(instance: Instance) -> bool:

@@ -24,7 +24,8 @@ it knows:
   fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N``, the colour
   quota search then the annealing from its placement; elsewhere the annealing beside the
   best cheap bound: the colour bound (line IP or its Lagrangian, O(n)), the LP relaxation
-  up to ``nqmip.bounds.LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum sums.
+  up to ``nqmip.bounds.LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum
+  sums.
 
 Without a time limit each part runs to its own end (a proof, or the heuristic's default
 budget). The measured anytime curves are in docs/anytime.md.
