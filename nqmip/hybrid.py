@@ -299,7 +299,7 @@ def solve_auto(
         # As for every heuristic, import and numba's compile (or cache load) are reported
         # apart (compile_time) and the limit counts from their end: the kernels this plan
         # runs are loaded first.
-        _warm_up_kernels(instance)
+        _warm_up_kernels(instance, size)
         run.compile_time += time.perf_counter() - begin
         deadline = run.deadline = Deadline(time_limit)
 
@@ -329,8 +329,7 @@ def solve_auto(
         _colour_plan(run, deadline, exact)
         return run.finish(begin)
 
-    if size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
-                                    and pick_backend(size) == "gurobi"):
+    if _mip_plan(size):
         # A short annealing for an incumbent, then the MIP warm-started from it here and the
         # annealing from the same placement beside it, until the MIP proves or time is up.
         # Beyond the exact range only Gurobi's incumbents beat the heuristics in the grid
@@ -415,9 +414,16 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     run.beside(deadline, prove)
 
 
-def _warm_up_kernels(instance: Instance) -> None:
+def _mip_plan(size: int) -> bool:
+    """Whether auto runs the MIP (beside the annealing) on a board of ``size`` free rows
+    with dense weights."""
+    return size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
+                                        and pick_backend(size) == "gurobi")
+
+
+def _warm_up_kernels(instance: Instance, size: int) -> None:
     """Compile (or load from numba's cache) the heuristics' kernels the plan for
-    ``instance`` may run."""
+    ``instance`` (``size`` free rows) may run."""
     from nqmip.heuristics import anneal, ga, minconflicts, quota, topsquares
 
     if instance.is_feasibility:
@@ -428,7 +434,7 @@ def _warm_up_kernels(instance: Instance) -> None:
         quota._warm_up()
     if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
         topsquares._warm_up()
-    elif instance.dense is not None:
+    elif instance.dense is not None and not _mip_plan(size):  # the GA is the second search
         ga._warm_up()
 
 
