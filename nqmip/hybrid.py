@@ -23,9 +23,9 @@ it knows:
   heaviest squares (``topsquares``, which proves the optimum where every row's top weight
   fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N``, the colour
   quota search then the annealing from its placement; elsewhere the annealing beside the
-  best cheap bound: the colour bound (line IP or its Lagrangian, O(n)), the LP relaxation
-  up to ``nqmip.bounds.LP_BOUND_MAX_N``, else the smaller of the row- and column-maximum
-  sums.
+  best cheap bound (the colour bound, the LP relaxation up to
+  ``nqmip.bounds.LP_BOUND_MAX_N``, else the row- or column-maximum sums), then the window
+  search (``lns``, dense weights) or an annealing from another seed (colour weights).
 
 Without a time limit each part runs to its own end (a proof, or the heuristic's default
 budget). The measured anytime curves are in docs/anytime.md.
@@ -58,8 +58,8 @@ AUTO_EXACT_MAX_N = 36
 #: portfolio on other weights, warm-started from the heuristic. Measured (random 1..9):
 #: n = 64, 5 s: GA alone 559, GA + HiGHS 549; n = 100, 20 s: GA 881, GA + HiGHS 877.
 MIP_PORTFOLIO_MAX_N = 60
-#: Weights constant per colour: the strengthened MIP after the colour proof up to this n
-#: (docs/frontier.md), and the colour proof itself up to ``COLOUR_PROOF_MAX_N``.
+#: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
+#: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
 COLOUR_PROOF_MAX_N = 128
 #: The colour proof runs beside the annealing with the whole budget (without a limit:
@@ -75,11 +75,9 @@ INCUMBENT_SECONDS = 2.0
 #: 3.8 s and 20 s; below n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703
 #: against 1788).
 TOPSQUARES_MIN_N = 1000
-#: The exact backends "auto" prefers, in order, among those installed and licensed for n.
-#: Gurobi first where it is installed and its licence covers n: it proved what HiGHS could
-#: not (chess n = 36, 37 with the strengthened model; random weights n = 40) and was
-#: faster elsewhere (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md,
-#: docs/frontier.md). HiGHS, which ships with nqmip, everywhere else.
+#: The exact backends "auto" prefers, among those installed and licensed for n: Gurobi
+#: proved what HiGHS could not (chess n = 36, 37; random n = 40) and was faster elsewhere
+#: (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md). Else HiGHS.
 AUTO_BACKENDS = ("gurobi", "highs")
 #: The heuristic of the portfolio (incumbents, and the search beyond the MIP range): the
 #: simulated annealing, sized to the time, is the strongest weighted search measured given
@@ -88,10 +86,10 @@ AUTO_BACKENDS = ("gurobi", "highs")
 #: chess, 20 s: n = 100 176 (quota 174), n = 200 352 (quota 348), n = 1000 1726 (quota
 #: 1720); docs/anytime.md.
 AUTO_HEURISTIC = "sa"
-#: Dense weights beyond the MIP's range: the search that runs on the second core, beside
-#: the annealing, once the bound is computed. The GA is the other strong weighted search
-#: there (random 1..9, 20 s, seed 1: n = 100 GA 889, sa 888; docs/anytime.md).
-SECOND_HEURISTIC = "ga"
+#: Dense weights beyond the MIP's range: the search on the second core, beside the
+#: annealing, once the bound is computed: the window search (random 1..9, n = 100, 20 s,
+#: seeds 0-2: auto 896/895/892 with it, 889/890/890 with the GA; docs/anytime.md).
+SECOND_HEURISTIC = "lns"
 #: For weights constant per colour beyond the colour proof's range, the colour quota search
 #: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
 #: seconds), then the annealing started from its placement, from ``COLOUR_QUOTA_MIN_N`` on
@@ -374,8 +372,8 @@ def solve_auto(
         return run.finish(begin)
     # The annealing to the deadline, and beside it the best bound affordable (the LP
     # relaxation takes 4 s at random n = 200: it no longer delays the search), then a
-    # second search on the same core to the deadline: the GA for dense weights, the
-    # annealing from another seed for colour weights.
+    # second search on the same core to the deadline: the window search (lns) for dense
+    # weights, the annealing from another seed for colour weights.
     def second() -> None:
         run.tighten(*cheap_bound(instance, deadline))
         if not deadline.expired():
@@ -415,16 +413,14 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
 
 
 def _mip_plan(size: int) -> bool:
-    """Whether auto runs the MIP (beside the annealing) on a board of ``size`` free rows
-    with dense weights."""
+    """Whether auto runs the MIP on ``size`` free rows of dense weights."""
     return size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
                                         and pick_backend(size) == "gurobi")
 
 
 def _warm_up_kernels(instance: Instance, size: int) -> None:
-    """Compile (or load from numba's cache) the heuristics' kernels the plan for
-    ``instance`` (``size`` free rows) may run."""
-    from nqmip.heuristics import anneal, ga, minconflicts, quota, topsquares
+    """Compile (or load from numba's cache) the kernels auto's plan may run."""
+    from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
 
     if instance.is_feasibility:
         minconflicts._warm_up()
@@ -434,8 +430,8 @@ def _warm_up_kernels(instance: Instance, size: int) -> None:
         quota._warm_up()
     if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
         topsquares._warm_up()
-    elif instance.dense is not None and not _mip_plan(size):  # the GA is the second search
-        ga._warm_up()
+    elif instance.dense is not None and not _mip_plan(size):  # the second search
+        lns._warm_up()
 
 
 def _explicit(instance: Instance, seed: int) -> Result:
@@ -465,11 +461,9 @@ def _spare_cores() -> int:
 
 def _free_rows(instance: Instance) -> int:
     """The rows left to fill: n without fixed queens."""
-    if not instance.fixed:
-        return instance.n
     from nqmip.instance import free_board
 
-    return int(free_board(instance).rows.size)
+    return int(free_board(instance).rows.size) if instance.fixed else instance.n
 
 
 def _colour_search(instance: Instance, seed: int | None, limit: Deadline) -> Result | None:

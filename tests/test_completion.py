@@ -126,6 +126,8 @@ def accepts(method: str, inst: nqmip.Instance) -> bool:
     if method == "quota":  # colour weights with two values only
         return inst.colours is not None and inst.colours.black != inst.colours.white \
             and not inst.is_feasibility
+    if method == "lns":  # improves the weight of a solution
+        return not inst.is_feasibility
     if method == "topsquares":  # a dense weight matrix only
         return inst.dense is not None
     return True

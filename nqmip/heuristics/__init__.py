@@ -21,6 +21,7 @@ _REGISTRY: dict[str, str] = {
     "minconflicts": "nqmip.heuristics.minconflicts:solve_minconflicts",
     "topsquares": "nqmip.heuristics.topsquares:solve_topsquares",
     "quota": "nqmip.heuristics.quota:solve_quota",
+    "lns": "nqmip.heuristics.lns:solve_lns",
 }
 
 HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
