@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The grid of the issue: n, the budgets, the methods; exact backends only where they load.
 SIZES = (40, 64, 100, 200, 1000, 10_000)
 BUDGETS = (5.0, 20.0)
-HEURISTICS = ("sa", "tabu", "ga", "quota", "topsquares")
+HEURISTICS = ("sa", "tabu", "ga", "quota", "topsquares", "lns")
 #: The specialists run only on the weights they are made for.
 ONLY_FOR = {"quota": "chess", "topsquares": "random"}
 EXACT = ("highs", "cpsat", "gurobi")
@@ -71,11 +71,14 @@ TARGETS = (
 )
 
 
-def run_targets(methods: list[str], seeds: list[int], output: Path) -> None:
-    """Each target cell for each method and seed: reached or not, and the peak RSS."""
+def run_targets(methods: list[str], seeds: list[int], output: Path,
+                sizes: list[int] | None = None) -> None:
+    """Each target cell (of ``sizes``, default all) for each method and seed: reached or
+    not, and the peak RSS."""
     rows = []
+    targets = [t for t in TARGETS if sizes is None or t[1] in sizes]
     with output.open("a") as out:
-        for weights, n, budget, target in TARGETS:
+        for weights, n, budget, target in targets:
             for method in methods:
                 for seed in seeds:
                     row = run_cell({"method": method, "weights": weights, "n": n,
@@ -91,7 +94,7 @@ def run_targets(methods: list[str], seeds: list[int], output: Path) -> None:
     print("| weights | n | budget s | target | method | objective (median) | reached "
           "| peak RSS MB |")
     print("|---|---:|---:|---:|---|---:|---|---:|")
-    for weights, n, budget, target in TARGETS:
+    for weights, n, budget, target in targets:
         for method in methods:
             cell = [r for r in rows if r["weights"] == weights and r["n"] == n
                     and r["method"] == method]
@@ -107,7 +110,7 @@ def run_targets(methods: list[str], seeds: list[int], output: Path) -> None:
 def warm_cache() -> None:
     """Compile (or load) every numba kernel once, outside the timed cells."""
     code = ("import nqmip\n"
-            "for m in ('sa', 'tabu', 'ga', 'minconflicts'):\n"
+            "for m in ('sa', 'tabu', 'ga', 'minconflicts', 'lns'):\n"
             "    nqmip.solve(20, 'chess', method=m, time_limit=1, seed=0)\n"
             "    nqmip.solve(20, 'random', method=m, time_limit=1, seed=0, weights_seed=0)\n"
             "nqmip.solve(70, 'chess', method='auto', time_limit=2, seed=0)\n")
@@ -256,13 +259,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", type=Path, help="draw objective against budget here (PNG)")
     parser.add_argument("--targets", action="store_true",
                         help="run the issue's target cells (see TARGETS) instead of the grid")
+    parser.add_argument("--target-sizes", type=int, nargs="+", default=None,
+                        help="with --targets: only the target cells of these n")
     parser.add_argument("--summary-only", action="store_true",
                         help="print the summary of --output without running anything")
     args = parser.parse_args(argv)
 
     if args.targets:
         warm_cache()
-        run_targets(args.methods or ["auto", "ga"], args.seeds, args.output)
+        run_targets(args.methods or ["auto", "ga"], args.seeds, args.output,
+                    args.target_sizes)
         return 0
     done: dict[tuple[Any, ...], dict[str, Any]] = {}
     if args.output.exists() and (args.resume or args.summary_only):
