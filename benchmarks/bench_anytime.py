@@ -27,10 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-# Gurobi's pip licence: at most 2000 variables and constraints (n <= 44), spelled once.
-from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # runs from a clone without installing, as the cells do
+
+# Gurobi's pip licence: at most 2000 variables and constraints (n <= 44), spelled once.
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N  # noqa: E402
 
 #: The grid of the issue: n, the budgets, the methods; exact backends only where they load.
 SIZES = (40, 64, 100, 200, 1000, 10_000)
