@@ -262,6 +262,8 @@ def write_doc(data: dict[str, Any]) -> None:
         "black squares ((i + j) even, 0-based) worth 2, white worth 1; the optimum is",
         "n + (number of black queens). Placements (0-based column per row) are in",
         "`docs/data/frontier.json`; re-check them with `nqmip.is_solution` (script below).",
+        "Other values per colour (white worth more, zero, negative) are measured in",
+        "[the colour proof for other weightings](colour-weights.md).",
         "",
         f"Machine: {data['machine']}; solvers: {data['solvers']}; threads per run: "
         f"{data['threads']}; limit {data['limit']:g} s per run.",
