@@ -88,7 +88,7 @@ AUTO_BACKENDS = ("gurobi", "highs")
 AUTO_HEURISTIC = "sa"
 #: Dense weights beyond the MIP's range: the search on the second core, beside the
 #: annealing, once the bound is computed: the window search (random 1..9, n = 100, 20 s,
-#: seeds 0-2: auto 896/895/892 with it, 889/890/890 with the GA; docs/anytime.md).
+#: seeds 0-2: auto 896/897/892 with it, 889/890/890 with the GA; docs/anytime.md).
 SECOND_HEURISTIC = "lns"
 #: For weights constant per colour beyond the colour proof's range, the colour quota search
 #: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
