@@ -370,10 +370,11 @@ def _row_tops(instance: Instance) -> np.ndarray:
 
 
 def _warm_up() -> None:
-    """Compile (or load from the cache) the kernel, and the start's, on a tiny board."""
+    """Compile (or load from the cache) the kernel, and the start's, on tiny boards: one per
+    layout of the weights (a dense matrix, the strided view of colour weights)."""
     minconflicts_warm_up()
-    inst = make_instance(8, np.arange(64, dtype=np.float64).reshape(8, 8) % 5)
-    _run_tiny(inst)
+    _run_tiny(make_instance(8, np.arange(64, dtype=np.float64).reshape(8, 8) % 5))
+    _run_tiny(make_instance(8, "chess"))
 
 
 def _run_tiny(instance: Instance) -> dict[str, Any]:
