@@ -299,18 +299,12 @@ def solve_lns(
                                     - begin, seed=seed, termination=Termination.TIME_LIMIT,
                                     compile_time=compile_time)
         perm = found.astype(np.int64)
-    diag, anti = counters_for(perm, np.int64)
+    diag, anti, inv, diag_row, anti_row = _board(perm)
     if diag.max(initial=0) > 1 or anti.max(initial=0) > 1:
         raise ParameterError("start must be conflict-free")
     weights = instance.kernel_weights()
     row_top = _row_tops(instance)
-    inv = np.empty(n, np.int64)
-    inv[perm] = np.arange(n)
     rows = np.arange(n)
-    diag_row = np.full(2 * n - 1, -1, np.int64)
-    anti_row = np.full(2 * n - 1, -1, np.int64)
-    diag_row[rows - perm + n - 1] = rows
-    anti_row[rows + perm] = rows
     movable = np.ones(n, np.bool_)
     for r, _c in instance.fixed:
         movable[r] = False
@@ -377,16 +371,26 @@ def _warm_up() -> None:
     _run_tiny(make_instance(8, "chess"))
 
 
-def _run_tiny(instance: Instance) -> dict[str, Any]:
-    perm = np.array([0, 4, 7, 5, 2, 6, 1, 3], dtype=np.int64)
-    n = 8
+def _board(perm: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernel's view of a placement: diagonal counters, the row of each column, and
+    the row on each diagonal (-1 where none; meaningful on conflict-free boards)."""
+    n = perm.size
     diag, anti = counters_for(perm, np.int64)
-    inv = np.argsort(perm).astype(np.int64)
     rows = np.arange(n)
+    inv = np.empty(n, np.int64)
+    inv[perm] = rows
     diag_row = np.full(2 * n - 1, -1, np.int64)
     anti_row = np.full(2 * n - 1, -1, np.int64)
     diag_row[rows - perm + n - 1] = rows
     anti_row[rows + perm] = rows
+    return diag, anti, inv, diag_row, anti_row
+
+
+def _run_tiny(instance: Instance) -> dict[str, Any]:
+    perm = np.array([0, 4, 7, 5, 2, 6, 1, 3], dtype=np.int64)
+    n = 8
+    diag, anti, inv, diag_row, anti_row = _board(perm)
+    rows = np.arange(n)
     state = np.zeros(SLOTS, np.int64)
     fstate = np.array([float(instance.objective(perm))])
     lns_chunk(perm, inv, diag, anti, diag_row, anti_row, np.ones(n, np.bool_),
