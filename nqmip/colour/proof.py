@@ -72,9 +72,9 @@ def colour_proof(
     placement, which never happens when the bound is not reached and not refuted, so a
     caller that needs an answer gives a limit (``auto`` and ``bound_proof`` do).
     """
+    from nqmip.colour import search
     from nqmip.colour.bound import black_count, black_queen_bound
     from nqmip.colour.lines import refute_black_count
-    from nqmip.colour.search import search_black_count
 
     deadline = Deadline.of(time_limit)
     begin = time.perf_counter()
@@ -88,6 +88,8 @@ def colour_proof(
     budget = deadline.remaining()  # inf without a limit
     step = 2 if maximise else -2  # towards the next best black count
     n = instance.n
+    # the half-turn-symmetric line sets first from this n
+    symmetric_min_n = None if maximise else search.FEWEST_SYMMETRIC_MIN_N
 
     def objective_of(black: int) -> float:
         return n * colours.white + (colours.black - colours.white) * black
@@ -103,8 +105,9 @@ def colour_proof(
         # reached), then the refutation, then the rest of the share.
         share = (min(QUICK_SEARCH, BOUND_SEARCH_SHARE * budget) if at_bound
                  else max(LOWER_TARGET_SHARE * budget, LOWER_TARGET_SECONDS))
-        placement = search_black_count(instance, target, seed=seed,
-                                       time_limit=deadline.sub(share))
+        placement = search.search_black_count(
+            instance, target, seed=seed, time_limit=deadline.sub(share),
+            symmetric_min_n=symmetric_min_n)
         # Each bound is refuted at most once: when that fails the target moves below it.
         if placement is None and at_bound and deadline.remaining() > MIN_STEP_SECONDS:
             outcome = refute_black_count(n, target, instance.fixed,
@@ -117,8 +120,9 @@ def colour_proof(
             if placement is None:
                 more = BOUND_SEARCH_SHARE * budget - (time.perf_counter() - begin)
                 if more > MIN_STEP_SECONDS:
-                    placement = search_black_count(instance, target, seed=seed,
-                                                   time_limit=deadline.sub(more))
+                    placement = search.search_black_count(
+                        instance, target, seed=seed, time_limit=deadline.sub(more),
+                        symmetric_min_n=symmetric_min_n)
         if placement is not None:
             return ColourProof(
                 placement=placement, objective=instance.objective(placement),

@@ -60,10 +60,12 @@ def search_black_count(
     *,
     seed: int | None = 0,
     time_limit: float | Deadline | None = SEARCH_SECONDS,
+    symmetric_min_n: int | None = None,
 ) -> tuple[int, ...] | None:
     """A placement of ``instance`` with exactly ``target_black`` black queens, or None.
 
-    The half-turn-symmetric line sets first (n >= ``SYMMETRIC_MIN_N``, no fixed queens;
+    The half-turn-symmetric line sets first (n >= ``symmetric_min_n``, by default
+    ``SYMMETRIC_MIN_N``, no fixed queens;
     ``SYMMETRIC_SHARE`` of the time, ``UNLIMITED_SYMMETRIC_SECONDS`` without a limit), the
     line-set search next (see the module docstring), then the colour walk with the time
     left; None when none found one within ``time_limit`` (seconds or a
@@ -71,7 +73,8 @@ def search_black_count(
     placement has that count), or when the line model proves that none has it.
     """
     deadline = Deadline.of(time_limit)
-    if SYMMETRIC_MIN_N <= instance.n <= LINE_SEARCH_MAX_N and not instance.fixed:
+    low = SYMMETRIC_MIN_N if symmetric_min_n is None else symmetric_min_n
+    if low <= instance.n <= LINE_SEARCH_MAX_N and not instance.fixed:
         share = (deadline.sub(share=SYMMETRIC_SHARE) if deadline.limited
                  else deadline.sub(UNLIMITED_SYMMETRIC_SECONDS))
         found = search_symmetric(instance.n, target_black, seed=seed, time_limit=share)
@@ -92,6 +95,14 @@ def search_black_count(
 #: and covers are half the size: chess n = 90 reached B = 70 in 0.8 s (seed 0), where the
 #: plain line sets did not in 60 s (docs/frontier.md).
 SYMMETRIC_MIN_N = 65
+#: The same from this n when the count sought is the fewest black queens (white worth
+#: more, measured after the chess table). At n = 61 the plain line sets found the 13 black
+#: queens of the bound in 22 s for one seed of three and not in 60 s for the others, the
+#: symmetric ones alone in 2.3-12.3 s for all three. Over n = 41..64 (seeds 0-2) it
+#: proved every size in every seed within 60 s, slowest n = 54 (33 s) and 59 (31 s; 3.2 s
+#: without); with a quarter of the time (not three quarters) to the symmetric sets n = 61
+#: failed in one seed (docs/colour-weights.md).
+FEWEST_SYMMETRIC_MIN_N = 41
 SYMMETRIC_SHARE = 0.75
 UNLIMITED_SYMMETRIC_SECONDS = 20.0
 #: Seconds on one symmetric line set (chess n = 118: covers found in 0.9 and 1.4 s).
