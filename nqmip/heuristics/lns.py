@@ -303,7 +303,7 @@ def solve_lns(
     if diag.max(initial=0) > 1 or anti.max(initial=0) > 1:
         raise ParameterError("start must be conflict-free")
     weights = instance.kernel_weights()
-    row_top = _row_tops(instance)
+    row_top = _row_tops(instance, weights)
     rows = np.arange(n)
     movable = np.ones(n, np.bool_)
     for r, _c in instance.fixed:
@@ -351,15 +351,16 @@ def solve_lns(
     )
 
 
-def _row_tops(instance: Instance) -> np.ndarray:
-    """Each row's heaviest square among the columns it may take (fixed rows: their queen)."""
+def _row_tops(instance: Instance, weights: np.ndarray) -> np.ndarray:
+    """Each row's heaviest square among the columns it may take (fixed rows: their queen),
+    from the kernel's ``weights`` (``instance.kernel_weights()``)."""
     n = instance.n
     if instance.colours is not None:
         tops = np.full(n, float(max(instance.colours.black, instance.colours.white)))
     else:
-        tops = np.asarray(instance.kernel_weights()).max(axis=1).astype(np.float64)
+        tops = weights.max(axis=1).astype(np.float64)
     for r, c in instance.fixed:
-        tops[r] = float(instance.kernel_weights()[r, c])
+        tops[r] = float(weights[r, c])
     return tops
 
 
@@ -393,7 +394,8 @@ def _run_tiny(instance: Instance) -> dict[str, Any]:
     rows = np.arange(n)
     state = np.zeros(SLOTS, np.int64)
     fstate = np.array([float(instance.objective(perm))])
+    weights = instance.kernel_weights()
     lns_chunk(perm, inv, diag, anti, diag_row, anti_row, np.ones(n, np.bool_),
-              rows.astype(np.int64), instance.kernel_weights(), _row_tops(instance), 4, 50,
+              rows.astype(np.int64), weights, _row_tops(instance, weights), 4, 50,
               state, fstate, 1e9, 1, 4)
     return {"perm": perm, "weight": fstate[0]}
