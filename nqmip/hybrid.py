@@ -21,11 +21,11 @@ it knows:
   beside the annealing from the same placement.
 - **Larger boards**: for dense weights from ``TOPSQUARES_MIN_N``, the search on the
   heaviest squares (``topsquares``, which proves the optimum where every row's top weight
-  fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N``, the colour
-  quota search then the annealing from its placement; elsewhere the annealing beside the
-  best cheap bound (the colour bound, the LP relaxation up to
+  fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N`` (beyond the
+  proof's range), the colour quota search on both cores with two seeds; elsewhere the
+  annealing beside the best cheap bound (the colour bound, the LP relaxation up to
   ``nqmip.bounds.LP_BOUND_MAX_N``, else the row- or column-maximum sums), then the window
-  search (``lns``, dense weights) or an annealing from another seed (colour weights).
+  search (``lns``, dense weights) or an annealing from another seed.
 
 Without a time limit each part runs to its own end (a proof, or the heuristic's default
 budget). The measured anytime curves are in docs/anytime.md.
@@ -90,18 +90,13 @@ AUTO_HEURISTIC = "sa"
 #: annealing, once the bound is computed: the window search (random 1..9, n = 100, 20 s,
 #: seeds 0-2: auto 896/897/892 with it, 889/890/890 with the GA; docs/anytime.md).
 SECOND_HEURISTIC = "lns"
-#: For weights constant per colour beyond the colour proof's range, the colour quota search
-#: first (it fixes the black count and raises it stage by stage; it reaches its plateau in
-#: seconds), then the annealing started from its placement, from ``COLOUR_QUOTA_MIN_N`` on
-#: (below, the annealing alone does better: chess n = 200, 5 s: 350, quota then sa 348).
-#: The quota search gets ``COLOUR_QUOTA_SHARE`` of the budget, or the seconds its plateau
-#: takes (``COLOUR_QUOTA_SECONDS_PER_QUEEN`` · n), at most half. Chess n = 10^4 (seed 0):
-#: 20 s, a quarter: quota 17,068 then sa 17,140 (half: 17,102; sa alone 17,050); 5 s, half:
-#: 17,070 (a quarter: 17,030; quota alone 17,062).
+#: For weights constant per colour beyond the colour proof's range: the colour quota search
+#: on both cores, two seeds (it raises the count on the better colour two queens at a time,
+#: each board repaired by an annealing over conflicts). Chess, one seed, 5 s, quota against
+#: the annealing: n = 200 350 against 350, n = 400 704 against 610; 20 s: n = 1000 1766
+#: against 1726; 60 s: n = 10^4 17,578 (the annealing after the old quota: 17,194).
 AUTO_COLOUR_HEURISTIC = "quota"
-COLOUR_QUOTA_MIN_N = 500
-COLOUR_QUOTA_SHARE = 0.25
-COLOUR_QUOTA_SECONDS_PER_QUEEN = 2.5e-4
+COLOUR_QUOTA_MIN_N = 129
 
 
 def pick_backend(n: int) -> str:
@@ -167,11 +162,13 @@ class _Portfolio:
         return self.offer(self.search(deadline, method, params), step)
 
     def beside(self, deadline: Deadline, work: Callable[[], object], *,
-               from_best: bool = False, restart: bool = False) -> None:
-        """Run the annealing in a thread until ``deadline`` while ``work`` (a proof, the MIP,
-        a bound, a specialist search) runs in this one: the annealing's kernels release the
-        GIL, and the proofs, HiGHS, CP-SAT and Gurobi run on one thread each, so on two cores
-        neither waits for the other (a single method never has less than it would alone).
+               method: str = AUTO_HEURISTIC, from_best: bool = False,
+               restart: bool = False) -> None:
+        """Run the annealing (or ``method``) in a thread until ``deadline`` while ``work``
+        (a proof, the MIP, a bound, a specialist search) runs in this one: the heuristics'
+        kernels release the GIL, and the proofs, HiGHS, CP-SAT and Gurobi run on one thread
+        each, so on two cores neither waits for the other (a single method never has less
+        than it would alone).
 
         The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
         stops when ``work`` ends, and starts again from the best placement with what is left
@@ -179,9 +176,9 @@ class _Portfolio:
         from concurrent.futures import ThreadPoolExecutor
 
         search_deadline = deadline.sub()
-        params, step = self._start(from_best, AUTO_HEURISTIC)
+        params, step = self._start(from_best, method)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-auto") as pool:
-            future = pool.submit(self.search, search_deadline, AUTO_HEURISTIC, params)
+            future = pool.submit(self.search, search_deadline, method, params)
             try:
                 work()
             finally:
@@ -345,19 +342,13 @@ def solve_auto(
         return run.finish(begin)
 
     if colour and n >= COLOUR_QUOTA_MIN_N:
-        # Beyond the proof's range: the quota search's plateau, then the annealing from it.
-        run.tighten(*cheap_bound(instance))
-        left = deadline.remaining()
-        quota = (min(0.5 * left, max(COLOUR_QUOTA_SHARE * left,
-                                     COLOUR_QUOTA_SECONDS_PER_QUEEN * n))
-                 if deadline.limited else None)
-        quota_limit = deadline.sub(quota)
-        run.beside(quota_limit, lambda: run.heuristic(quota_limit, AUTO_COLOUR_HEURISTIC))
-        if not deadline.expired():
-            # Two annealings from quota's placement, one per core, with different seeds.
-            run.beside(deadline, lambda: run.offer(run.search(
-                deadline, AUTO_HEURISTIC, run.start_from_best(), seed=seed + 1),
-                f"{AUTO_HEURISTIC} (second)"), from_best=True)
+        # Beyond the proof's range: the quota search here and beside it, two seeds.
+        def second_quota() -> None:
+            run.tighten(*cheap_bound(instance))
+            run.offer(run.search(deadline, AUTO_COLOUR_HEURISTIC, {}, seed=seed + 1),
+                      f"{AUTO_COLOUR_HEURISTIC} (second)")
+
+        run.beside(deadline, second_quota, method=AUTO_COLOUR_HEURISTIC)
         return run.finish(begin)
     if instance.dense is not None and n >= TOPSQUARES_MIN_N:
         # Dense weights: the search on the heaviest squares, which reaches the bound outright

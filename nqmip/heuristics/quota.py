@@ -1,18 +1,27 @@
-"""Colour quota search: weights constant per colour at any size, black count raised stage by
-stage.
+"""Colour quota search: weights constant per colour at any size, the count of queens on
+the better colour raised two at a time, each board repaired by an annealing over conflicts.
 
 With ``a`` on black squares ((i + j) even) and ``b`` on white, the objective is
 ``n·b + (a - b)·#black``: the best placement has the most black queens (or the fewest, when
-white pays more). This search fixes the count first: a random permutation with exactly
-``K`` black queens (rows and columns split by parity, as in the colour proof's start), then
-min-conflicts over colour-preserving swaps (rows of the same parity, or columns of the same
-parity, keep the count) with ``samples`` partners drawn per move and a lazy list of attacked
-rows, O(1) per evaluated swap. A stage that solves raises ``K`` by ``step`` (at least 2, the
-parity), one that stalls lowers the step; the best solved board is kept until the deadline.
+white pays more). The search fixes the count and removes conflicts, then raises the count:
 
-Why: the GA and annealing reach 1.64-1.66 n at chess n = 10^4 in 60 s, while the colour
-bound allows 1.789 n; fixing the count makes every move keep the colour, so the search only
-has to remove conflicts (docs/anytime.md).
+* **the start**: a random permutation with a fixed count (``start_fraction`` of n on the
+  better colour: rows and columns split by parity, as in the colour proof), or a
+  conflict-free placement passed as ``start``;
+* **the repair**: simulated annealing at a fixed temperature over colour-preserving swaps
+  (rows of the same parity, or columns of the same parity, keep the count). A conflicted
+  row is drawn from a list that holds every attacked queen: a queen landing on a line with
+  one queen adds that queen, whose row each line's row sum gives, so the list is exact
+  without scans. O(1) per move;
+* **the raise**: once the board is conflict-free it is kept as the best, and a batch of
+  swaps of two queens on the worse colour (rows of different parity) each turns both to
+  the better colour, the pair chosen among ``samples`` drawn as the one adding the fewest
+  conflicts. The batch doubles after a repair of one chunk and halves after a long one; a
+  repair that fails within ``stage_moves`` goes back to the best board.
+
+Why: the min-conflicts repair this replaced stalled at 1.707 n at chess n = 10^4 (a count
+with lines near their capacity); the annealing's uphill moves repair far denser boards
+(1.765 n in 60 s, 1.789 n allowed by the colour bound; docs/anytime.md).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
+    ParameterError,
     check_float,
     check_int,
     heuristic_result,
@@ -37,14 +47,18 @@ from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance
 from nqmip.result import Result, Termination
+from nqmip.verify import conflicts
 
 METHOD = "quota"
-CHUNK = 1 << 15
+CHUNK = 1 << 14
 
-TOTAL = 0
-MOVES = 1
-EVALS = 2
-SLOTS = 3
+# Slots of the int64 state array the kernels share with the driver.
+TOTAL = 0  # attacking pairs on the board
+MOVES = 1  # annealing moves tried
+EVALS = 2  # swap deltas computed
+GOOD = 3  # queens on the better colour
+LISTED = 4  # entries in the attacked-row list
+SLOTS = 5
 
 
 def count_permutation(n: int, black: int, fixed: tuple[tuple[int, int], ...],
@@ -85,56 +99,168 @@ def count_permutation(n: int, black: int, fixed: tuple[tuple[int, int], ...],
 
 
 @njit(cache=True, nogil=True)
-def quota_chunk(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, free: np.ndarray,
-                attacked: np.ndarray, samples: int, noise: float, state: np.ndarray,
-                seed: int, budget: int) -> bool:
-    """At most ``budget`` colour-preserving min-conflicts moves; True when no attack."""
+def line_rows(perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sum of the rows of the queens on each diagonal and anti-diagonal: on a line with one
+    queen, that queen's row."""
+    n = perm.size
+    diag_rows = np.zeros(max(2 * n - 1, 1), dtype=np.int64)
+    anti_rows = np.zeros(max(2 * n - 1, 1), dtype=np.int64)
+    for r in range(n):
+        diag_rows[r - perm[r] + n - 1] += r
+        anti_rows[r + perm[r]] += r
+    return diag_rows, anti_rows
+
+
+@njit(cache=True, nogil=True)
+def list_attacked(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, free: np.ndarray,
+                  attacked: np.ndarray, state: np.ndarray) -> None:
+    """Fill the attacked-row list with every attacked queen of the free rows."""
+    state[LISTED] = 0
+    for idx in range(free.size):
+        row = free[idx]
+        if queen_conflicts(perm, diag, anti, row) > 0:
+            attacked[state[LISTED]] = row
+            state[LISTED] += 1
+
+
+@njit(cache=True, nogil=True)
+def _land(counts: np.ndarray, rows: np.ndarray, line: int, row: int, attacked: np.ndarray,
+          state: np.ndarray) -> None:
+    """Queen ``row`` has landed on ``line`` (counted already): list the queen it attacks
+    there if that one was alone."""
+    rows[line] += row
+    if counts[line] == 2:
+        attacked[state[LISTED]] = rows[line] - row
+        state[LISTED] += 1
+
+
+@njit(cache=True, nogil=True)
+def _swap(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, diag_rows: np.ndarray,
+          anti_rows: np.ndarray, free: np.ndarray, attacked: np.ndarray,
+          state: np.ndarray, i: int, k: int) -> None:
+    """Exchange the columns of rows i and k, keeping the counters, the line row sums and
+    the attacked-row list (a full list is rebuilt, O(n): the list holds at most 2n + 16
+    rows and a rebuild at most n)."""
+    n = perm.size
+    col_i = perm[i]
+    col_k = perm[k]
+    diag_rows[i - col_i + n - 1] -= i
+    diag_rows[k - col_k + n - 1] -= k
+    anti_rows[i + col_i] -= i
+    anti_rows[k + col_k] -= k
+    apply_swap(perm, diag, anti, i, k)
+    if state[LISTED] + 6 > attacked.size:
+        list_attacked(perm, diag, anti, free, attacked, state)
+    _land(diag, diag_rows, i - col_k + n - 1, i, attacked, state)
+    _land(diag, diag_rows, k - col_i + n - 1, k, attacked, state)
+    _land(anti, anti_rows, i + col_k, i, attacked, state)
+    _land(anti, anti_rows, k + col_i, k, attacked, state)
+    for row in (i, k):
+        if queen_conflicts(perm, diag, anti, row) > 0:
+            attacked[state[LISTED]] = row
+            state[LISTED] += 1
+
+
+@njit(cache=True, nogil=True)
+def repair_chunk(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray,
+                 diag_rows: np.ndarray, anti_rows: np.ndarray, free: np.ndarray,
+                 movable: np.ndarray, attacked: np.ndarray, temperature: float,
+                 state: np.ndarray, seed: int, budget: int) -> bool:
+    """At most ``budget`` annealing moves over colour-preserving swaps at ``temperature``;
+    True when no queen is attacked. ``attacked`` holds every attacked free queen (and
+    maybe rows no longer attacked, or fixed: dropped when drawn)."""
     np.random.seed(seed)
     nfree = free.size
-    size = 0
     stop = state[MOVES] + budget
     while state[MOVES] < stop:
         if state[TOTAL] == 0:
             return True
-        if size == 0:
-            for idx in range(nfree):
-                row = free[idx]
-                if queen_conflicts(perm, diag, anti, row) > 0:
-                    attacked[size] = row
-                    size += 1
-            if size == 0:
-                return False
-        slot = np.random.randint(0, size)
+        if state[LISTED] == 0:
+            return False  # only fixed queens attack each other
+        slot = np.random.randint(0, state[LISTED])
         i = attacked[slot]
-        if queen_conflicts(perm, diag, anti, i) == 0:
-            attacked[slot] = attacked[size - 1]
-            size -= 1
+        if not movable[i] or queen_conflicts(perm, diag, anti, i) == 0:
+            state[LISTED] -= 1
+            attacked[slot] = attacked[state[LISTED]]
             continue
-        random_move = np.random.random() < noise
+        k = free[np.random.randint(0, nfree)]
+        state[MOVES] += 1
+        if k == i or ((i - k) % 2 != 0 and (perm[i] - perm[k]) % 2 != 0):
+            continue
+        delta = swap_delta(perm, diag, anti, i, k)
+        state[EVALS] += 1
+        if delta <= 0 or np.random.random() < np.exp(-delta / temperature):
+            _swap(perm, diag, anti, diag_rows, anti_rows, free, attacked, state, i, k)
+            state[TOTAL] += delta
+    return state[TOTAL] == 0
+
+
+@njit(cache=True, nogil=True)
+def raise_pairs(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray, diag_rows: np.ndarray,
+                anti_rows: np.ndarray, free: np.ndarray, attacked: np.ndarray, good: int,
+                pairs: int, samples: int, state: np.ndarray, seed: int) -> int:
+    """Up to ``pairs`` swaps that each turn two queens of the worse colour to the better one
+    (parity ``good`` of i + column), each the one adding the fewest conflicts among
+    ``samples`` such pairs (drawn among at most 64·samples pairs of rows); returns the
+    swaps made."""
+    np.random.seed(seed)
+    nfree = free.size
+    made = 0
+    for _ in range(pairs):
+        best_i = -1
         best_k = -1
         best = 1 << 40
-        ties = 0
-        for _ in range(samples):
+        found = 0
+        for _ in range(64 * samples):
+            i = free[np.random.randint(0, nfree)]
             k = free[np.random.randint(0, nfree)]
-            if k == i or ((i - k) % 2 != 0 and (perm[i] - perm[k]) % 2 != 0):
+            # both on the worse colour, rows of different parity: both change colour
+            if (i + perm[i]) % 2 == good or (k + perm[k]) % 2 == good or (i - k) % 2 == 0:
                 continue
             delta = swap_delta(perm, diag, anti, i, k)
             state[EVALS] += 1
-            if random_move:
-                best_k, best = k, delta
-                break
+            found += 1
             if delta < best:
-                best_k, best, ties = k, delta, 1
-            elif delta == best:
-                ties += 1
-                if np.random.randint(0, ties) == 0:
-                    best_k = k
-        state[MOVES] += 1
-        if best_k < 0 or (best > 0 and not random_move):
-            continue
-        apply_swap(perm, diag, anti, i, best_k)
+                best_i, best_k, best = i, k, delta
+            if found == samples:
+                break
+        if best_i < 0:
+            break
+        _swap(perm, diag, anti, diag_rows, anti_rows, free, attacked, state, best_i, best_k)
         state[TOTAL] += best
-    return state[TOTAL] == 0
+        state[GOOD] += 2
+        made += 1
+    return made
+
+
+class _Board:
+    """A permutation with its counters, line row sums and attacked-row list (of the rows
+    in ``free``), for the kernels."""
+
+    def __init__(self, perm: np.ndarray, good: int, free: np.ndarray) -> None:
+        n = perm.size
+        self.perm = perm
+        self.free = free
+        self.movable = np.zeros(n, dtype=np.bool_)
+        self.movable[free] = True
+        self.diag, self.anti = counters_for(perm, np.int64)
+        self.diag_rows, self.anti_rows = line_rows(perm)
+        self.attacked = np.empty(2 * n + 16, dtype=np.int64)
+        self.state = np.zeros(SLOTS, dtype=np.int64)
+        list_attacked(perm, self.diag, self.anti, free, self.attacked, self.state)
+        self.state[TOTAL] = int(((self.diag * (self.diag - 1)) // 2).sum()
+                                + ((self.anti * (self.anti - 1)) // 2).sum())
+        self.state[GOOD] = int(np.count_nonzero((np.arange(n) + perm) % 2 == good))
+
+    def repair(self, temperature: float, seed: int, budget: int) -> bool:
+        return bool(repair_chunk(self.perm, self.diag, self.anti, self.diag_rows,
+                                 self.anti_rows, self.free, self.movable, self.attacked,
+                                 temperature, self.state, seed, budget))
+
+    def raise_pairs(self, good: int, pairs: int, samples: int, seed: int) -> int:
+        return int(raise_pairs(self.perm, self.diag, self.anti, self.diag_rows,
+                               self.anti_rows, self.free, self.attacked, good, pairs,
+                               samples, self.state, seed))
 
 
 def solve_quota(
@@ -142,106 +268,132 @@ def solve_quota(
     *,
     seed: int | None = None,
     time_limit: float | Deadline | None = None,
+    start: np.ndarray | None = None,
     start_fraction: float = 0.70,
-    samples: int = 32,
-    noise: float = 0.01,
+    temperature: float = 0.065,
+    samples: int = 256,
     stage_moves: int | None = None,
     max_stages: int | None = None,
 ) -> Result:
     """Colour quota search; see the module docstring.
 
-    Parameters (defaults): ``start_fraction`` (0.70) of n as the first black count on the
-    better colour; ``samples`` (32) partners per move; ``noise`` (0.01); ``stage_moves``
-    (20·n + 10^5) moves before a stage counts as stalled; ``max_stages`` (with a time
-    limit none, else 12).
+    Parameters (defaults): ``start``, a conflict-free placement keeping the fixed queens
+    (else a random one with ``start_fraction`` (0.70) of n on the better colour);
+    ``temperature`` (0.065) of the repair; ``samples`` (256) pairs drawn per raise;
+    ``stage_moves`` (1000·n + 10^6) moves before a repair counts as failed; ``max_stages``
+    repairs (with a time limit none; without one the run also ends after 3 failed repairs
+    in a row at a batch of one swap).
     """
     colours = instance.colours
     if colours is None or instance.is_feasibility or colours.black == colours.white:
         raise ValueError("quota needs weights constant per colour with two different values "
                          "(chess, --black/--white): use sa or topsquares otherwise")
     start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
+    temperature = check_float("temperature", temperature, 1e-3, 100.0)
     samples = check_int("samples", samples, 1)
-    noise = check_float("noise", noise, 0.0, 1.0)
     n = instance.n
-    stage_moves = check_int("stage_moves", 20 * n + 10**5 if stage_moves is None
+    stage_moves = check_int("stage_moves", 1000 * n + 10**6 if stage_moves is None
                             else stage_moves, 1)
     limited = time_limit is not None
     stages_left = check_int("max_stages", max_stages if max_stages is not None
-                            else (2**62 if limited else 12), 1)
+                            else 2**62, 1)
     compile_time = timed_compile(_warm_up)
     limit = seconds_left(time_limit)
-    start = time.perf_counter()
+    begin = time.perf_counter()
     rng = make_rng(seed)
-    maximise = colours.black > colours.white
+    good_parity = 0 if colours.black > colours.white else 1
     fixed_rows = {r for r, _ in instance.fixed}
     free = np.array([r for r in range(n) if r not in fixed_rows], dtype=np.int64)
-    attacked = np.empty(max(n, 1), dtype=np.int64)
-    parity = n % 2
-    # the count on the better colour: black when black pays more, else white
-    good = int(start_fraction * n)
-    good -= (good - parity) % 2 if maximise else 0
+    if start is not None:
+        perm = np.asarray(start, dtype=np.int64).copy()
+        if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)) \
+                or any(perm[r] != c for r, c in instance.fixed):
+            raise ParameterError(f"start must be a permutation of 0..{n - 1} keeping the "
+                                 "fixed queens")
+        if conflicts(perm):
+            raise ParameterError("start must be conflict-free")
     step = max(2, (n // 50) & ~1)
+    good = int(start_fraction * n)
+    board: _Board | None = None
     best: np.ndarray | None = None
     best_good = -1
+    moves = evals = 0
     stages: list[dict[str, Any]] = []
+    batch, since_raise, failed_in_a_row = 1, 0, 0
     outcome = "iterations"
-    while stages_left > 0 and 0 <= good <= n:
-        stages_left -= 1
-        if limit is not None and time.perf_counter() - start >= limit:
-            outcome = "time"
-            break
-        black = good if maximise else n - good
-        if (black - parity) % 2:
-            black -= 1 if maximise else -1
-        perm = count_permutation(n, black, instance.fixed, rng)
-        if perm is None:
-            stages.append({"black": black, "result": "no such permutation"})
-            break
-        diag, anti = counters_for(perm, np.int64)
-        state = np.zeros(SLOTS, dtype=np.int64)
-        state[TOTAL] = int(((diag * (diag - 1)) // 2).sum() + ((anti * (anti - 1)) // 2).sum())
-        solved = state[TOTAL] == 0
-        try:
-            while not solved and state[MOVES] < stage_moves:
-                if limit is not None and time.perf_counter() - start >= limit:
-                    outcome = "time"
+
+    def out_of_time() -> bool:
+        return limit is not None and time.perf_counter() - begin >= limit
+
+    try:
+        while stages_left > 0:
+            if out_of_time():
+                outcome = "time"
+                break
+            if board is None:  # a start: the caller's, or a random one at the count
+                if start is not None:
+                    board = _Board(perm, good_parity, free)
+                else:
+                    if not 0 <= good <= n:
+                        break
+                    black = good if good_parity == 0 else n - good
+                    black -= (black - n) % 2
+                    made = count_permutation(n, black, instance.fixed, rng)
+                    if made is None:
+                        stages.append({"black": black, "result": "no such permutation"})
+                        break
+                    board = _Board(made, good_parity, free)
+                since_raise = 0
+            solved = board.repair(temperature, kernel_seed(rng), CHUNK)
+            since_raise += CHUNK
+            if not solved and since_raise < stage_moves:
+                continue
+            stages_left -= 1
+            count = int(board.state[GOOD])
+            stages.append({"good": count, "moves": since_raise, "solved": solved,
+                           "attacking_pairs": int(board.state[TOTAL])})
+            if solved:
+                failed_in_a_row = 0
+                if count > best_good:
+                    best, best_good = board.perm.astype(np.int32), count
+                batch = (min(2 * batch, max(1, n // 500)) if since_raise <= CHUNK
+                         else batch if since_raise <= 8 * CHUNK else max(1, batch // 2))
+            elif best is None:  # not even the start: a lower count, afresh
+                moves += int(board.state[MOVES])
+                evals += int(board.state[EVALS])
+                board, start, good = None, None, good - step
+                continue
+            else:  # the raise could not be repaired: back to the best board
+                failed_in_a_row = failed_in_a_row + 1 if batch == 1 else 0
+                if not limited and failed_in_a_row >= 3:
                     break
-                solved = bool(quota_chunk(perm, diag, anti, free, attacked, samples, noise,
-                                          state, kernel_seed(rng), CHUNK))
-        except KeyboardInterrupt:
-            outcome = "interrupted"
-        stages.append({"black": black, "moves": int(state[MOVES]), "solved": solved,
-                       "attacking_pairs": int(state[TOTAL])})
-        if solved and good > best_good:
-            best, best_good = perm.astype(np.int32), good
-        if outcome in ("time", "interrupted"):
-            break
-        if solved:
-            good += step
-        elif best_good < 0:
-            good -= step  # not even the first count: start lower
-        elif step > 2:
-            step = max(2, (step // 2) & ~1)  # overshot: a smaller step above the best
-            good = best_good + step
-        # a stalled stage at the smallest step is tried again from a fresh start
+                moves += int(board.state[MOVES])
+                evals += int(board.state[EVALS])
+                board = _Board(best.astype(np.int64), good_parity, free)
+                batch = max(1, batch // 2)
+            since_raise = 0
+            if board.raise_pairs(good_parity, batch, samples, kernel_seed(rng)) == 0:
+                break  # no pair left on the worse colour
+    except KeyboardInterrupt:
+        outcome = "interrupted"
+    if board is not None:
+        moves += int(board.state[MOVES])
+        evals += int(board.state[EVALS])
     termination = {"time": Termination.TIME_LIMIT,
                    "interrupted": Termination.INTERRUPTED}.get(outcome,
                                                               Termination.ITERATION_LIMIT)
     return heuristic_result(
-        instance, METHOD, best, wall_time=time.perf_counter() - start, seed=seed,
-        termination=termination, compile_time=compile_time,
-        iterations=sum(int(s.get("moves", 0)) for s in stages),
-        extra={"samples": samples, "noise": noise, "stage_moves": stage_moves,
-               "stages": stages[-20:]},
+        instance, METHOD, best, wall_time=time.perf_counter() - begin, seed=seed,
+        termination=termination, compile_time=compile_time, iterations=moves,
+        evaluations=evals,
+        extra={"temperature": temperature, "samples": samples, "stage_moves": stage_moves,
+               "stage_count": len(stages), "best_good": best_good, "stages": stages[-20:]},
     )
 
 
 def _warm_up() -> None:
-    """Compile (or load from the cache) the kernel on a tiny board."""
+    """Compile (or load from the cache) the kernels on a tiny board."""
     n = 8
-    perm = np.arange(n, dtype=np.int64)
-    diag, anti = counters_for(perm, np.int64)
-    state = np.zeros(SLOTS, dtype=np.int64)
-    state[TOTAL] = 1
-    quota_chunk(perm, diag, anti, np.arange(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-                4, 0.1, state, 1, 50)
+    board = _Board(np.arange(n, dtype=np.int64), 0, np.arange(n, dtype=np.int64))
+    board.raise_pairs(1, 1, 4, 1)
+    board.repair(0.1, 1, 50)
