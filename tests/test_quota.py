@@ -31,7 +31,7 @@ def test_quota_raises_the_black_count_and_stays_valid() -> None:
     assert r.placement is not None and conflicts(r.placement) == 0
     solved = [s["good"] for s in r.extra["stages"] if s["solved"]]
     assert solved and _black(r.placement) == max(solved) == r.extra["best_good"]
-    assert _black(r.placement) >= 0.7 * 300 + 10  # raised well above the start
+    assert _black(r.placement) >= 0.7 * 300 + 14  # raised well above the start (226)
     again = nqmip.solve(300, "chess", method="quota", seed=0, max_stages=40)
     assert again.placement == r.placement
 
