@@ -103,7 +103,8 @@ def test_named_backend_with_a_limit_is_never_empty_handed(method: str) -> None:
 
 @pytest.mark.parametrize(("method", "n", "weights"), [
     ("ga", 2000, "chess"), ("ga", 100_000, "chess"), ("sa", 2000, "chess"), ("tabu", 2000, "chess"),
-    ("quota", 2000, "chess"), ("topsquares", 100, "random"), ("lns", 2000, "chess"),
+    ("quota", 2000, "chess"), ("topsquares", 100, "random"), ("topsquares", 10_000, "random"),
+    ("lns", 2000, "chess"),
     ("highs", 60, "chess"), ("cpsat", 60, "chess"),
 ])
 def test_every_method_honours_a_short_limit(method: str, n: int, weights: str) -> None:
