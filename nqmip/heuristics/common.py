@@ -73,6 +73,20 @@ def random_permutation(instance: Instance, rng: np.random.Generator) -> np.ndarr
     return perm
 
 
+def checked_start(instance: Instance, start: Any) -> np.ndarray:
+    """A caller's ``start`` placement as an int64 copy, refused (:class:`ParameterError`)
+    unless it is a permutation keeping the fixed queens with no attacking pair."""
+    n = instance.n
+    perm = np.asarray(start, dtype=np.int64).copy()
+    if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)) \
+            or any(perm[r] != c for r, c in instance.fixed):
+        raise ParameterError(f"start must be a permutation of 0..{n - 1} keeping the "
+                             "fixed queens")
+    if conflicts(perm):
+        raise ParameterError("start must be conflict-free")
+    return perm
+
+
 def fixed_queens_clash(instance: Instance) -> bool:
     """True when two fixed queens attack each other (same column, diagonal or
     anti-diagonal): then no placement exists."""

@@ -29,6 +29,7 @@ from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     ParameterError,
     check_int,
+    checked_start,
     heuristic_result,
     kernel_seed,
     make_rng,
@@ -285,11 +286,7 @@ def solve_lns(
     limit = seconds_left(time_limit)
     rng = make_rng(seed)
     if start is not None:
-        perm = np.asarray(start, dtype=np.int64).copy()
-        if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)) \
-                or any(perm[r] != c for r, c in instance.fixed):
-            raise ParameterError(f"start must be a permutation of 0..{n - 1} keeping the "
-                                 "fixed queens")
+        perm = checked_start(instance, start)
     else:
         found, _ = minconflicts_placement(
             instance, seed=seed,

@@ -34,9 +34,9 @@ from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
-    ParameterError,
     check_float,
     check_int,
+    checked_start,
     heuristic_result,
     kernel_seed,
     make_rng,
@@ -47,7 +47,6 @@ from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance
 from nqmip.result import Result, Termination
-from nqmip.verify import conflicts
 
 METHOD = "quota"
 CHUNK = 1 << 14
@@ -305,13 +304,7 @@ def solve_quota(
     fixed_rows = {r for r, _ in instance.fixed}
     free = np.array([r for r in range(n) if r not in fixed_rows], dtype=np.int64)
     if start is not None:
-        perm = np.asarray(start, dtype=np.int64).copy()
-        if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)) \
-                or any(perm[r] != c for r, c in instance.fixed):
-            raise ParameterError(f"start must be a permutation of 0..{n - 1} keeping the "
-                                 "fixed queens")
-        if conflicts(perm):
-            raise ParameterError("start must be conflict-free")
+        perm = checked_start(instance, start)
     step = max(2, (n // 50) & ~1)
     good = int(start_fraction * n)
     board: _Board | None = None
