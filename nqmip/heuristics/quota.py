@@ -27,6 +27,7 @@ with lines near their capacity); the annealing's uphill moves repair far denser 
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -311,7 +312,8 @@ def solve_quota(
     best: np.ndarray | None = None
     best_good = -1
     moves = evals = 0
-    stages: list[dict[str, Any]] = []
+    stages: deque[dict[str, Any]] = deque(maxlen=20)  # the last repairs, for the report
+    stage_count = 0
     batch, since_raise, failed_in_a_row = 1, 0, 0
     outcome = "iterations"
 
@@ -342,6 +344,7 @@ def solve_quota(
             if not solved and since_raise < stage_moves:
                 continue
             stages_left -= 1
+            stage_count += 1
             count = int(board.state[GOOD])
             stages.append({"good": count, "moves": since_raise, "solved": solved,
                            "attacking_pairs": int(board.state[TOTAL])})
@@ -380,7 +383,7 @@ def solve_quota(
         termination=termination, compile_time=compile_time, iterations=moves,
         evaluations=evals,
         extra={"temperature": temperature, "samples": samples, "stage_moves": stage_moves,
-               "stage_count": len(stages), "best_good": best_good, "stages": stages[-20:]},
+               "stage_count": stage_count, "best_good": best_good, "stages": list(stages)},
     )
 
 
