@@ -44,7 +44,7 @@ from nqmip.heuristics.common import (
     seconds_left,
     timed_compile,
 )
-from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
+from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance
 from nqmip.result import Result, Termination
@@ -248,8 +248,7 @@ class _Board:
         self.attacked = np.empty(2 * n + 16, dtype=np.int64)
         self.state = np.zeros(SLOTS, dtype=np.int64)
         list_attacked(perm, self.diag, self.anti, free, self.attacked, self.state)
-        self.state[TOTAL] = int(((self.diag * (self.diag - 1)) // 2).sum()
-                                + ((self.anti * (self.anti - 1)) // 2).sum())
+        self.state[TOTAL] = total_conflicts(self.diag, self.anti)
         self.state[GOOD] = int(np.count_nonzero((np.arange(n) + perm) % 2 == good))
 
     def repair(self, temperature: float, seed: int, budget: int) -> bool:
