@@ -21,7 +21,7 @@ entries for weights 1..9) beside the weights.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -128,16 +128,19 @@ def topsquares_chunk(perm: np.ndarray, diag: np.ndarray, anti: np.ndarray,
     return state[TOTAL] == 0
 
 
-def _allowed(weights: np.ndarray, threshold: float,
-             fixed: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _allowed(weights: np.ndarray, threshold: float, fixed: dict[int, int],
+             stop: Callable[[], bool] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """CSR (``indptr``, sorted ``indices``) of the squares worth at least ``threshold``; a
     fixed row holds its own square only. Built a block of rows at a time (no n x n boolean
-    array is held)."""
+    array is held); None when ``stop()`` turns true between blocks (0.5 s in all at
+    n = 10^4, a limit is not overrun by that much)."""
     n = weights.shape[0]
     counts = np.zeros(n, dtype=np.int64)
     chunks = []
     block = max(1, (1 << 22) // max(n, 1))
     for lo in range(0, n, block):
+        if stop is not None and stop():
+            return None
         hi = min(lo + block, n)
         allowed = weights[lo:hi] >= threshold
         for row, col in fixed.items():
@@ -229,11 +232,13 @@ def solve_topsquares(
         if out_of_time():
             outcome = "time"
             break
-        # the setup steps are O(n^2) each (0.5 s at n = 10^4): the clock is read between them
-        row_ptr, row_cols = _allowed(weights, float(threshold), fixed)
-        if out_of_time():
+        # the setup steps are O(n^2) each (0.5 s at n = 10^4): the clock is read between
+        # them and between the blocks of rows they go through
+        rows = _allowed(weights, float(threshold), fixed, out_of_time)
+        if rows is None or out_of_time():
             outcome = "time"
             break
+        row_ptr, row_cols = rows
         perm = _matching(n, row_ptr, row_cols) if np.all(np.diff(row_ptr) > 0) else None
         if perm is None:
             stages.append({"threshold": float(threshold), "result": "no perfect matching"})
@@ -243,8 +248,12 @@ def solve_topsquares(
             break
         # columns' lists of allowed rows (CSC, from the transpose's view: no copy), for
         # drawing swap partners; a fixed queen's column lists its row alone
-        col_ptr, col_rows = _allowed(weights.T, float(threshold),
-                                     {col: row for row, col in fixed.items()})
+        cols = _allowed(weights.T, float(threshold), {col: row for row, col in fixed.items()},
+                        out_of_time)
+        if cols is None:
+            outcome = "time"
+            break
+        col_ptr, col_rows = cols
         diag, anti = counters_for(perm, np.int64)
         state = np.zeros(SLOTS, dtype=np.int64)
         state[TOTAL] = int(((diag * (diag - 1)) // 2).sum() + ((anti * (anti - 1)) // 2).sum())
@@ -286,7 +295,9 @@ def _warm_up() -> None:
     """Compile (or load from the cache) the kernel on a tiny board."""
     n = 6
     instance = make_instance(n, "random", weights_seed=0)
-    row_ptr, row_cols = _allowed(instance.weight_matrix(), 1.0, {})
+    allowed = _allowed(instance.weight_matrix(), 1.0, {})
+    assert allowed is not None
+    row_ptr, row_cols = allowed
     perm = np.arange(n, dtype=np.int32)
     diag, anti = counters_for(perm, np.int64)
     state = np.zeros(SLOTS, dtype=np.int64)
