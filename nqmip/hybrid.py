@@ -34,6 +34,7 @@ budget). The measured anytime curves are in docs/anytime.md.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -66,6 +67,12 @@ COLOUR_PROOF_MAX_N = 128
 #: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it.
 COLOUR_PROOF_SECONDS = 60.0
 COLOUR_PROOF_EXACT_SHARE = 0.75
+#: Beyond the MIP's range (n > ``AUTO_COLOUR_EXACT_MAX_N``) with at least
+#: ``SECOND_STREAM_MIN_SECONDS`` of budget, the other core searches at the colour bound (the
+#: proof's search, another seed) for this share of it before the annealing
+#: (:func:`nqmip.colour.proof.search_at_bound`).
+SECOND_STREAM_SHARE = 0.5
+SECOND_STREAM_MIN_SECONDS = 10.0
 #: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
 INCUMBENT_SHARE = 0.15
@@ -127,6 +134,8 @@ class _Portfolio:
         self.refuted: tuple[int, ...] = ()
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
+        # held by a thread offering while another may (a second stream beside a proof)
+        self.lock = threading.Lock()
 
     def offer(self, result: Result, step: str) -> Result:
         """Keep ``result`` if it beats the incumbent; take its bound if it is tighter."""
@@ -164,7 +173,8 @@ class _Portfolio:
 
     def beside(self, deadline: Deadline, work: Callable[[], object], *,
                method: str = AUTO_HEURISTIC, from_best: bool = False,
-               restart: bool = False) -> None:
+               restart: bool = False,
+               lead: Callable[[Deadline], object] | None = None) -> None:
         """Run the annealing (or ``method``) in a thread until ``deadline`` while ``work``
         (a proof, the MIP, a bound, a specialist search) runs in this one: the heuristics'
         kernels release the GIL, and the proofs, HiGHS, CP-SAT and Gurobi run on one thread
@@ -173,20 +183,29 @@ class _Portfolio:
 
         The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
         stops when ``work`` ends, and starts again from the best placement with what is left
-        (the specialist's placement may be the better start)."""
+        (the specialist's placement may be the better start). ``lead(deadline)`` runs in the
+        thread first, the heuristic after it with what is left (it must offer what it finds
+        under :attr:`lock`)."""
         from concurrent.futures import ThreadPoolExecutor
 
         search_deadline = deadline.sub()
         params, step = self._start(from_best, method)
+
+        def thread() -> Result:
+            if lead is not None:
+                lead(search_deadline)
+            return self.search(search_deadline, method, params)
+
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-auto") as pool:
-            future = pool.submit(self.search, search_deadline, method, params)
+            future = pool.submit(thread)
             try:
                 work()
             finally:
                 if restart or self.proven():
                     search_deadline.cancel()
                 found = future.result()
-        self.offer(found, step)
+        with self.lock:
+            self.offer(found, step)
         if restart and not self.proven() and not deadline.expired():
             self.heuristic(deadline, from_best=True)
 
@@ -391,19 +410,51 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     mip_after = n <= AUTO_COLOUR_EXACT_MAX_N and (
         n <= AUTO_EXACT_MAX_N or bool(instance.fixed) or not deadline.limited)
 
+    proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
+                               share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
+
+    # the black bound the proof has reached: the colour bound, lowered as counts are refuted
+    lowered: list[int] = []
+
     def prove() -> None:
-        proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
-                                   share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
-        found = _colour_search(instance, run.seed, proof_limit)
-        if found is not None:
-            run.offer(found, "colour proof")
-        else:
-            run.plan.append("colour proof")
-        run.tighten(*cheap_bound(instance))
+        found = _colour_search(instance, run.seed, proof_limit, on_refuted=lowered.append)
+        bound = cheap_bound(instance)
+        with run.lock:
+            if found is not None:
+                run.offer(found, "colour proof")
+            else:
+                run.plan.append("colour proof")
+            run.tighten(*bound)
         if mip_after and not run.proven() and not deadline.expired():
             exact(deadline, start=run.best.placement if run.best is not None else None)
 
-    run.beside(deadline, prove)
+    def second_stream(limit: Deadline) -> None:
+        # Beyond the MIP's range with a budget worth sharing: the search at the bound from
+        # another seed on the other core first, the annealing after; a placement at the
+        # bound ends the proof and the annealing.
+        if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < SECOND_STREAM_MIN_SECONDS:
+            return
+        from nqmip.colour.bound import black_queen_bound
+        from nqmip.colour.proof import search_at_bound
+
+        colours = instance.colours
+        maximise = colours is not None and colours.black > colours.white
+
+        def bound() -> int | None:
+            if lowered:
+                return lowered[-1]
+            return black_queen_bound(n, instance.fixed, maximise=maximise)
+
+        found = search_at_bound(instance, seed=run.seed + 1,
+                                time_limit=limit.sub(share=SECOND_STREAM_SHARE), bound=bound)
+        if found is not None:
+            with run.lock:
+                run.offer(found, "bound search (second stream)")
+            if run.proven():
+                proof_limit.cancel()
+                limit.cancel()
+
+    run.beside(deadline, prove, lead=second_stream)
 
 
 def _mip_plan(size: int) -> bool:
@@ -460,13 +511,14 @@ def _free_rows(instance: Instance) -> int:
     return int(free_board(instance).rows.size) if instance.fixed else instance.n
 
 
-def _colour_search(instance: Instance, seed: int | None, limit: Deadline) -> Result | None:
+def _colour_search(instance: Instance, seed: int | None, limit: Deadline, *,
+                   on_refuted: Callable[[int], object] | None = None) -> Result | None:
     """The colour proof of :mod:`nqmip.colour.proof` (search at the bound B, refute B with the
     line sets, then B - 2, …) within ``limit``. None when it found no placement."""
     from nqmip.colour.proof import colour_proof, provenance_of
 
     begin = time.perf_counter()
-    found = colour_proof(instance, time_limit=limit, seed=seed)
+    found = colour_proof(instance, time_limit=limit, seed=seed, on_refuted=on_refuted)
     if found is None or found.placement is None:
         return None
     proven = found.proven

@@ -203,3 +203,31 @@ def test_cpsat_cover_agrees_with_the_mip() -> None:
     cells, opt_items = L.realisation_options(19, lines[0])
     assert L._cover_cpsat(19, cells, opt_items, time_limit=30)[0] is L.Cover.INFEASIBLE
     assert L._cover_mip(19, cells, opt_items, time_limit=30)[0] is L.Cover.INFEASIBLE
+
+
+def test_second_stream_proves_at_the_bound_or_returns_nothing() -> None:
+    from nqmip.colour.proof import search_at_bound
+    from nqmip.result import Status
+
+    # chess n = 66: B = 50 is reached (docs/frontier.md), and reaching it is a proof
+    r = search_at_bound(nqmip.make_instance(66, "chess"), seed=1, time_limit=30)
+    assert r is not None and r.status == Status.OPTIMAL
+    assert r.placement is not None and nqmip.is_solution(r.placement)
+    assert S.black_count(r.placement) == S.black_queen_bound(66) == 50
+    assert r.objective == r.bound == 66 + 50 and r.provenance.proof == "colour_bound"
+    # white worth more: the bound is the fewest black queens
+    inst = nqmip.make_instance(8, "chess", black=1, white=3)
+    r = search_at_bound(inst, seed=0, time_limit=30)
+    fewest = S.black_queen_bound(8, maximise=False)
+    assert r is not None and r.placement is not None and S.black_count(r.placement) == fewest
+    # n = 19: B = 15 has no placement (refuted by the proof): nothing, not a wrong proof
+    assert search_at_bound(nqmip.make_instance(19, "chess"), seed=0, time_limit=1) is None
+    assert search_at_bound(nqmip.make_instance(8, "random"), seed=0, time_limit=1) is None
+
+
+def test_auto_ends_when_the_proof_wins_beside_the_second_stream() -> None:
+    # chess n = 66 with a limit that starts the second stream: the proof (or the stream)
+    # proves within seconds, and the other stops then, not at the limit
+    r = nqmip.solve(66, "chess", method="auto", time_limit=30, seed=0)
+    assert r.status == "optimal" and r.objective == 66 + 50
+    assert r.wall_time < 15, r.wall_time
