@@ -208,7 +208,10 @@ def large_table(data: dict[str, Any]) -> list[str]:
            "exact cover of square pairs, half the size: `nqmip.colour.search.search_symmetric`),",
            "then the plain line sets; where the bound is not reached and its line sets can be",
            "enumerated, each cover is refuted by HiGHS or, failing that, CP-SAT with its LP",
-           "at full strength (n = 85: four line sets at B = 67, 0.7 s each).", "",
+           "at full strength (n = 85: four line sets at B = 67, 0.7 s each). With a limit",
+           "of 10 s or more the other core first runs the same search from another seed,",
+           "for half the budget, at the bound the proof has reached",
+           "(`nqmip.colour.proof.search_at_bound`), then the annealing.", "",
            "| n | value | black | black bound | status | auto time (s) | seeds | certificate |",
            "|---|---|---|---|---|---|---|---|"]
     for key in keys:
@@ -225,7 +228,8 @@ def large_table(data: dict[str, Any]) -> list[str]:
                 "is in docs/data/frontier.json). Tried in each: the symmetric line sets (none",
                 "exists at B where the symmetric line model is infeasible), the plain line",
                 "sets and the colour walk at B, the refutation of B (its line sets could not",
-                "all be enumerated within 3 s), then the lower counts:", ""]
+                "all be enumerated within 3 s), then the lower counts; on the other core the",
+                "same search at B from another seed, then the annealing:", ""]
         for e in misses:
             cell = e["cells"].get("auto/default") or {}
             value = "-" if e.get("value") is None else f"{e['value']:g}"
