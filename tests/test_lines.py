@@ -144,9 +144,12 @@ def test_line_search_reaches_the_bound_where_the_walk_did_not(n: int) -> None:
 def test_colour_proof_refutes_the_bound_at_19() -> None:
     # B = 15 black queens at n = 19, but no placement has them (the MIP agrees: the
     # frontier's Gurobi/HiGHS runs proved 32 = 19 + 13 by search).
-    proof = colour_proof(nqmip.make_instance(19, "chess"), time_limit=60, seed=0)
+    told: list[int] = []
+    proof = colour_proof(nqmip.make_instance(19, "chess"), time_limit=60, seed=0,
+                         on_refuted=told.append)
     assert proof is not None and proof.proven
     assert S.black_queen_bound(19) == 15 and proof.refuted == (15,)
+    assert told == [13]  # the bound it moved to, as soon as 15 was refuted
     assert proof.black == 13 and proof.objective == proof.bound == 32
     r = nqmip.solve(19, "chess", method="auto", seed=0, time_limit=60)
     assert r.status == "optimal" and r.objective == 32
