@@ -47,7 +47,8 @@ from nqmip.backends.base import ProgressCallback, SolveOptions, get_backend
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
 from nqmip.bounds import cheap_bound, colour_bound_applies
 from nqmip.budget import Deadline
-from nqmip.instance import Instance
+from nqmip.heuristics.common import explicit_result
+from nqmip.instance import Instance, free_rows
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.verify import verified
 
@@ -186,8 +187,7 @@ class _Portfolio:
         The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
         stops when ``work`` ends, and starts again from the best placement with what is left
         (the specialist's placement may be the better start). ``lead(deadline)`` runs in the
-        thread first, the heuristic after it with what is left (it must offer what it finds
-        under :attr:`lock`)."""
+        thread first (offering under :attr:`lock`), the heuristic after it."""
         from concurrent.futures import ThreadPoolExecutor
 
         search_deadline = deadline.sub()
@@ -283,7 +283,7 @@ def solve_auto(
     n = instance.n
     # With fixed queens the models hold only what is free (nqmip.instance.FreeBoard): the
     # exact range is judged on the free rows, not on n.
-    size = _free_rows(instance)
+    size = free_rows(instance)
     run = _Portfolio(instance, deadline, seed)
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
@@ -322,7 +322,7 @@ def solve_auto(
 
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
-        run.offer(_explicit(instance, seed), "explicit")
+        run.offer(explicit_result(instance, seed), "explicit")
         if run.proven():  # feasibility: n queens is the optimum
             return run.finish(begin)
 
@@ -415,11 +415,14 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
                                share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
 
+    from nqmip.colour.proof import proof_result
+
     # the black bound the proof has reached: the colour bound, lowered as counts are refuted
     lowered: list[int] = []
 
     def prove() -> None:
-        found = _colour_search(instance, run.seed, proof_limit, on_refuted=lowered.append)
+        found = proof_result(instance, seed=run.seed, time_limit=proof_limit,
+                             on_refuted=lowered.append)
         bound = cheap_bound(instance)
         with run.lock:
             if found is not None:
@@ -436,19 +439,11 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         # bound ends the proof and the annealing.
         if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < SECOND_STREAM_MIN_SECONDS:
             return
-        from nqmip.colour.bound import black_queen_bound
         from nqmip.colour.proof import search_at_bound
 
-        colours = instance.colours
-        maximise = colours is not None and colours.black > colours.white
-
-        def bound() -> int | None:
-            if lowered:
-                return lowered[-1]
-            return black_queen_bound(n, instance.fixed, maximise=maximise)
-
         found = search_at_bound(instance, seed=run.seed + 1,
-                                time_limit=limit.sub(share=SECOND_STREAM_SHARE), bound=bound)
+                                time_limit=limit.sub(share=SECOND_STREAM_SHARE),
+                                bound=lambda: lowered[-1] if lowered else None)
         if found is not None:
             with run.lock:
                 run.offer(found, "bound search (second stream)")
@@ -481,19 +476,6 @@ def _warm_up_kernels(instance: Instance, size: int) -> None:
         lns._warm_up()
 
 
-def _explicit(instance: Instance, seed: int) -> Result:
-    """The explicit solution of :mod:`nqmip.construct` as a verified result (n >= 4)."""
-    from nqmip.construct import explicit_solution
-    from nqmip.heuristics.common import heuristic_result
-
-    begin = time.perf_counter()
-    placement = explicit_solution(instance.n)
-    return verified(instance, heuristic_result(
-        instance, "explicit", None if placement is None else placement.astype(np.int32),
-        wall_time=time.perf_counter() - begin, seed=seed,
-        termination=Termination.SOLUTION_FOUND, solver="explicit construction"))
-
-
 #: Most free rows for which auto answers a feasibility completion with the complete search
 #: of :func:`nqmip.completion.search_free_board` (its masks hold 62 columns).
 COMPLETION_SEARCH_MAX_FREE = 62
@@ -504,36 +486,6 @@ def _spare_cores() -> int:
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count() or 1)
     return max(1, cores - 1)
-
-
-def _free_rows(instance: Instance) -> int:
-    """The rows left to fill: n without fixed queens."""
-    from nqmip.instance import free_board
-
-    return int(free_board(instance).rows.size) if instance.fixed else instance.n
-
-
-def _colour_search(instance: Instance, seed: int | None, limit: Deadline, *,
-                   on_refuted: Callable[[int], object] | None = None) -> Result | None:
-    """The colour proof of :mod:`nqmip.colour.proof` (search at the bound B, refute B with the
-    line sets, then B - 2, …) within ``limit``. None when it found no placement."""
-    from nqmip.colour.proof import colour_proof, provenance_of
-
-    begin = time.perf_counter()
-    found = colour_proof(instance, time_limit=limit, seed=seed, on_refuted=on_refuted)
-    if found is None or found.placement is None:
-        return None
-    proven = found.proven
-    return verified(instance, Result(
-        status=Status.OPTIMAL if proven else Status.FEASIBLE,
-        termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
-        n=instance.n, method="auto", solver="colour proof", objective=found.objective,
-        bound=found.bound, placement=found.placement,
-        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
-        message=("optimal: the placement reaches the colour bound" if proven else
-                 f"{found.black} black queens; the bound allows {found.black_bound}"),
-        provenance=provenance_of(found, plan=("colour proof",)),
-        extra={"black_queens": found.black}))
 
 
 def _as_auto(result: Result, begin: float, run: _Portfolio) -> Result:

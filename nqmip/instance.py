@@ -461,3 +461,8 @@ def free_board(instance: Instance) -> FreeBoard:
                       cell_col=cell_col, weights=weights, fixed_value=fixed_value)
     object.__setattr__(instance, "_free_board", board)
     return board
+
+
+def free_rows(instance: Instance) -> int:
+    """The rows left to fill: n without the fixed queens."""
+    return int(free_board(instance).rows.size) if instance.fixed else instance.n

@@ -192,6 +192,29 @@ def with_colour_bound(instance: Instance, result: Result, colour: ColourProof) -
     ))
 
 
+def proof_result(
+    instance: Instance, *, seed: int | None, time_limit: float | Deadline | None,
+    on_refuted: Callable[[int], object] | None = None,
+) -> Result | None:
+    """:func:`colour_proof` (search at the bound B, refute B with the line sets, then
+    B - 2, …) as a verified ``auto`` result; None when it found no placement."""
+    begin = time.perf_counter()
+    found = colour_proof(instance, time_limit=time_limit, seed=seed, on_refuted=on_refuted)
+    if found is None or found.placement is None:
+        return None
+    proven = found.proven
+    return verified(instance, Result(
+        status=Status.OPTIMAL if proven else Status.FEASIBLE,
+        termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
+        n=instance.n, method="auto", solver="colour proof", objective=found.objective,
+        bound=found.bound, placement=found.placement,
+        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
+        message=("optimal: the placement reaches the colour bound" if proven else
+                 f"{found.black} black queens; the bound allows {found.black_bound}"),
+        provenance=provenance_of(found, plan=("colour proof",)),
+        extra={"black_queens": found.black}))
+
+
 def search_at_bound(
     instance: Instance, *, seed: int | None, time_limit: float | Deadline | None,
     bound: Callable[[], int | None] | None = None,
@@ -200,8 +223,8 @@ def search_at_bound(
     (``auto`` runs it on the other core, n in 65..128): the same search as the proof's
     (:func:`nqmip.colour.search.search_black_count`, the half-turn-symmetric line sets
     first) from another seed, in slices of ``SECOND_SLICE_SECONDS``, each at the black
-    bound ``bound()`` gives then (by default the colour bound; ``auto`` lowers it as the proof
-    refutes counts). A verified optimal result when a placement reaches it within
+    bound ``bound()`` gives then (None: the colour bound; ``auto`` gives the counts the proof
+    moves to as it refutes). A verified optimal result when a placement reaches it within
     ``time_limit``, else None (the stream proves nothing else: the proof beside it refutes).
 
     Why: at the bound the search is a lottery of line sets. Chess n = 100, B = 78: the
@@ -217,12 +240,11 @@ def search_at_bound(
     begin = time.perf_counter()
     deadline = Deadline.of(time_limit)
     maximise = colours.black > colours.white
-    if bound is None:
-        def bound() -> int | None:
-            return black_queen_bound(instance.n, instance.fixed, maximise=maximise)
     rng_seed = 0 if seed is None else seed
     while not deadline.expired():
-        target = bound()
+        target = bound() if bound is not None else None
+        if target is None:
+            target = black_queen_bound(instance.n, instance.fixed, maximise=maximise)
         if target is None:
             return None
         placement = search.search_black_count(

@@ -216,3 +216,17 @@ def timed_compile(warmup: Callable[[], Any]) -> float:
     start = time.perf_counter()
     warmup()
     return time.perf_counter() - start
+
+
+def explicit_result(instance: Instance, seed: int | None) -> Result:
+    """The explicit solution of :mod:`nqmip.construct` as a verified result (n >= 4; no
+    placement for n = 2, 3): the first incumbent of ``auto`` at any n."""
+    from nqmip.construct import explicit_solution
+    from nqmip.verify import verified
+
+    begin = time.perf_counter()
+    placement = explicit_solution(instance.n)
+    return verified(instance, heuristic_result(
+        instance, "explicit", None if placement is None else placement.astype(np.int32),
+        wall_time=time.perf_counter() - begin, seed=seed,
+        termination=Termination.SOLUTION_FOUND, solver="explicit construction"))
