@@ -89,3 +89,16 @@ def test_a_realisable_line_set_is_not_refuted() -> None:
     anti = sorted(i + c for i, c in enumerate(p))
     diag = sorted(i - c for i, c in enumerate(p))
     assert not cf.cpsat_cover_infeasible(20, anti, diag)
+
+
+def test_a_count_refuted_above_the_certificates_bound_is_left_to_the_bound() -> None:
+    # The proof's quick IP may leave B above the certificate's (longer) IP: n = 123 refuted
+    # 97 where the certificate's B is 95. Such a count is excluded by the bound part, so it
+    # is not listed (listing it broke the checker's order: "97 is not certified in order").
+    from nqmip.colour.certificate import certificate
+
+    p = entry(8)["certificate"]["placement"]
+    cert = certificate(8, p, refuted=(6,))
+    assert cert["bound"]["B"] == 4 and cert["refuted"] == []
+    assert cf.check_entry(8, entry(8)["value"], cert).startswith("black 4 = B 4")
+    assert "proven" in entry(123)["check"]
