@@ -253,7 +253,8 @@ def search_at_bound(
         rng_seed += 1_000_003  # the next slice draws other line sets
         if placement is None:
             continue
-        assert black_count(placement) == target, "a cover of a line set at the bound"
+        if black_count(placement) != target:  # a cover of a line set at the bound cannot
+            raise RuntimeError(f"the search at {target} black queens returned another count")
         objective = instance.objective(placement)
         proof = ColourProof(placement=placement, objective=objective, bound=objective,
                             black=target, black_bound=target,
