@@ -206,8 +206,7 @@ class _Portfolio:
                 if restart or self.proven():
                     search_deadline.cancel()
                 found = future.result()
-        with self.lock:
-            self.offer(found, step)
+        self.offer(found, step)  # both parts have ended: no lock needed
         if restart and not self.proven() and not deadline.expired():
             self.heuristic(deadline, from_best=True)
 
@@ -415,7 +414,7 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
     proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
                                share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
 
-    from nqmip.colour.proof import proof_result
+    from nqmip.colour.proof import proof_result, search_at_bound
 
     # the black bound the proof has reached: the colour bound, lowered as counts are refuted
     lowered: list[int] = []
@@ -439,8 +438,6 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         # bound ends the proof and the annealing.
         if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < SECOND_STREAM_MIN_SECONDS:
             return
-        from nqmip.colour.proof import search_at_bound
-
         found = search_at_bound(instance, seed=run.seed + 1,
                                 time_limit=limit.sub(share=SECOND_STREAM_SHARE),
                                 bound=lambda: lowered[-1] if lowered else None)

@@ -243,11 +243,9 @@ def solve_topsquares(
         if perm is None:
             stages.append({"threshold": float(threshold), "result": "no perfect matching"})
             continue
-        if out_of_time():
-            outcome = "time"
-            break
         # columns' lists of allowed rows (CSC, from the transpose's view: no copy), for
-        # drawing swap partners; a fixed queen's column lists its row alone
+        # drawing swap partners; a fixed queen's column lists its row alone (the clock is
+        # read before its first block)
         cols = _allowed(weights.T, float(threshold), {col: row for row, col in fixed.items()},
                         out_of_time)
         if cols is None:
