@@ -196,6 +196,23 @@ def test_symmetric_search_reaches_the_bound_and_says_when_none_exists() -> None:
     assert search_symmetric(20, 13, seed=0, time_limit=10) == ()
 
 
+def test_corner_construction_reaches_the_bound_where_no_odd_symmetric_set_does() -> None:
+    from nqmip.colour.search import corner_possible, search_symmetric
+
+    # chess n = 21, B = 15: no half-turn-symmetric line set of 21 queens has 15 black
+    # ones, but a symmetric placement of 20 queens with 14 never uses its main diagonal,
+    # so the corner queen (20, 20) completes it
+    n, b = 21, S.black_queen_bound(21)
+    assert b == 15 and search_symmetric(n, b, seed=0, time_limit=10, corner=False) == ()
+    found = search_symmetric(n, b, seed=0, time_limit=30)
+    assert found and nqmip.is_solution(found) and S.black_count(found) == b
+    assert found[-1] == n - 1
+    assert all(found[n - 2 - i] == n - 2 - c for i, c in enumerate(found[:-1]))
+    # the line model with the corner queen fixed decides where it cannot help
+    assert not corner_possible(75, S.black_queen_bound(75))  # chess n = 75, B = 59
+    assert corner_possible(79, S.black_queen_bound(79))  # B = 61: reached this way
+
+
 def test_cpsat_cover_agrees_with_the_mip() -> None:
     n = 8
     for p in solutions(n)[:6]:
