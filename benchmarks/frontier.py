@@ -60,6 +60,7 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
     strengthen.black_queen_bound.cache_clear()  # each run pays for its own bound
     strengthen.black_queen_range.cache_clear()
     colour_search._NO_SYMMETRIC.clear()
+    colour_search._NO_CORNER.clear()
     t = time.perf_counter()
     if backend == "auto":  # what `python scripts/solve_weighted.py --n N` runs
         r = nqmip.solve(n, "chess", method="auto", time_limit=limit, threads=threads,
@@ -205,8 +206,12 @@ def large_table(data: dict[str, Any]) -> list[str]:
            "",
            "What closes these sizes: the colour proof searches *half-turn-symmetric*",
            "placements first (line sets with s and 2n-2-s, d and -d used together, and an",
-           "exact cover of square pairs, half the size: `nqmip.colour.search.search_symmetric`),",
-           "then the plain line sets; where the bound is not reached and its line sets can be",
+           "exact cover of square pairs, half the size: `nqmip.colour.search.search_symmetric`);",
+           "for odd n these alternate with the *corner construction*: a symmetric placement of",
+           "n - 1 queens never uses its main diagonal, so a queen on the corner (n-1, n-1)",
+           "completes it with one black queen more (`nqmip.colour.search.corner_possible`:",
+           "not tried where the line model with that queen fixed is infeasible). Then come",
+           "the plain line sets; where the bound is not reached and its line sets can be",
            "enumerated, each cover is refuted by HiGHS or, failing that, CP-SAT with its LP",
            "at full strength (n = 85: four line sets at B = 67, 0.7 s each). With a limit",
            "of 10 s or more the other core first runs the same search from another seed,",

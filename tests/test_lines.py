@@ -20,7 +20,7 @@ from nqmip.colour import lines as L
 from nqmip.colour.exact_cover import find_exact_cover
 from nqmip.colour.proof import colour_proof
 from nqmip.colour.search import search_black_count, search_line_sets
-from tests.oracle import solutions
+from tests.oracle import solutions, solutions_by_backtracking
 
 
 def black_counts(n: int) -> np.ndarray:
@@ -183,6 +183,53 @@ def test_symmetric_covers_are_exactly_the_symmetric_placements(n: int) -> None:
         on_lines = {tuple(int(c) for c in q) for q in sols
                     if np.all(q[::-1] == n - 1 - q) and L.LineSet.of(q) == lines}
         assert placements == on_lines
+
+
+def quarter_symmetric(p: np.ndarray) -> bool:
+    n = len(p)
+    rotated = np.empty(n, dtype=p.dtype)
+    rotated[p] = n - 1 - np.arange(n)  # (i, j) -> (j, n-1-i)
+    return bool(np.all(rotated == p))
+
+
+@pytest.mark.parametrize("n", [5, 13])
+def test_quarter_covers_are_exactly_the_quarter_turn_placements(n: int) -> None:
+    from ortools.sat.python import cp_model
+
+    sols = solutions(n) if n < 10 else solutions_by_backtracking(n)
+    quarter = [p for p in sols if quarter_symmetric(p)]
+    assert quarter  # n = 5 and 13 have quarter-turn-symmetric solutions (9 has none)
+    for p in quarter:
+        lines = L.LineSet.of(p)
+        # its line set satisfies the quarter-turn line model at its black count
+        model, u, v = L.line_model(n, S.black_count(p))
+        for k in range(2 * n - 1):
+            model.Add(u[k] == v[k])
+            model.Add(u[k] == int(k in lines.anti))
+        assert cp_model.CpSolver().Solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        cells, opt_items, n_items = L.quarter_realisation_options(n, lines)
+        covers = [c for c in itertools.combinations(range(len(cells)), n // 4)
+                  if is_exact_cover(opt_items, np.array(c), n_items)]
+        placements = {L.quarter_placement(n, cells[list(c)]) for c in covers}
+        assert tuple(int(c) for c in p) in placements
+        on_lines = {tuple(int(c) for c in q) for q in sols
+                    if quarter_symmetric(q) and L.LineSet.of(q) == lines}
+        assert placements == on_lines
+
+
+def test_quarter_turn_line_sets_give_quarter_turn_placements() -> None:
+    from nqmip.budget import Deadline
+    from nqmip.colour.search import _symmetric_attempt
+
+    rng = np.random.default_rng(0)
+    deadline = Deadline.of(30)
+    found: object = False
+    while found is False:  # False: that line set had no cover in time, draw another
+        found = _symmetric_attempt(25, 17, True, rng, deadline)
+    assert isinstance(found, tuple) and found and nqmip.is_solution(found)
+    assert quarter_symmetric(np.array(found)) and S.black_count(found) == 17
+    # chess n = 17 has B = 13, but no quarter-turn line set with 13 black queens
+    assert _symmetric_attempt(17, 13, True, rng, Deadline.of(10)) == ()
 
 
 def test_symmetric_search_reaches_the_bound_and_says_when_none_exists() -> None:

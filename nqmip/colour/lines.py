@@ -96,7 +96,8 @@ def sample_line_set(
 
 
 def sample_symmetric_line_set(
-    n: int, black: int, *, seed: int = 0, time_limit: float = SAMPLE_TIME_LIMIT
+    n: int, black: int, *, seed: int = 0, time_limit: float = SAMPLE_TIME_LIMIT,
+    quarter: bool = False,
 ) -> LineSet | Sample:
     """One line set of a placement symmetric under the half turn, like
     :func:`sample_line_set` (no fixed queens).
@@ -106,6 +107,10 @@ def sample_symmetric_line_set(
     ``s`` iff it uses ``2n-2-s`` and ``d`` iff ``-d``, and the centre lines ``s = n-1``,
     ``d = 0`` only for the centre queen of an odd board (two queens of a pair on them would
     attack each other). ``NONE_EXIST`` says no *symmetric* placement has the count.
+
+    ``quarter``: symmetric under the quarter turn ``(i, j) -> (j, n-1-i)`` (odd ``n``; it
+    keeps the colours): it maps the anti-diagonal ``s`` to the diagonal ``s - (n-1)``, so
+    a placement uses ``s`` iff it uses that diagonal (see :func:`quarter_realisation_options`).
     """
 
     model, u, v = line_model(n, black)
@@ -115,6 +120,9 @@ def sample_symmetric_line_set(
         model.Add(v[k] == v[m - 1 - k])
     model.Add(u[n - 1] == n % 2)
     model.Add(v[n - 1] == n % 2)
+    if quarter:
+        for k in range(m):  # v[k] is the diagonal d = k - (n-1)
+            model.Add(u[k] == v[k])
     return _solve_sample(model, n, u, v, seed, time_limit)
 
 
@@ -180,6 +188,50 @@ def symmetric_placement(n: int, chosen: np.ndarray) -> tuple[int, ...]:
     placement[n - 1 - chosen[:, 0]] = n - 1 - chosen[:, 1]
     if n % 2:
         placement[n // 2] = n // 2
+    return tuple(int(c) for c in placement)
+
+
+def quarter_realisation_options(
+    n: int, lines: LineSet
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(cells, opt_items, n_items)`` of the exact cover whose solutions are the
+    quarter-turn-symmetric placements on ``lines`` (odd ``n``, from
+    :func:`sample_symmetric_line_set` with ``quarter=True``).
+
+    The centre queen aside, such a placement is ``(n-1)/4`` orbits of four squares
+    ``(i, j), (j, n-1-i), (n-1-i, n-1-j), (n-1-j, i)``, one of each in the top-left quadrant
+    ``i, j < (n-1)/2`` (with ``i != j``, else two of its queens share a row). An orbit
+    occupies the row (and column) pairs ``{i, n-1-i}`` and ``{j, n-1-j}`` and the *line
+    orbits* ``n-1-i-j`` and ``|i-j|``, where line orbit ``k`` is the anti-diagonals
+    ``n-1 +- k`` with the diagonals ``+-k``: the options are the orbits, the items the
+    ``(n-1)/2`` row pairs and the used line orbits. :func:`quarter_placement` turns a cover
+    into the placement.
+    """
+    h = n // 2
+    k_rank = np.full(n, -1, dtype=np.int64)  # index: line orbit k = |s - (n-1)|
+    used = [s - (n - 1) for s in lines.anti if s > n - 1]
+    k_rank[used] = np.arange(len(used))
+    i, j = np.indices((h, h))
+    i, j = i.ravel(), j.ravel()
+    k_anti = n - 1 - i - j
+    k_diag = np.abs(i - j)
+    keep = (i != j) & (k_rank[k_anti] >= 0) & (k_rank[k_diag] >= 0)
+    i, j, k_anti, k_diag = i[keep], j[keep], k_anti[keep], k_diag[keep]
+    cells = np.stack([i, j], axis=1)
+    opt_items = np.stack([i, j, h + k_rank[k_anti], h + k_rank[k_diag]],
+                         axis=1).astype(np.int32)
+    return cells, opt_items, 2 * h
+
+
+def quarter_placement(n: int, chosen: np.ndarray) -> tuple[int, ...]:
+    """The placement of the chosen orbits of :func:`quarter_realisation_options`."""
+    placement = np.empty(n, dtype=np.int64)
+    i, j = chosen[:, 0], chosen[:, 1]
+    placement[i] = j
+    placement[j] = n - 1 - i
+    placement[n - 1 - i] = n - 1 - j
+    placement[n - 1 - j] = i
+    placement[n // 2] = n // 2
     return tuple(int(c) for c in placement)
 
 

@@ -107,7 +107,8 @@ SYMMETRIC_SHARE = 0.75
 UNLIMITED_SYMMETRIC_SECONDS = 20.0
 #: Seconds on one symmetric line set (chess n = 118: covers found in 0.9 and 1.4 s).
 SYMMETRIC_SET_SECONDS = 2.0
-_NO_SYMMETRIC: set[tuple[int, int]] = set()  # (n, black) proven to have no symmetric set
+#: (n, black, quarter turn) proven to have no symmetric line set
+_NO_SYMMETRIC: set[tuple[int, int, bool]] = set()
 
 
 def search_symmetric(
@@ -125,13 +126,19 @@ def search_symmetric(
 
     For odd ``n`` (and ``corner``) the line sets alternate with those of the *corner*
     construction (:func:`corner_possible`): a symmetric placement of ``n - 1`` queens with
-    one black queen fewer, completed by a queen on the corner ``(n-1, n-1)``.
+    one black queen fewer, completed by a queen on the corner ``(n-1, n-1)``. For
+    ``n`` and the count both 1 mod 4, with quarter-turn-symmetric line sets too
+    (:func:`nqmip.colour.lines.quarter_realisation_options`: the centre queen and orbits of
+    four queens of one colour, so only such counts).
     """
     rng = np.random.default_rng(seed)
     deadline = Deadline.of(time_limit)
-    pools = [(n, target_black)]  # (board, black count) of the symmetric line sets drawn
+    # (board, black count, quarter turn) of the symmetric line sets drawn, in turn
+    pools = [(n, target_black, False)]
     if corner and n % 2 and target_black >= 1:
-        pools.insert(0, (n - 1, target_black - 1))
+        pools.insert(0, (n - 1, target_black - 1, False))
+    if n % 4 == 1 and target_black % 4 == 1:
+        pools.insert(0, (n, target_black, True))
     pools = [pool for pool in pools if pool not in _NO_SYMMETRIC]
     corner_checked = False
     turn = 0
@@ -189,14 +196,17 @@ def corner_possible(n: int, target_black: int, deadline: Deadline | None = None)
 
 
 def _symmetric_attempt(
-    n: int, target_black: int, rng: np.random.Generator, deadline: Deadline
+    n: int, target_black: int, quarter: bool, rng: np.random.Generator, deadline: Deadline
 ) -> tuple[int, ...] | tuple[()] | bool | None:
-    """One symmetric line set and its cover: the placement; ``()`` when no symmetric line
-    set has the count; False when this set had no cover in time; None when time is out."""
+    """One symmetric line set (under the half turn, or the quarter turn) and its cover: the
+    placement; ``()`` when no such line set has the count; False when this set had no
+    cover in time; None when time is out."""
     from nqmip.colour.exact_cover import find_exact_cover
     from nqmip.colour.lines import (
         SAMPLE_TIME_LIMIT,
         Sample,
+        quarter_placement,
+        quarter_realisation_options,
         sample_symmetric_line_set,
         symmetric_placement,
         symmetric_realisation_options,
@@ -206,18 +216,20 @@ def _symmetric_attempt(
     if left <= 0.01:
         return None
     lines = sample_symmetric_line_set(n, target_black, seed=int(rng.integers(2**31 - 1)),
-                                      time_limit=min(left, SAMPLE_TIME_LIMIT))
+                                      time_limit=min(left, SAMPLE_TIME_LIMIT), quarter=quarter)
     if lines is Sample.NONE_EXIST:
         return ()
     if lines is Sample.TIME_LIMIT:
         return False
-    cells, opt_items, n_items = symmetric_realisation_options(n, lines)
+    options = quarter_realisation_options if quarter else symmetric_realisation_options
+    cells, opt_items, n_items = options(n, lines)
     outcome = find_exact_cover(opt_items, n_items, seed=int(rng.integers(2**31 - 1)),
                                time_limit=min(SYMMETRIC_SET_SECONDS, deadline.remaining()),
                                node_limit=COVER_NODE_LIMIT)
     if outcome.options is None:
         return False
-    return symmetric_placement(n, cells[outcome.options])
+    chosen = cells[outcome.options]
+    return quarter_placement(n, chosen) if quarter else symmetric_placement(n, chosen)
 
 
 def search_line_sets(
