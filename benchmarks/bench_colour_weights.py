@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
 from nqmip.colour import bound as colour_bound  # noqa: E402
+from nqmip.colour import search as colour_search  # noqa: E402
 from nqmip.colour.bound import black_count  # noqa: E402
 
 FRONTIER = ROOT / "docs" / "data" / "frontier.json"
@@ -42,6 +43,7 @@ DEFAULT_WEIGHTINGS = "1,2;0,1;-1,2;3,-2"
 def run_once(n: int, black: float, white: float, limit: float, seed: int) -> dict[str, Any]:
     colour_bound.black_queen_bound.cache_clear()  # each run pays for its own bound
     colour_bound.black_queen_range.cache_clear()
+    colour_search.clear_caches()
     t = time.perf_counter()
     r = nqmip.solve(n, "chess", black=black, white=white, method="auto", time_limit=limit,
                     seed=seed)

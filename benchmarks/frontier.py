@@ -59,8 +59,7 @@ def run_once(n: int, backend: str, config: str, limit: float, threads: int,
              seed: int) -> dict[str, Any]:
     strengthen.black_queen_bound.cache_clear()  # each run pays for its own bound
     strengthen.black_queen_range.cache_clear()
-    colour_search._NO_SYMMETRIC.clear()
-    colour_search._NO_CORNER.clear()
+    colour_search.clear_caches()
     t = time.perf_counter()
     if backend == "auto":  # what `python scripts/solve_weighted.py --n N` runs
         r = nqmip.solve(n, "chess", method="auto", time_limit=limit, threads=threads,
@@ -210,8 +209,9 @@ def large_table(data: dict[str, Any]) -> list[str]:
            "for odd n these alternate with the *corner construction*: a symmetric placement of",
            "n - 1 queens never uses its main diagonal, so a queen on the corner (n-1, n-1)",
            "completes it with one black queen more (`nqmip.colour.search.corner_possible`:",
-           "not tried where the line model with that queen fixed is infeasible). Then come",
-           "the plain line sets; where the bound is not reached and its line sets can be",
+           "not tried where the line model with that queen fixed is infeasible); for n and",
+           "the count both 1 mod 4 the quarter-turn-symmetric placements join them (orbits of",
+           "four queens of one colour around the centre queen). Then come the plain line sets; where the bound is not reached and its line sets can be",
            "enumerated, each cover is refuted by HiGHS or, failing that, CP-SAT with its LP",
            "at full strength (n = 85: four line sets at B = 67, 0.7 s each). With a limit",
            "of 10 s or more the other core first runs the same search from another seed,",

@@ -168,6 +168,13 @@ CORNER_CHECK_SECONDS = 1.0
 _NO_CORNER: set[tuple[int, int]] = set()  # (n, black) with no placement using the corner
 
 
+def clear_caches() -> None:
+    """Forget the counts found to have no symmetric line set or no corner queen (each run
+    of a benchmark pays for its own)."""
+    _NO_SYMMETRIC.clear()
+    _NO_CORNER.clear()
+
+
 def corner_possible(n: int, target_black: int, deadline: Deadline | None = None) -> bool:
     """False when the line model proves that no placement of ``n`` queens with
     ``target_black`` black ones has a queen on the corner ``(n-1, n-1)``.
