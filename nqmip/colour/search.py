@@ -141,7 +141,9 @@ def search_symmetric(
         pools.insert(0, (n, target_black, True))
     pools = [pool for pool in pools if pool not in _NO_SYMMETRIC]
     corner_checked = False
-    turn = 0
+    # each call (the proof and the second stream call again in slices) starts at a random
+    # pool: always starting at the same one starved the others in short slices
+    turn = int(rng.integers(len(pools))) if pools else 0
     while pools:
         pool = pools[turn % len(pools)]
         if pool[0] != n and not corner_checked:
@@ -165,14 +167,16 @@ def search_symmetric(
 #: Seconds the line model gets to tell whether a queen on the corner is possible (it
 #: proves the impossible cases in under 0.6 s at chess n = 65..127, odd).
 CORNER_CHECK_SECONDS = 1.0
-_NO_CORNER: set[tuple[int, int]] = set()  # (n, black) with no placement using the corner
+#: (n, black): False when no placement with the count uses the corner, True when the line
+#: model did not say so within CORNER_CHECK_SECONDS (checked once)
+_CORNER: dict[tuple[int, int], bool] = {}
 
 
 def clear_caches() -> None:
     """Forget the counts found to have no symmetric line set or no corner queen (each run
     of a benchmark pays for its own)."""
     _NO_SYMMETRIC.clear()
-    _NO_CORNER.clear()
+    _CORNER.clear()
 
 
 def corner_possible(n: int, target_black: int, deadline: Deadline | None = None) -> bool:
@@ -189,17 +193,18 @@ def corner_possible(n: int, target_black: int, deadline: Deadline | None = None)
     """
     from nqmip.colour.lines import Sample, sample_line_set
 
-    if (n, target_black) in _NO_CORNER:
-        return False
+    known = _CORNER.get((n, target_black))
+    if known is not None:
+        return known
     limit = CORNER_CHECK_SECONDS if deadline is None else min(
         CORNER_CHECK_SECONDS, deadline.remaining())
     if limit <= 0.01:
         return True  # not checked: the caller's time is out anyway
     outcome = sample_line_set(n, target_black, ((n - 1, n - 1),), time_limit=limit)
-    if outcome is Sample.NONE_EXIST:
-        _NO_CORNER.add((n, target_black))
-        return False
-    return True
+    possible = outcome is not Sample.NONE_EXIST
+    if limit >= CORNER_CHECK_SECONDS or not possible:
+        _CORNER[(n, target_black)] = possible
+    return possible
 
 
 def _symmetric_attempt(
