@@ -6,9 +6,10 @@ sweep closed, so the difficulty left is primal: finding one placement that reach
 bound (HiGHS 1.12 with the bound row stalls at n = 36 for 60 s with its dual bound already
 optimal). A placement that reaches the bound is its own proof.
 
-Two searches, after the symmetric line sets of :func:`search_symmetric` (n from 65, no fixed
-queens: placements unchanged by the half turn, for odd n also those completed by a corner
-queen and, for n and the count 1 mod 4, by the quarter turn):
+Two searches, after the symmetric line sets of :func:`search_symmetric` (n from 65, or 41
+for the fewest black queens; no fixed queens: placements unchanged by the half turn, for
+odd n also those completed by a corner queen and, for n and the count 1 mod 4, those
+unchanged by the quarter turn):
 
 - **Line sets** (n in ``LINE_SEARCH_MIN_N..LINE_SEARCH_MAX_N``, tried first): sample the
   anti-diagonals and diagonals a placement with that count could use from the line model
