@@ -8,6 +8,7 @@ and a refuted black count has no placement (brute force over every solution, n <
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -166,6 +167,18 @@ def test_colour_proof_for_white_heavy_weights_matches_brute_force() -> None:
         assert proof.objective == proof.bound == best
 
 
+def placements_of_covers(
+    options: tuple[np.ndarray, np.ndarray, int], size: int,
+    placement_of: Callable[[np.ndarray], tuple[int, ...]],
+) -> set[tuple[int, ...]]:
+    """The placements of every exact cover (by brute force over ``size`` options) of the
+    ``(cells, opt_items, n_items)`` of a realisation."""
+    cells, opt_items, n_items = options
+    return {placement_of(cells[list(c)])
+            for c in itertools.combinations(range(len(cells)), size)
+            if is_exact_cover(opt_items, np.array(c), n_items)}
+
+
 @pytest.mark.parametrize("n", [8, 9])
 def test_symmetric_covers_are_exactly_the_symmetric_placements(n: int) -> None:
     sols = solutions(n)
@@ -173,12 +186,10 @@ def test_symmetric_covers_are_exactly_the_symmetric_placements(n: int) -> None:
     assert symmetric  # n = 8 and 9 have half-turn-symmetric solutions
     for p in symmetric:
         lines = L.LineSet.of(p)
-        cells, opt_items, n_items = L.symmetric_realisation_options(n, lines)
         # every cover of the pair options is a symmetric placement on those lines, and
         # the placement itself is one of the covers
-        covers = [c for c in itertools.combinations(range(len(cells)), n // 2)
-                  if is_exact_cover(opt_items, np.array(c), n_items)]
-        placements = {L.symmetric_placement(n, cells[list(c)]) for c in covers}
+        placements = placements_of_covers(L.symmetric_realisation_options(n, lines), n // 2,
+                                          lambda chosen: L.symmetric_placement(n, chosen))
         assert tuple(int(c) for c in p) in placements
         on_lines = {tuple(int(c) for c in q) for q in sols
                     if np.all(q[::-1] == n - 1 - q) and L.LineSet.of(q) == lines}
@@ -207,10 +218,8 @@ def test_quarter_covers_are_exactly_the_quarter_turn_placements(n: int) -> None:
             model.Add(u[k] == v[k])
             model.Add(u[k] == int(k in lines.anti))
         assert cp_model.CpSolver().Solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-        cells, opt_items, n_items = L.quarter_realisation_options(n, lines)
-        covers = [c for c in itertools.combinations(range(len(cells)), n // 4)
-                  if is_exact_cover(opt_items, np.array(c), n_items)]
-        placements = {L.quarter_placement(n, cells[list(c)]) for c in covers}
+        placements = placements_of_covers(L.quarter_realisation_options(n, lines), n // 4,
+                                          lambda chosen: L.quarter_placement(n, chosen))
         assert tuple(int(c) for c in p) in placements
         on_lines = {tuple(int(c) for c in q) for q in sols
                     if quarter_symmetric(q) and L.LineSet.of(q) == lines}
