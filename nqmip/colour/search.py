@@ -191,7 +191,7 @@ def corner_possible(n: int, target_black: int, deadline: Deadline | None = None)
     attack each other), so the corner queen, black and alone on its anti-diagonal, attacks
     none of them: an odd ``n`` gains one black queen over ``n - 1``. Chess n = 79, 81, 95,
     97, 99, 101, 109, 115, 117 and 119 reach their colour bound this way (docs/frontier.md).
-    Where the line model with the corner queen fixed is infeasible (chess n = 75, 85, 93,
+    Where the line model with the corner queen fixed is infeasible (chess n = 65, 75, 85, 93,
     103, 113, 123 at B) the construction cannot reach the count and is not tried.
     """
     from nqmip.colour.lines import Sample, sample_line_set
