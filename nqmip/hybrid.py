@@ -416,12 +416,12 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
 
     from nqmip.colour.proof import proof_result, search_at_bound
 
-    # the black bound the proof has reached: the colour bound, lowered as counts are refuted
-    lowered: list[int] = []
+    # the black counts the proof has refuted, in order (each lowers the bound)
+    refuted: list[int] = []
 
     def prove() -> None:
         found = proof_result(instance, seed=run.seed, time_limit=proof_limit,
-                             on_refuted=lowered.append)
+                             on_refuted=refuted.append)
         bound = cheap_bound(instance)
         with run.lock:
             if found is not None:
@@ -440,7 +440,7 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
             return
         found = search_at_bound(instance, seed=run.seed + 1,
                                 time_limit=limit.sub(share=SECOND_STREAM_SHARE),
-                                bound=lambda: lowered[-1] if lowered else None)
+                                refuted=lambda: tuple(refuted))
         if found is not None:
             with run.lock:
                 run.offer(found, "bound search (second stream)")

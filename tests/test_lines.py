@@ -150,7 +150,7 @@ def test_colour_proof_refutes_the_bound_at_19() -> None:
                          on_refuted=told.append)
     assert proof is not None and proof.proven
     assert S.black_queen_bound(19) == 15 and proof.refuted == (15,)
-    assert told == [13]  # the bound it moved to, as soon as 15 was refuted
+    assert told == [15]  # as soon as it was refuted
     assert proof.black == 13 and proof.objective == proof.bound == 32
     r = nqmip.solve(19, "chess", method="auto", seed=0, time_limit=60)
     assert r.status == "optimal" and r.objective == 32
@@ -298,6 +298,12 @@ def test_second_stream_proves_at_the_bound_or_returns_nothing() -> None:
     assert r is not None and r.placement is not None and S.black_count(r.placement) == fewest
     # n = 19: B = 15 has no placement (refuted by the proof): nothing, not a wrong proof
     assert search_at_bound(nqmip.make_instance(19, "chess"), seed=0, time_limit=1) is None
+    # once the proof beside it has refuted 15, it searches at 13 and names the refuted count
+    r = search_at_bound(nqmip.make_instance(19, "chess"), seed=0, time_limit=30,
+                        refuted=lambda: (15,))
+    assert r is not None and r.status == Status.OPTIMAL and r.placement is not None
+    assert S.black_count(r.placement) == 13 and r.objective == r.bound == 19 + 13
+    assert r.provenance.refuted_black_counts == (15,) and "15 black" in r.message
     assert search_at_bound(nqmip.make_instance(8, "random"), seed=0, time_limit=1) is None
 
 

@@ -22,7 +22,7 @@ for every placement; this module turns it into proofs of optimality without a MI
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nqmip.budget import Deadline
@@ -121,7 +121,7 @@ def colour_proof(
                 refuted.append(target)
                 black_bound = target = target - step
                 if on_refuted is not None:
-                    on_refuted(black_bound)
+                    on_refuted(refuted[-1])
                 continue
             if placement is None:
                 more = BOUND_SEARCH_SHARE * budget - (time.perf_counter() - begin)
@@ -217,15 +217,16 @@ def proof_result(
 
 def search_at_bound(
     instance: Instance, *, seed: int | None, time_limit: float | Deadline | None,
-    bound: Callable[[], int | None] | None = None,
+    refuted: Callable[[], Sequence[int]] | None = None,
 ) -> Result | None:
     """The search at the colour bound alone, as a second stream beside :func:`colour_proof`
     (``auto`` runs it on the other core, n in 65..128): the same search as the proof's
     (:func:`nqmip.colour.search.search_black_count`, the half-turn-symmetric line sets
     first) from another seed, in slices of ``SECOND_SLICE_SECONDS``, each at the black
-    bound ``bound()`` gives then (None: the colour bound; ``auto`` gives the counts the proof
-    moves to as it refutes). A verified optimal result when a placement reaches it within
-    ``time_limit``, else None (the stream proves nothing else: the proof beside it refutes).
+    bound as it stands then: the colour bound, moved past the counts ``refuted()`` returns
+    (``auto`` passes those the proof beside it has refuted, in order). A verified optimal
+    result when a placement reaches it within ``time_limit``, its provenance naming the
+    refuted counts, else None (the stream proves nothing else: the proof refutes).
 
     Why: at the bound the search is a lottery of line sets. Chess n = 100, B = 78: the
     symmetric search alone found it in 1.9-17.1 s over seeds 0-5, so a second seed beside
@@ -240,11 +241,12 @@ def search_at_bound(
     begin = time.perf_counter()
     deadline = Deadline.of(time_limit)
     maximise = colours.black > colours.white
+    step = 2 if maximise else -2  # towards the next best black count
     rng_seed = 0 if seed is None else seed
     while not deadline.expired():
-        target = bound() if bound is not None else None
-        if target is None:
-            target = black_queen_bound(instance.n, instance.fixed, maximise=maximise)
+        counts = tuple(refuted()) if refuted is not None else ()
+        target = (counts[-1] - step if counts
+                  else black_queen_bound(instance.n, instance.fixed, maximise=maximise))
         if target is None:
             return None
         placement = search.search_black_count(
@@ -257,11 +259,14 @@ def search_at_bound(
             raise RuntimeError(f"the search at {target} black queens returned another count")
         objective = instance.objective(placement)
         proof = ColourProof(placement=placement, objective=objective, bound=objective,
-                            black=target, black_bound=target,
+                            black=target, black_bound=target, refuted=counts,
                             seconds=time.perf_counter() - begin)
+        message = "optimal: the placement reaches the colour bound (search, second stream)"
+        if counts:
+            message += (f"; no placement has {', '.join(map(str, counts))} black queens"
+                        " (refuted by the proof's line sets)")
         return proof_by_bound(instance, "auto", "colour proof", seed, begin, proof).with_(
-            message="optimal: the placement reaches the colour bound (search, second stream)",
-            extra={"black_queens": target})
+            message=message, extra={"black_queens": target})
     return None
 
 
