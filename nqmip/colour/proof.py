@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nqmip.budget import Deadline
-from nqmip.instance import Instance
+from nqmip.instance import ColourWeights, Instance
 from nqmip.result import Provenance, Result, Status, Termination
 from nqmip.verify import verified
 
@@ -62,6 +62,28 @@ class ColourProof:
         return self.placement is not None and self.black == self.black_bound
 
 
+@dataclass(frozen=True)
+class _Direction:
+    """Which way the colour proof goes for an instance's colour weights."""
+
+    colours: ColourWeights
+    maximise: bool  # black worth more: the most black queens, else the fewest
+    step: int  # from a black count to the next best one (the count keeps n's parity)
+    symmetric_min_n: int | None  # the symmetric line sets first from this n (None: default)
+
+
+def _direction(instance: Instance) -> _Direction | None:
+    """None unless the weights are constant per colour, the two colours worth differently."""
+    from nqmip.colour import search
+
+    colours = None if instance.is_feasibility else instance.colours
+    if colours is None or colours.black == colours.white:
+        return None
+    maximise = colours.black > colours.white
+    return _Direction(colours=colours, maximise=maximise, step=2 if maximise else -2,
+                      symmetric_min_n=None if maximise else search.FEWEST_SYMMETRIC_MIN_N)
+
+
 def colour_proof(
     instance: Instance, *, time_limit: float | Deadline | None = None, seed: int | None = None,
     on_refuted: Callable[[int], object] | None = None,
@@ -82,18 +104,16 @@ def colour_proof(
 
     deadline = Deadline.of(time_limit)
     begin = time.perf_counter()
-    colours = None if instance.is_feasibility else instance.colours
-    if colours is None or colours.black == colours.white:
+    way = _direction(instance)
+    if way is None:
         return None
-    maximise = colours.black > colours.white
-    best = black_queen_bound(instance.n, instance.fixed, maximise=maximise)
+    colours = way.colours
+    best = black_queen_bound(instance.n, instance.fixed, maximise=way.maximise)
     if best is None:
         return None
     budget = deadline.remaining()  # inf without a limit
-    step = 2 if maximise else -2  # towards the next best black count
+    step, symmetric_min_n = way.step, way.symmetric_min_n
     n = instance.n
-    # the half-turn-symmetric line sets first from this n
-    symmetric_min_n = None if maximise else search.FEWEST_SYMMETRIC_MIN_N
 
     def objective_of(black: int) -> float:
         return n * colours.white + (colours.black - colours.white) * black
@@ -235,23 +255,21 @@ def search_at_bound(
     from nqmip.colour import search
     from nqmip.colour.bound import black_count, black_queen_bound
 
-    colours = None if instance.is_feasibility else instance.colours
-    if colours is None or colours.black == colours.white:
+    way = _direction(instance)
+    if way is None:
         return None
     begin = time.perf_counter()
     deadline = Deadline.of(time_limit)
-    maximise = colours.black > colours.white
-    step = 2 if maximise else -2  # towards the next best black count
     rng_seed = 0 if seed is None else seed
     while not deadline.expired():
         counts = tuple(refuted()) if refuted is not None else ()
-        target = (counts[-1] - step if counts
-                  else black_queen_bound(instance.n, instance.fixed, maximise=maximise))
+        target = (counts[-1] - way.step if counts
+                  else black_queen_bound(instance.n, instance.fixed, maximise=way.maximise))
         if target is None:
             return None
         placement = search.search_black_count(
             instance, target, seed=rng_seed, time_limit=deadline.sub(SECOND_SLICE_SECONDS),
-            symmetric_min_n=None if maximise else search.FEWEST_SYMMETRIC_MIN_N)
+            symmetric_min_n=way.symmetric_min_n)
         rng_seed += 1_000_003  # the next slice draws other line sets
         if placement is None:
             continue
