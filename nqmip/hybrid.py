@@ -73,8 +73,10 @@ COLOUR_PROOF_EXACT_SHARE = 0.75
 #: Beyond the MIP's range (n > ``AUTO_COLOUR_EXACT_MAX_N``) with at least
 #: ``SECOND_STREAM_MIN_SECONDS`` of budget, the other core searches at the colour bound (the
 #: proof's search, another seed) for this share of it before the annealing
-#: (:func:`nqmip.colour.proof.search_at_bound`).
-SECOND_STREAM_SHARE = 0.5
+#: (:func:`nqmip.colour.proof.search_at_bound`). Most of it: past 0.6 of the budget the
+#: proof itself moves to the lower counts (which give the placement when the bound is
+#: not reached), so this is the only search left at the bound.
+SECOND_STREAM_SHARE = 0.85
 SECOND_STREAM_MIN_SECONDS = 10.0
 #: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
@@ -416,12 +418,19 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
 
     from nqmip.colour.proof import proof_result, search_at_bound
 
-    # the black counts the proof has refuted, in order (each lowers the bound)
+    # the black counts the proof has refuted, in order (each lowers the bound), and the
+    # second stream's attempts, cancelled when the bound moves
     refuted: list[int] = []
+    attempts: list[Deadline] = []
+
+    def lowered(count: int) -> None:
+        refuted.append(count)
+        for attempt in list(attempts):
+            attempt.cancel()
 
     def prove() -> None:
         found = proof_result(instance, seed=run.seed, time_limit=proof_limit,
-                             on_refuted=refuted.append)
+                             on_refuted=lowered)
         bound = cheap_bound(instance)
         with run.lock:
             if found is not None:
@@ -431,16 +440,27 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
             run.tighten(*bound)
         if mip_after and not run.proven() and not deadline.expired():
             exact(deadline, start=run.best.placement if run.best is not None else None)
+        elif n > AUTO_COLOUR_EXACT_MAX_N and not run.proven() and not proof_limit.expired():
+            # The proof ended below the bound (its placement has fewer black queens) with
+            # time left: this core searches at the bound too, from a third seed.
+            more = search_at_bound(instance, seed=run.seed + 2, time_limit=proof_limit,
+                                   refuted=lambda: tuple(refuted), attempts=attempts.append)
+            if more is not None:
+                with run.lock:
+                    run.offer(more, "bound search (after the proof)")
 
     def second_stream(limit: Deadline) -> None:
         # Beyond the MIP's range with a budget worth sharing: the search at the bound from
         # another seed on the other core first, the annealing after; a placement at the
-        # bound ends the proof and the annealing.
+        # bound ends the proof and the annealing. Without a limit it has the proof's
+        # COLOUR_PROOF_SECONDS (a share of no limit would be no limit: where the bound is
+        # not reached it searched for ever, and auto never returned).
         if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < SECOND_STREAM_MIN_SECONDS:
             return
-        found = search_at_bound(instance, seed=run.seed + 1,
-                                time_limit=limit.sub(share=SECOND_STREAM_SHARE),
-                                refuted=lambda: tuple(refuted))
+        stream = limit.sub(None if limit.limited else COLOUR_PROOF_SECONDS,
+                           share=SECOND_STREAM_SHARE)
+        found = search_at_bound(instance, seed=run.seed + 1, time_limit=stream,
+                                refuted=lambda: tuple(refuted), attempts=attempts.append)
         if found is not None:
             with run.lock:
                 run.offer(found, "bound search (second stream)")

@@ -304,6 +304,32 @@ def test_second_stream_proves_at_the_bound_or_returns_nothing() -> None:
     assert r is not None and r.status == Status.OPTIMAL and r.placement is not None
     assert S.black_count(r.placement) == 13 and r.objective == r.bound == 19 + 13
     assert r.provenance.refuted_black_counts == (15,) and "15 black" in r.message
+
+
+def test_second_stream_moves_when_the_caller_cancels_its_attempt() -> None:
+    import threading
+
+    from nqmip.budget import Deadline
+    from nqmip.colour.proof import search_at_bound
+
+    # n = 19 from B = 15, which no placement has: the attempt there would run to the
+    # deadline, unless the caller (as auto does when the proof refutes 15) cancels it
+    refuted: list[int] = []
+    attempts: list[Deadline] = []
+
+    def refute() -> None:
+        refuted.append(15)
+        attempts[-1].cancel()
+
+    timer = threading.Timer(1.0, refute)
+    timer.start()
+    try:
+        r = search_at_bound(nqmip.make_instance(19, "chess"), seed=0, time_limit=40,
+                            refuted=lambda: tuple(refuted), attempts=attempts.append)
+    finally:
+        timer.cancel()
+    assert r is not None and r.placement is not None and S.black_count(r.placement) == 13
+    assert r.provenance.refuted_black_counts == (15,) and len(attempts) == 2
     assert search_at_bound(nqmip.make_instance(8, "random"), seed=0, time_limit=1) is None
 
 
@@ -313,3 +339,19 @@ def test_auto_ends_when_the_proof_wins_beside_the_second_stream() -> None:
     r = nqmip.solve(66, "chess", method="auto", time_limit=30, seed=0)
     assert r.status == "optimal" and r.objective == 66 + 50
     assert r.wall_time < 15, r.wall_time
+
+
+def test_auto_without_a_limit_returns_where_the_bound_is_not_reached() -> None:
+    import subprocess
+    import sys
+
+    # chess n = 93: no placement has been found at B = 73 (docs/frontier.md). Without a
+    # limit the proof has COLOUR_PROOF_SECONDS (3 s here); the second stream beside it
+    # searched at the bound for ever before, and auto never returned.
+    code = ("import nqmip, nqmip.hybrid as h; h.COLOUR_PROOF_SECONDS = 3.0; "
+            "r = nqmip.solve(93, 'chess', method='auto', seed=0); "
+            "print(r.status.value, r.objective)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=90, check=True)
+    status, objective = out.stdout.split()
+    assert status == "feasible" and 93 + 61 <= float(objective) < 93 + 73

@@ -64,12 +64,14 @@ def search_black_count(
     seed: int | None = 0,
     time_limit: float | Deadline | None = SEARCH_SECONDS,
     symmetric_min_n: int | None = None,
+    symmetric_share: float | None = None,
 ) -> tuple[int, ...] | None:
     """A placement of ``instance`` with exactly ``target_black`` black queens, or None.
 
     The half-turn-symmetric line sets first (n >= ``symmetric_min_n``, by default
     ``SYMMETRIC_MIN_N``, no fixed queens;
-    ``SYMMETRIC_SHARE`` of the time, ``UNLIMITED_SYMMETRIC_SECONDS`` without a limit), the
+    ``symmetric_share`` of the time, by default ``SYMMETRIC_SHARE``;
+    ``UNLIMITED_SYMMETRIC_SECONDS`` without a limit), the
     line-set search next (see the module docstring), then the colour walk with the time
     left; None when none found one within ``time_limit`` (seconds or a
     :class:`~nqmip.budget.Deadline`; None: search until found, which may never end when no
@@ -78,7 +80,9 @@ def search_black_count(
     deadline = Deadline.of(time_limit)
     low = SYMMETRIC_MIN_N if symmetric_min_n is None else symmetric_min_n
     if low <= instance.n <= LINE_SEARCH_MAX_N and not instance.fixed:
-        share = (deadline.sub(share=SYMMETRIC_SHARE) if deadline.limited
+        if symmetric_share is None:
+            symmetric_share = SYMMETRIC_SHARE
+        share = (deadline.sub(share=symmetric_share) if deadline.limited
                  else deadline.sub(UNLIMITED_SYMMETRIC_SECONDS))
         found = search_symmetric(instance.n, target_black, seed=seed, time_limit=share)
         if found:
