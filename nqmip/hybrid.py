@@ -17,7 +17,8 @@ it knows:
   (search at the colour bound, refutation by the line sets) beside the annealing; inside
   the exact range of the strengthened MIP, the MIP after the proof, warm-started; beyond
   it, with a limit of ``SECOND_STREAM_MIN_SECONDS`` or more, the other core searches at
-  the bound from another seed before the annealing.
+  the bound from another seed before the annealing, and the proof's core does too once
+  the proof has moved below the bound.
 - **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a short annealing for an incumbent,
   then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from it
   beside the annealing from the same placement.
