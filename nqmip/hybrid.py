@@ -16,9 +16,9 @@ it knows:
 - **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: the colour proof
   (search at the colour bound, refutation by the line sets) beside the annealing; inside
   the exact range of the strengthened MIP, the MIP after the proof, warm-started; beyond
-  it, with a limit of ``SECOND_STREAM_MIN_SECONDS`` or more, the other core searches at
-  the bound from another seed before the annealing, and the proof's core does too once
-  the proof has moved below the bound.
+  it, with a limit of ``proof.SECOND_STREAM_MIN_SECONDS`` or more, the other core
+  searches at the bound from another seed before the annealing, and the proof's core does
+  too once the proof has moved below the bound.
 - **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a short annealing for an incumbent,
   then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from it
   beside the annealing from the same placement.
@@ -71,14 +71,6 @@ COLOUR_PROOF_MAX_N = 128
 #: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it.
 COLOUR_PROOF_SECONDS = 60.0
 COLOUR_PROOF_EXACT_SHARE = 0.75
-#: Beyond the MIP's range (n > ``AUTO_COLOUR_EXACT_MAX_N``) with at least
-#: ``SECOND_STREAM_MIN_SECONDS`` of budget, the other core searches at the colour bound (the
-#: proof's search, another seed) for this share of it before the annealing
-#: (:func:`nqmip.colour.proof.search_at_bound`). Most of it: past 0.6 of the budget the
-#: proof itself moves to the lower counts (which give the placement when the bound is
-#: not reached), so this is the only search left at the bound.
-SECOND_STREAM_SHARE = 0.85
-SECOND_STREAM_MIN_SECONDS = 10.0
 #: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
 INCUMBENT_SHARE = 0.15
@@ -402,26 +394,20 @@ def solve_auto(
 
 
 def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
-    """Weights constant per colour within the colour proof's range (see the module
-    docstring): the colour proof here and the annealing beside it from the start (it holds
-    an incumbent within a second whatever the proof does); the MIP after the proof where it
-    can still prove in the time."""
+    """Weights constant per colour within the colour proof's range: the plan of the module
+    docstring (the annealing holds an incumbent within a second whatever the proof does)."""
     instance = run.instance
     n = instance.n
-    # The strengthened MIP after the proof, warm-started from the best placement, where it
-    # can still prove in the time (or without a limit); beyond, under a limit, the proof
-    # has the whole budget (HiGHS at chess n = 64 stays at 96 in 20 s).
+    # The strengthened MIP after the proof, warm-started, where it can still prove in the
+    # time; beyond, the proof has the whole budget (HiGHS at chess n = 64: 96 after 20 s).
     mip_after = n <= AUTO_COLOUR_EXACT_MAX_N and (
         n <= AUTO_EXACT_MAX_N or bool(instance.fixed) or not deadline.limited)
 
     proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
                                share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
+    from nqmip.colour import proof
 
-    from nqmip.colour.proof import proof_result, search_at_bound
-
-    # the black counts the proof has refuted, in order (each lowers the bound), and the
-    # second stream's attempts, cancelled when the bound moves
-    refuted: list[int] = []
+    refuted: list[int] = []  # by the proof, in order; each cancels the searches at the bound
     attempts: list[Deadline] = []
 
     def lowered(count: int) -> None:
@@ -429,8 +415,16 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         for attempt in list(attempts):
             attempt.cancel()
 
+    def at_bound(seed: int, limit: Deadline, step: str) -> bool:  # proven?
+        found = proof.search_at_bound(instance, seed=seed, time_limit=limit,
+                                      refuted=lambda: tuple(refuted), attempts=attempts.append)
+        if found is not None:
+            with run.lock:
+                run.offer(found, step)
+        return run.proven()
+
     def prove() -> None:
-        found = proof_result(instance, seed=run.seed, time_limit=proof_limit,
+        found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
                              on_refuted=lowered)
         bound = cheap_bound(instance)
         with run.lock:
@@ -442,32 +436,20 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
         if mip_after and not run.proven() and not deadline.expired():
             exact(deadline, start=run.best.placement if run.best is not None else None)
         elif n > AUTO_COLOUR_EXACT_MAX_N and not run.proven() and not proof_limit.expired():
-            # The proof ended below the bound (its placement has fewer black queens) with
-            # time left: this core searches at the bound too, from a third seed.
-            more = search_at_bound(instance, seed=run.seed + 2, time_limit=proof_limit,
-                                   refuted=lambda: tuple(refuted), attempts=attempts.append)
-            if more is not None:
-                with run.lock:
-                    run.offer(more, "bound search (after the proof)")
+            # the proof has moved below the bound: this core searches at it too
+            at_bound(run.seed + 2, proof_limit, "bound search (after the proof)")
 
     def second_stream(limit: Deadline) -> None:
         # Beyond the MIP's range with a budget worth sharing: the search at the bound from
         # another seed on the other core first, the annealing after; a placement at the
-        # bound ends the proof and the annealing. Without a limit it has the proof's
-        # COLOUR_PROOF_SECONDS (a share of no limit would be no limit: where the bound is
-        # not reached it searched for ever, and auto never returned).
-        if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < SECOND_STREAM_MIN_SECONDS:
+        # bound ends the proof and the annealing. Without a limit: the proof's seconds.
+        if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < proof.SECOND_STREAM_MIN_SECONDS:
             return
         stream = limit.sub(None if limit.limited else COLOUR_PROOF_SECONDS,
-                           share=SECOND_STREAM_SHARE)
-        found = search_at_bound(instance, seed=run.seed + 1, time_limit=stream,
-                                refuted=lambda: tuple(refuted), attempts=attempts.append)
-        if found is not None:
-            with run.lock:
-                run.offer(found, "bound search (second stream)")
-            if run.proven():
-                proof_limit.cancel()
-                limit.cancel()
+                           share=proof.SECOND_STREAM_SHARE)
+        if at_bound(run.seed + 1, stream, "bound search (second stream)"):
+            proof_limit.cancel()
+            limit.cancel()
 
     run.beside(deadline, prove, lead=second_stream)
 

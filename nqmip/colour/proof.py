@@ -306,3 +306,11 @@ def search_at_bound(
 #: has symmetric line sets at B, but no cover of one turned up in 150 s, while the plain
 #: line sets alone found a placement within 64 s in 6 of 6 seeds (median 13 s).
 SECOND_SYMMETRIC_SHARE = 0.5
+#: Beyond the MIP's range (n > ``hybrid.AUTO_COLOUR_EXACT_MAX_N``) with at least
+#: ``SECOND_STREAM_MIN_SECONDS`` of budget, ``auto`` runs :func:`search_at_bound` on the
+#: other core for this share of it before the annealing. Most of it: past 0.6 of the
+#: budget the proof itself moves to the lower counts (which give the placement when the
+#: bound is not reached). Without a limit it has the proof's seconds: a share of no limit
+#: is no limit, and where the bound is not reached auto then never returned (n = 93).
+SECOND_STREAM_SHARE = 0.85
+SECOND_STREAM_MIN_SECONDS = 10.0
