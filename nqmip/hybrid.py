@@ -425,7 +425,7 @@ def _colour_plan(run: _Portfolio, deadline: Deadline, exact: Any) -> None:
 
     def prove() -> None:
         found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
-                             on_refuted=lowered)
+                                   on_refuted=lowered)
         bound = cheap_bound(instance)
         with run.lock:
             if found is not None:
