@@ -304,6 +304,7 @@ def test_second_stream_proves_at_the_bound_or_returns_nothing() -> None:
     assert r is not None and r.status == Status.OPTIMAL and r.placement is not None
     assert S.black_count(r.placement) == 13 and r.objective == r.bound == 19 + 13
     assert r.provenance.refuted_black_counts == (15,) and "15 black" in r.message
+    assert search_at_bound(nqmip.make_instance(8, "random"), seed=0, time_limit=1) is None
 
 
 def test_second_stream_moves_when_the_caller_cancels_its_attempt() -> None:
@@ -330,7 +331,6 @@ def test_second_stream_moves_when_the_caller_cancels_its_attempt() -> None:
         timer.cancel()
     assert r is not None and r.placement is not None and S.black_count(r.placement) == 13
     assert r.provenance.refuted_black_counts == (15,) and len(attempts) == 2
-    assert search_at_bound(nqmip.make_instance(8, "random"), seed=0, time_limit=1) is None
 
 
 def test_auto_ends_when_the_proof_wins_beside_the_second_stream() -> None:
