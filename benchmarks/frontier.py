@@ -262,10 +262,12 @@ def large_table(data: dict[str, Any]) -> list[str]:
            and "auto/default" in data["results"][k]["cells"]
            and not median_proven(data["results"][k]["cells"]["auto/default"])]
     if few:
+        limit = float(data.get("limit") or 60)
         out += ["", "**Optimum known, but proven within 60 s by fewer than half of the seeds**",
                 "(so not within 60 s as a median):", ""]
         out += [f"- n = {k}: proven by {c['proven_runs']} of {c['runs']} seeds ("
-                + " / ".join(f"{t:.1f}" if t < 60 else "> 60" for t in c["times"]) + " s)"
+                + " / ".join(f"{t:.1f}" if t < limit else f"> {limit:g}" for t in c["times"])
+                + " s)"
                 for k, c in few]
     times = []
     for key in sorted(data["results"], key=int):

@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -121,9 +122,8 @@ def probe_corner(n: int, a: argparse.Namespace) -> str:
     b = _bound(n)
     begin = time.perf_counter()
     out = sample_line_set(n, b, ((n - 1, n - 1),), time_limit=a.time_limit)
-    verdict = {Sample.NONE_EXIST: "no line set (proven)",
-               Sample.TIME_LIMIT: "not decided"}.get(out, "a line set exists") \
-        if isinstance(out, Sample) else "a line set exists"
+    verdict = ("no line set (proven)" if out is Sample.NONE_EXIST
+               else "not decided" if out is Sample.TIME_LIMIT else "a line set exists")
     return f"B = {b}; corner queen: {verdict} ({time.perf_counter() - begin:.1f} s)"
 
 
@@ -144,7 +144,10 @@ def probe_corner_search(n: int, a: argparse.Namespace) -> str:
     return f"B = {b}; with the corner queen: {black_count(found)} black in {seconds:.1f} s"
 
 
-def _sampled(n: int, a: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _sampled(n: int, a: argparse.Namespace
+             ) -> Iterator[tuple[int, tuple[np.ndarray, np.ndarray]]]:
+    """Line sets sampled at B (seeds 0 .. --sets - 1): (seed, their cover's cells and
+    options)."""
     from nqmip.colour.lines import Sample, realisation_options, sample_line_set
 
     b = _bound(n)
