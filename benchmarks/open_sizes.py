@@ -99,7 +99,8 @@ def _bound(n: int) -> int:
     from nqmip.colour.bound import black_queen_bound
 
     b = black_queen_bound(n, time_limit=60.0)
-    assert b is not None
+    if b is None:
+        raise SystemExit(f"n = {n}: the line model has no solution (no placement exists)")
     return b
 
 
@@ -140,7 +141,8 @@ def probe_corner_search(n: int, a: argparse.Namespace) -> str:
     seconds = time.perf_counter() - begin
     if not found:
         return f"B = {b}; with the corner queen: nothing in {seconds:.1f} s"
-    assert is_solution(found)
+    if not is_solution(found):
+        raise RuntimeError(f"n = {n}: the search returned a placement that attacks")
     return f"B = {b}; with the corner queen: {black_count(found)} black in {seconds:.1f} s"
 
 
