@@ -264,6 +264,7 @@ def search_at_bound(
     begin = time.perf_counter()
     deadline = Deadline.of(time_limit)
     rng_seed = 0 if seed is None else seed
+
     def bound_now() -> tuple[tuple[int, ...], int | None]:
         counts = tuple(refuted()) if refuted is not None else ()
         return counts, (counts[-1] - way.step if counts else black_queen_bound(
