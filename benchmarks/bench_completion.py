@@ -4,13 +4,13 @@ Gent, Jefferson and Nightingale ("Complexity of n-Queens Completion", JAIR 59, 2
 published excluded-diagonals instances (1000 generated boards per n = 8 .. 21, every
 prefix of each board's list of diagonals an instance) and the result of their fastest
 solver (a bit-parallel search, "shiftqueens") on each. Each instance is translated to
-n-Queens completion by nqmip's own reduction (:mod:`nqmip.completion`: a board of 2,000 to
-5,500 rows with all but n queens placed), solved, verified, and checked against the
+n-Queens completion by nqmip's own reduction (:mod:`nqmip.instances.csplib`: a board of
+2,000 to 5,500 rows with all but n queens placed), solved, verified, and checked against the
 recorded sat/unsat. Per n the sample is the instance slowest for their solver, and sat and
 unsat instances drawn (seeded) from the hard band (``M`` from 0.8 n to n diagonals, where
 about half are satisfiable); plus the instance the paper names as its hardest (n = 21,
 19 diagonals, id 259: about 2600 s for Lingeling, unsat). For n = 22 .. 30, beyond the
-archive, instances come from nqmip's generator (:func:`nqmip.completion.generate_diagonals`)
+archive, instances come from nqmip's generator (:func:`nqmip.instances.csplib.generate_diagonals`)
 with ``M = 0.9 n`` and CP-SAT and HiGHS must agree.
 
 The instances are not part of nqmip: they are read at run time from a clone of the
@@ -128,7 +128,7 @@ def sample(results: dict, n: int, per_side: int, seed: int) -> list[tuple[int, i
 
 
 def solve_one(text: str, m: int, method: str, limit: float) -> dict:
-    from nqmip.completion import excluded_to_completion, parse_diagonals
+    from nqmip.instances.csplib import excluded_to_completion, parse_diagonals
 
     begin = time.perf_counter()
     inst = parse_diagonals(text, m)
@@ -176,7 +176,7 @@ def run_archived(args: argparse.Namespace, source: Source) -> None:
 
 
 def run_generated(args: argparse.Namespace) -> None:
-    from nqmip.completion import diagonals_text, generate_diagonals
+    from nqmip.instances.csplib import diagonals_text, generate_diagonals
 
     done = already(args.out)
     for n in args.gen_list:

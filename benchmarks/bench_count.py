@@ -121,7 +121,7 @@ def run_c(binary: Path, n: int) -> tuple[int, float]:
 
 def run_numba(n: int) -> tuple[int, float]:
     """What ``nqmip.count_solutions(n)`` runs: classes under the 8 symmetries (Takaken)."""
-    from nqmip.count_kernels import takaken_all
+    from nqmip.enumeration.count_kernels import takaken_all
 
     start = time.perf_counter()
     c8, c4, c2 = takaken_all(n)
@@ -130,7 +130,7 @@ def run_numba(n: int) -> tuple[int, float]:
 
 def run_numba_half(n: int) -> tuple[int, float]:
     """The C counter's own algorithm in numba (the first row's mirror symmetry only)."""
-    from nqmip.count_kernels import count_all
+    from nqmip.enumeration.count_kernels import count_all
 
     start = time.perf_counter()
     value = int(count_all(n))
@@ -138,7 +138,7 @@ def run_numba_half(n: int) -> tuple[int, float]:
 
 
 def run_cpsat(n: int, cap: float) -> tuple[int, float] | None:
-    from nqmip.enumerate import EnumerationError, enumerate_optimal
+    from nqmip.enumeration.optimal import EnumerationError, enumerate_optimal
 
     start = time.perf_counter()
     try:
@@ -174,7 +174,7 @@ def main() -> int:
     parser.add_argument("--json", default=None, help="append one JSON line per size here")
     args = parser.parse_args()
 
-    from nqmip.count import A000170, warm_up
+    from nqmip.enumeration.count import A000170, warm_up
 
     compile_time = warm_up()
     print(f"numba compile (or cache load): {compile_time:.2f} s, not in the times below")

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from nqmip.compare import run_in_process
-from nqmip.heuristics.ga import solve_ga
+from nqmip.heuristics.ga.run import solve_ga
 from nqmip.instance import make_instance
 from nqmip.verify import is_solution
 

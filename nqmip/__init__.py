@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nqmip.enumerate import enumerate_optimal
+from nqmip.enumeration.optimal import enumerate_optimal
 from nqmip.formulation import build_model
 from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
 from nqmip.result import Result, Status, Termination
@@ -16,12 +16,12 @@ from nqmip.solve import all_methods, solve
 from nqmip.verify import VerificationError, conflicts, is_solution
 
 if TYPE_CHECKING:
-    from nqmip.count import count_solutions, solutions
+    from nqmip.enumeration.count import count_solutions, solutions
 
 __version__ = "0.1.0"
 
 #: Exported lazily (PEP 562): the counting module loads on first use.
-_LAZY = {"count_solutions": "nqmip.count", "solutions": "nqmip.count"}
+_LAZY = {"count_solutions": "nqmip.enumeration.count", "solutions": "nqmip.enumeration.count"}
 
 
 def __getattr__(name: str) -> Any:

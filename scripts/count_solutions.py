@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Count (or list) every N-Queens solution: ``python scripts/count_solutions.py --n 8``.
 
-A thin wrapper around :func:`nqmip.count_cli.count_main` (installed as ``nqmip-count``);
+A thin wrapper around :func:`nqmip.cli.count.count_main` (installed as ``nqmip-count``);
 run with ``--help``.
 """
 
@@ -11,6 +11,6 @@ from pathlib import Path
 if __name__ == "__main__":
     # Run from a checkout without installing: the package sits next to scripts/.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.count_cli import count_main
+    from nqmip.cli.count import count_main
 
     sys.exit(count_main())

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Solve the weighted N-Queens problem (chess weights by default) and print the board.
 
-A thin wrapper around :func:`nqmip.cli.solve_weighted_main`; run with ``--help``.
+A thin wrapper around :func:`nqmip.cli.solve.solve_weighted_main`; run with ``--help``.
 """
 
 import sys
@@ -10,6 +10,6 @@ from pathlib import Path
 if __name__ == "__main__":
     # Run from a checkout without installing: the package sits next to scripts/.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli import solve_weighted_main
+    from nqmip.cli.solve import solve_weighted_main
 
     sys.exit(solve_weighted_main())

@@ -131,7 +131,7 @@ def test_bad_weight_files(tmp_path: Path, content: str) -> None:
 def test_help_is_fast_and_lists_methods() -> None:
     p = run("--help")
     assert p.returncode == 0 and "--method" in p.stdout and "cpsat" in p.stdout
-    code = ("import sys, nqmip.cli; nqmip.cli.build_parser(); "
+    code = ("import sys, nqmip.cli.solve; nqmip.cli.solve.build_parser(); "
             "print(sorted(m for m in ('pyomo', 'ortools', 'numba') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=60).stdout

@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 import nqmip
 from nqmip.backends.base import EXACT_METHODS, get_backend
-from nqmip.completion import (
+from nqmip.heuristics import HEURISTIC_METHODS
+from nqmip.instance import free_board
+from nqmip.instances.csplib import (
     ExcludedDiagonals,
     FixedFileError,
     diagonals_text,
@@ -28,8 +30,6 @@ from nqmip.completion import (
     parse_diagonals,
     parse_fixed,
 )
-from nqmip.heuristics import HEURISTIC_METHODS
-from nqmip.instance import free_board
 from nqmip.result import Status
 from nqmip.verify import is_solution
 from tests.conftest import IN_CI
@@ -240,7 +240,7 @@ def test_bad_files_are_one_line_errors(text: str) -> None:
 
 
 def test_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from nqmip.cli import solve_weighted_main
+    from nqmip.cli.solve import solve_weighted_main
 
     good = tmp_path / "q.txt"
     good.write_text("1,3\n0,1\n")
@@ -294,7 +294,7 @@ def test_reduction_keeps_the_solutions(seed: int) -> None:
 
 
 def test_completion_search_finds_or_exhausts() -> None:
-    from nqmip.completion import search_free_board
+    from nqmip.enumeration.completion import search_free_board
 
     rng = np.random.default_rng(7)
     for _ in range(30):
@@ -330,7 +330,7 @@ def test_generator_keeps_open_squares() -> None:
 @settings(max_examples=30, deadline=None)
 @given(partial_boards())
 def test_count_completions_matches_enumeration(board: tuple[int, dict[int, int]]) -> None:
-    from nqmip.completion import count_free
+    from nqmip.enumeration.completion import count_free
 
     n, fixed = board
     expected = len(completions(n, fixed))
@@ -339,7 +339,7 @@ def test_count_completions_matches_enumeration(board: tuple[int, dict[int, int]]
 
 
 def test_count_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from nqmip.count_cli import count_main
+    from nqmip.cli.count import count_main
 
     path = tmp_path / "q.param"
     path.write_text("letting n = 8\nletting init = [[0, 0]]\n")
@@ -352,7 +352,7 @@ def test_count_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_enumeration_with_fixed_queens_agrees(weights: str | None) -> None:
     """CP-SAT's model of the free board lists the same optimal completions as the
     bitboard enumeration."""
-    from nqmip.enumerate import enumerate_optimal
+    from nqmip.enumeration.optimal import enumerate_optimal
 
     fixed = {0: 1, 4: 0}
     by_model = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="cpsat")

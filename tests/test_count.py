@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqmip
-from nqmip.count import CountError, run_count, solutions
-from nqmip.count_cli import count_main
-from nqmip.enumerate import enumerate_optimal
+from nqmip.cli.count import count_main
+from nqmip.enumeration.count import CountError, run_count, solutions
+from nqmip.enumeration.optimal import enumerate_optimal
 
 from .conftest import IN_CI
 
@@ -137,7 +137,7 @@ def test_refusals() -> None:
         nqmip.count_solutions(0)
     with pytest.raises(nqmip.InstanceError):
         nqmip.count_solutions(8, fixed={0: 9})
-    from nqmip.enumerate import EnumerationError
+    from nqmip.enumeration.optimal import EnumerationError
 
     with pytest.raises(EnumerationError, match="GiB"):
         enumerate_optimal(18)

@@ -1,6 +1,6 @@
 """The frontier's certificates (docs/data/frontier.json) re-checked by a second route.
 
-CI runs benchmarks/check_frontier.py for n <= 48; the tampering tests show that the
+CI runs tools/check_frontier.py for n <= 48; the tampering tests show that the
 checker rejects a certificate whose placement, multipliers or line sets were altered.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tools"))
 
 import check_frontier as cf  # noqa: E402
 
@@ -28,7 +28,7 @@ def entry(n: int) -> dict[str, Any]:
 
 
 def test_check_frontier_passes_up_to_48() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "check_frontier.py"),
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "check_frontier.py"),
                           "--n-max", "48"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()

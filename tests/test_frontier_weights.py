@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import nqmip
-from nqmip.cli import solve_weighted_main
+from nqmip.cli.solve import solve_weighted_main
 from nqmip.colour.proof import colour_proof
 
 WEIGHTS = [(2, 1), (1, 3), (0, 1), (1, 0), (-1, 2), (3, -2), (-2, -1), (-1, -3)]

@@ -1,4 +1,4 @@
-"""benchmarks/open_sizes.py: the probes of the open chess sizes, on small boards where the
+"""research/open_sizes.py: the probes of the open chess sizes, on small boards where the
 answers are known (n = 19: B = 15, optimum 13 black queens; n = 75: no line set at B with
 a corner queen)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "research"))
 
 import open_sizes as probes  # noqa: E402
 

@@ -7,7 +7,7 @@
 - :mod:`~nqmip.colour.search` (+ ``walk_kernels``): a placement with a given black count.
 - :mod:`~nqmip.colour.proof`: search, refute, search again; the proof by the bound.
 - :mod:`~nqmip.colour.certificate`: what a sceptic needs to re-check a proof
-  (benchmarks/check_frontier.py re-checks it by other solvers).
+  (tools/check_frontier.py re-checks it by other solvers).
 
 Nothing heavy is imported here: numba, HiGHS and CP-SAT load inside the functions.
 """

@@ -16,7 +16,7 @@ A certificate (a JSON-ready dict) for the largest number of black queens at size
   lines (``"cover_mip"``: HiGHS proved the exact cover infeasible; ``"cover_cpsat"``:
   CP-SAT did; ``"cover_search"``: the depth-first search exhausted its tree).
 
-``black == B`` after the refuted counts is the proof. benchmarks/check_frontier.py
+``black == B`` after the refuted counts is the proof. tools/check_frontier.py
 re-checks each piece by another route (exact arithmetic, CP-SAT for what HiGHS proved and
 HiGHS for what CP-SAT proved) without calling this package's colour code.
 """

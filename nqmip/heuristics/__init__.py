@@ -15,7 +15,7 @@ from nqmip.instance import Instance
 from nqmip.result import Result
 
 _REGISTRY: dict[str, str] = {
-    "ga": "nqmip.heuristics.ga:solve_ga",
+    "ga": "nqmip.heuristics.ga.run:solve_ga",
     "tabu": "nqmip.heuristics.tabu:solve_tabu",
     "sa": "nqmip.heuristics.anneal:solve_sa",
     "minconflicts": "nqmip.heuristics.minconflicts:solve_minconflicts",

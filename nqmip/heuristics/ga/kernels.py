@@ -1,4 +1,4 @@
-"""numba kernels of the genetic algorithm (:mod:`nqmip.heuristics.ga`).
+"""numba kernels of the genetic algorithm (:mod:`nqmip.heuristics.ga.run`).
 
 The population is an ``(P, n)`` int32 array of permutations (row ``i`` of the board holds
 its queen in column ``perm[i]``). Every operator works on the *free* rows only — the

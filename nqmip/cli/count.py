@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from nqmip.cli import EXIT_BAD_INPUT, UsageError, _fixed_queen, _Parser
+from nqmip.cli.parser import EXIT_BAD_INPUT, Parser, UsageError, fixed_queen
 
 
 def _positive(text: str) -> int:
@@ -29,7 +29,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="nqmip-count",
         description="Count every solution of the N-Queens problem (OEIS A000170), its "
         "symmetry classes (A002562) or the completions of fixed queens; or list them.",
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "32 free rows); taken from a --fixed CSPLib file if not given")
     parser.add_argument("--unique", action="store_true",
                         help="count classes under the 8 symmetries of the square")
-    parser.add_argument("--fix", type=_fixed_queen, action="append", default=[],
+    parser.add_argument("--fix", type=fixed_queen, action="append", default=[],
                         metavar="ROW,COL", help="a pre-placed queen (0-based); repeatable")
     parser.add_argument("--fixed", metavar="FILE", default=None,
                         help="pre-placed queens from a file: ROW,COL lines (0-based) or CSPLib "
@@ -85,7 +85,7 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
 
 
 def _list(args: argparse.Namespace) -> None:
-    from nqmip.count import draw_boards, solutions
+    from nqmip.enumeration.count import draw_boards, solutions
 
     fixed = dict(args.fix) if args.fix else None
     rows = (solutions(args.n, fixed, unique=True) if args.unique
@@ -110,7 +110,7 @@ def _plot(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from nqmip.count import solutions
+    from nqmip.enumeration.count import solutions
 
     fixed = dict(args.fix) if args.fix else None
     rows = (solutions(args.n, fixed, unique=True) if args.unique
@@ -143,7 +143,7 @@ def _plot(args: argparse.Namespace) -> None:
 def _resolve_board(args: argparse.Namespace) -> None:
     """``args.n`` and ``args.fix`` from ``--n``, ``--fix`` and ``--fixed``."""
     if args.fixed is not None:
-        from nqmip.completion import read_fixed
+        from nqmip.instances.csplib import read_fixed
 
         data = read_fixed(args.fixed)
         if data.n is not None and args.n is not None and args.n != data.n:
@@ -170,7 +170,7 @@ def count_main(argv: Sequence[str] | None = None) -> int:
             _list(args)
         if args.list or args.plot:
             return 0
-        from nqmip.count import run_count
+        from nqmip.enumeration.count import run_count
 
         with _progress_bar(not (args.json or args.no_progress)) as progress:
             result = run_count(args.n, dict(args.fix) if args.fix else None, args.unique,

@@ -1,12 +1,12 @@
 """Probes of the chess sizes the frontier leaves open: what else might close them.
 
-    python benchmarks/open_sizes.py hall --n-list 82,83,84,93,94
-    python benchmarks/open_sizes.py relaxed --n-list 19,35,47,83,84 --time-limit 120
-    python benchmarks/open_sizes.py corner --n-list 75,83,84,93,94,102,103
-    python benchmarks/open_sizes.py corner-search --n-list 83,121 --time-limit 120
-    python benchmarks/open_sizes.py cover-lp --n-list 83,84,93 --sets 10 --cover-seconds 5
-    python benchmarks/open_sizes.py realise --n-list 75,82 --sets 40 --cover-seconds 10
-    python benchmarks/open_sizes.py count --n-list 83,84 --time-limit 90
+    python research/open_sizes.py hall --n-list 82,83,84,93,94
+    python research/open_sizes.py relaxed --n-list 19,35,47,83,84 --time-limit 120
+    python research/open_sizes.py corner --n-list 75,83,84,93,94,102,103
+    python research/open_sizes.py corner-search --n-list 83,121 --time-limit 120
+    python research/open_sizes.py cover-lp --n-list 83,84,93 --sets 10 --cover-seconds 5
+    python research/open_sizes.py realise --n-list 75,82 --sets 40 --cover-seconds 10
+    python research/open_sizes.py count --n-list 83,84 --time-limit 90
 
 At each open size n the colour proof ends 2 black queens below the line model's bound B
 (docs/frontier.md): either no placement has B black queens and the bound must be

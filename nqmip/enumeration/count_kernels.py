@@ -14,7 +14,7 @@ of the rows above live in small arrays used as an explicit stack.
 Masks are int64 words. A queen's bit sits below bit n and moves one place per row, so for
 n <= 32 no diagonal mask ever reaches the sign bit (``MAX_N``).
 
-The module imports numba at import time; :mod:`nqmip.count` imports it lazily.
+The module imports numba at import time; :mod:`nqmip.enumeration.count` imports it lazily.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Side by side: the default command on two source trees, interleaved run by run.
 
-    python benchmarks/ab_auto.py --tree-a /path/to/checkout-a --tree-b . --n-list 82,101
+    python tools/ab_auto.py --tree-a /path/to/checkout-a --tree-b . --n-list 82,101
 
 Each run is a fresh ``python -c`` process with ``PYTHONPATH`` set to its tree, solving
 ``nqmip.solve(n, "chess", method="auto", time_limit=L, seed=S)`` (what

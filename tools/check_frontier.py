@@ -19,8 +19,8 @@ without the package's colour code, by another route than the one that produced i
 Verdict ``proven`` when every piece checks and the placement's black count equals B
 lowered by 2 per refuted count. Exit status 1 if any certificate fails.
 
-    python benchmarks/check_frontier.py                # every n with a certificate
-    python benchmarks/check_frontier.py --n-max 48     # what CI runs
+    python tools/check_frontier.py                # every n with a certificate
+    python tools/check_frontier.py --n-max 48     # what CI runs
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ their presets, and a default configuration of ours.
 Operators are small classes selectable by name (pymoo-style: selection, crossover,
 mutation, replacement, improvement kept apart); each writes its code and parameters into
 the integer/float configuration read by the numba driver
-:func:`nqmip.heuristics.ga_kernels.ga_chunk`, so the hot loop never returns to Python.
+:func:`nqmip.heuristics.ga.kernels.ga_chunk`, so the hot loop never returns to Python.
 
 Counting (documented in docs/genetic-algorithm.md): every candidate board whose cost is
 computed is one *evaluation* — each initial individual, each child, and each swap tried by
@@ -53,7 +53,7 @@ from nqmip.result import Result, Status, Termination
 
 
 def _kernels() -> Any:
-    from nqmip.heuristics import ga_kernels
+    from nqmip.heuristics.ga import kernels as ga_kernels
 
     return ga_kernels
 

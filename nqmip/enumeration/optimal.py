@@ -2,8 +2,9 @@
 
 For the feasibility problem (no weights: every solution is optimal, so the counts are OEIS
 A000170, 92 for n = 8) and for integer weights on boards up to ``BITBOARD_WEIGHTED_MAX_N``,
-the numba bitboard enumerator of :mod:`nqmip.count` lists every solution and keeps the best
-(n = 12's 14,200 placements in 0.16 s, where CP-SAT took 8.5 s). Otherwise CP-SAT, in two
+the numba bitboard enumerator of :mod:`nqmip.enumeration.count` lists every solution and
+keeps the best (n = 12's 14,200 placements in 0.16 s, where CP-SAT took 8.5 s). Otherwise CP-SAT,
+in two
 runs: the first proves the optimum; the second fixes the objective at that value and lists
 every solution (``enumerate_all_solutions``, which turns off the presolve reductions that
 could lose solutions). The model is the textbook one, with no symmetry breaking: symmetric
@@ -39,7 +40,7 @@ def choose_engine(instance: Instance, engine: Engine = "auto") -> str:
         raise ValueError(f"engine must be 'auto', 'bitboard' or 'cpsat', got {engine!r}")
     if engine != "auto":
         return engine
-    from nqmip.count import MAX_N
+    from nqmip.enumeration.count import MAX_N
 
     if instance.is_feasibility:
         return "bitboard" if instance.n <= MAX_N else "cpsat"
@@ -108,7 +109,7 @@ def enumerate_optimal(
 def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
                  max_solutions: int | None) -> tuple[float | None, list[tuple[int, ...]]]:
     """Every solution from the bitboard enumerator (verified there), the best kept."""
-    from nqmip.count import A000170, MAX_N, solutions
+    from nqmip.enumeration.count import A000170, MAX_N, solutions
 
     size = instance.n
     if size > MAX_N:

@@ -323,7 +323,7 @@ def solve_auto(
     if instance.is_feasibility and instance.fixed and size <= COMPLETION_SEARCH_MAX_FREE:
         # A completion: the complete first-fail search proves either way (CSPLib prob079,
         # n = 21, 14 M nodes in 4 s; docs/completion.md).
-        from nqmip.completion import search_result
+        from nqmip.enumeration.completion import search_result
 
         run.offer(search_result(instance, deadline, seed), "completion search")
         return run.finish(begin)
@@ -477,7 +477,7 @@ def _warm_up_kernels(instance: Instance, size: int) -> None:
 
 
 #: Most free rows for which auto answers a feasibility completion with the complete search
-#: of :func:`nqmip.completion.search_free_board` (its masks hold 62 columns).
+#: of :func:`nqmip.enumeration.completion.search_free_board` (its masks hold 62 columns).
 COMPLETION_SEARCH_MAX_FREE = 62
 
 

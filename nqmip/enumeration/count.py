@@ -1,9 +1,9 @@
 """Count and list every N-Queens solution, by numba bitboard backtracking.
 
 ``count_solutions(8)`` is 92 (A000170), with ``unique=True`` 12 (A002562), with ``fixed={0: 0}``
-4 completions (beyond n = 32 on the free board: :func:`nqmip.completion.count_free`). Big counts
-split into sub-trees over processes or Dask, with a resumable record (:func:`run_count`); the
-kernels (:mod:`nqmip.count_kernels`, numba) load on first use; :func:`solutions` lists lazily.
+4 completions (beyond n = 32: :func:`nqmip.enumeration.completion.count_free`). Big counts
+split into sub-trees over processes or Dask, resumable (:func:`run_count`); the kernels
+(:mod:`.count_kernels`, numba) load on first use; :func:`solutions` lists lazily.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from nqmip.completion import count_free
+from nqmip.enumeration.completion import count_free
 from nqmip.instance import FixedSpec, Instance, make_instance
 
 #: The largest board the kernels count (64-bit masks).
@@ -74,7 +74,7 @@ class Count:
 
 
 def _kernels() -> Any:
-    from nqmip import count_kernels
+    from nqmip.enumeration import count_kernels
 
     return count_kernels
 

@@ -1,4 +1,4 @@
-"""Pre-placed queens from files, and the excluded-diagonals instances of CSPLib prob079.
+"""CSPLib prob079: pre-placed queens from files, and the excluded-diagonals instances.
 
 - :func:`read_fixed` reads the queens of ``--fixed FILE``: one ``row,col`` per line
   (0-based, ``#`` starts a comment), or the Essence' parameter format of CSPLib prob079
@@ -20,18 +20,12 @@
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nqmip.instance import Instance, InstanceError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from nqmip.budget import Deadline
-    from nqmip.result import Result
+from nqmip.instance import InstanceError
 
 
 class FixedFileError(InstanceError):
@@ -277,128 +271,3 @@ def excluded_to_completion(inst: ExcludedDiagonals) -> tuple[int, list[tuple[int
     if not _no_attack(queens):  # pragma: no cover - the construction guarantees it
         raise AssertionError("the completion reduction produced attacking queens")
     return 19 * block + to_place, queens
-
-
-# --- a complete search on the free board ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Search:
-    """The outcome of :func:`search_free_board`: ``placement`` (the full board's, fixed
-    queens included) when one was found, ``exhausted`` when the whole tree was seen (then
-    ``count`` is the number of completions), ``nodes`` visited, seconds taken."""
-
-    placement: tuple[int, ...] | None
-    exhausted: bool
-    count: int
-    nodes: int
-    seconds: float
-
-
-#: Nodes per kernel call between two looks at the deadline.
-SEARCH_CHUNK = 200_000
-
-
-def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
-                      first: bool = True) -> Search:
-    """A complete search for completions of ``instance``'s fixed queens on its free board
-    (:mod:`nqmip.completion_kernels`: first-fail over rows and columns); the first one with
-    ``first``, else all of them counted. Stops at ``deadline`` (then neither found nor
-    exhausted). Raises InstanceError beyond ``MAX_FREE`` free rows."""
-    from nqmip import completion_kernels as k
-    from nqmip.instance import free_board
-
-    begin = time.perf_counter()
-    board = free_board(instance)
-    f = int(board.rows.size)
-    if f > k.MAX_FREE:
-        raise InstanceError(f"{f} free rows: the completion search takes at most {k.MAX_FREE}")
-    if f == 0 or board.blocked() is not None:
-        placement = board.placement([]) if f == 0 else None
-        return Search(placement, True, int(f == 0), 0, time.perf_counter() - begin)
-    r = np.searchsorted(board.rows, board.cell_row).astype(np.int64)
-    c = np.searchsorted(board.cols, board.cell_col).astype(np.int64)
-    avail = np.zeros((f + 1, f), dtype=np.int64)
-    np.bitwise_or.at(avail[0], r, np.left_shift(np.int64(1), c))
-    attack = np.zeros((f * f, f), dtype=np.int64)
-    diag = board.cell_row - board.cell_col
-    anti = board.cell_row + board.cell_col
-    same = ((diag[:, None] == diag[None, :]) | (anti[:, None] == anti[None, :])) \
-        & (r[:, None] != r[None, :])
-    src, dst = np.nonzero(same)
-    np.bitwise_or.at(attack, (r[src] * f + c[src], r[dst]), np.left_shift(np.int64(1), c[dst]))
-    rows_st = np.zeros(f + 1, np.int64)
-    cols_st = np.zeros(f + 1, np.int64)
-    cand_r = np.zeros((f + 1, f), np.int64)
-    cand_c = np.zeros((f + 1, f), np.int64)
-    ncand = np.zeros(f + 1, np.int64)
-    idx = np.zeros(f + 1, np.int64)
-    meta = np.zeros(4, np.int64)
-    k.start(avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta)
-    while True:
-        code = k.run(attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta,
-                     SEARCH_CHUNK, first)
-        if code == 1:
-            depth = int(meta[k.DEPTH])
-            cells = {}
-            for d in range(depth + 1):
-                j = int(idx[d]) - 1
-                cells[int(board.rows[cand_r[d, j]])] = int(board.cols[cand_c[d, j]])
-            cols = dict(board.fixed)
-            cols.update(cells)
-            placement = tuple(cols[i] for i in range(instance.n))
-            return Search(placement, False, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
-        if code == 2:
-            return Search(None, True, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
-        if deadline is not None and deadline.expired():
-            return Search(None, False, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
-
-
-def count_free(n: int | Instance, fixed: object = None) -> tuple[
-        int, int, int, bool, tuple[tuple[int, int], ...], float, float, str]:
-    """Completions of ``fixed`` counted on the free board, at any n (up to ``MAX_FREE``
-    free rows), as the fields of :class:`nqmip.count.Count`: ``count_solutions`` uses it
-    beyond the bitboards' n = 32 (a CSPLib prob079 board of 5,000 rows)."""
-    from nqmip.instance import make_instance
-
-    instance = make_instance(n, None, fixed)  # type: ignore[arg-type]
-    begin = time.perf_counter()
-    search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
-    compile_time = time.perf_counter() - begin
-    found = search_free_board(instance, first=False)
-    return (instance.n, found.count, found.count, False, instance.fixed, found.seconds,
-            compile_time, "free board (numba, first-fail on rows and columns)")
-
-
-def search_result(instance: Instance, deadline: Deadline | None = None,
-                  seed: int | None = None) -> Result:
-    """:func:`search_free_board` as a verified :class:`~nqmip.result.Result` (``auto``'s
-    answer to a feasibility completion with at most ``MAX_FREE`` free rows): a placement
-    (optimal: n queens), infeasible when the tree is exhausted, unknown at the deadline."""
-    from nqmip.result import Provenance, Result, Status, Termination
-    from nqmip.verify import verified
-
-    found = search_free_board(instance, deadline)
-    if found.placement is not None:
-        status, termination = Status.OPTIMAL, Termination.OPTIMAL
-        message = f"a completion after {found.nodes} nodes"
-    elif found.exhausted:
-        status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
-        message = f"no completion: the search tree ({found.nodes} nodes) is exhausted"
-    else:
-        status, termination = Status.UNKNOWN, Termination.TIME_LIMIT
-        message = f"stopped at the time limit after {found.nodes} nodes"
-    proven = status != Status.UNKNOWN
-    objective = None if found.placement is None else instance.objective(found.placement)
-    return verified(instance, Result(
-        status=status, termination=termination, n=instance.n, method="completion search",
-        solver="completion search (first-fail on rows and columns)", objective=objective,
-        bound=objective, placement=found.placement, wall_time=found.seconds,
-        weights_name=instance.name, seed=seed, nodes=found.nodes, message=message,
-        provenance=Provenance(plan=("completion search",), proof="solver" if proven else None,
-                              bound_source="solver" if objective is not None else None,
-                              incumbent_source="completion search"
-                              if found.placement is not None else None)))

@@ -13,34 +13,19 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
+from nqmip.cli.parser import (
+    EXIT_BAD_INPUT,
+    EXIT_SOLVER_FAILED,
+    Parser,
+    UsageError,
+    fixed_queen,
+)
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
 from nqmip.result import Result, Status
-
-EXIT_BAD_INPUT = 2
-EXIT_SOLVER_FAILED = 1
-
-
-class UsageError(Exception):
-    """Bad input from the command line: reported in one line with exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def _fixed_queen(text: str) -> tuple[int, int]:
-    try:
-        row, col = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--fix takes ROW,COL (0-based integers), got {text!r}"
-        ) from None
-    return row, col
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -59,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     from nqmip.backends.base import EXACT_METHODS
     from nqmip.heuristics import HEURISTIC_METHODS
 
-    parser = _Parser(
+    parser = Parser(
         prog="solve_weighted",
         description=(
             "Solve the weighted N-Queens problem: by default the chess weights (black "
@@ -93,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a black square (default {CHESS_BLACK:g})")
     parser.add_argument("--white", type=float, default=CHESS_WHITE,
                         help=f"value of a white square (default {CHESS_WHITE:g})")
-    parser.add_argument("--fix", action="append", type=_fixed_queen, default=[],
+    parser.add_argument("--fix", action="append", type=fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
     parser.add_argument("--fixed", metavar="FILE", type=Path,
                         help="pre-placed queens from a file: one ROW,COL per line (0-based, "
@@ -148,7 +133,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None) -> int:
     elif args.quiet:
         print(summary_line(result))
     else:
-        from nqmip.report import print_result
+        from nqmip.cli.report import print_result
 
         print_result(result, instance)
     return 0
@@ -206,7 +191,7 @@ def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]
     n = args.n
     fixed = list(args.fix)
     if args.fixed is not None:
-        from nqmip.completion import read_fixed
+        from nqmip.instances.csplib import read_fixed
 
         data = read_fixed(args.fixed)
         if data.n is not None and n is not None and n != data.n:
