@@ -10,6 +10,6 @@ from pathlib import Path
 if __name__ == "__main__":
     # Run from a checkout without installing: the package sits next to scripts/.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli.solve import solve_weighted_main
+    from nqmip.cli.solve import entry
 
-    sys.exit(solve_weighted_main())
+    entry()

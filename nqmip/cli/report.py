@@ -1,12 +1,18 @@
-"""Human-readable output with rich: the board, the queens and the result.
+"""What ``solve-weighted`` prints, in words a student reads.
 
-On a terminal the squares are coloured; written to a pipe or a file, rich emits no control
-characters and the board stays readable: ``Q`` a queen, ``:`` an empty black square,
-``.`` an empty white one.
+The board is drawn as a chess diagram: rank 1 at the bottom, files a, b, … from the left.
+Row ``r``, column ``c`` (0-based, as ``--fix r,c`` and the JSON placement count) is the
+square of file ``c + 1`` and rank ``r + 1``: ``--fix 0,4`` is ``e1``. Past 26 files the
+names go on as in a spreadsheet (``aa``, ``ab``, …). On a terminal the squares are
+coloured; written to a pipe or a file the board has no control characters and never
+wraps: ``Q`` a queen, ``F`` a fixed (pre-placed) queen, ``:`` an empty black square,
+``.`` an empty white one. Boards wider than the console, or than :data:`BOARD_LIMIT`, are
+summarised instead of drawn.
 """
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Sequence
 
@@ -16,55 +22,116 @@ from rich.table import Table
 from rich.text import Text
 
 from nqmip.instance import Instance
-from nqmip.result import Result
+from nqmip.result import Result, Status, Termination
 
 BOARD_LIMIT = 64  # larger boards are summarised, not drawn
+
+#: Where a bound comes from, in words.
+BOUND_WORDS = {
+    "solver": "the solver's branch and bound",
+    "colour_bound": "the colour bound (a count of the queens black squares can hold)",
+    "lp_relaxation": "the LP relaxation",
+    "row_column_maxima": "the best square of each row",
+}
+#: What proves optimality, in words.
+PROOF_WORDS = {
+    "solver": "the solver's branch and bound",
+    "colour_bound": "the colour bound: it reaches the most black-square queens possible",
+    "bound": "reaching an upper bound",
+    "fixed_queens": "the fixed queens: they leave no other way to finish",
+}
+LEGEND = ("objective: the queens' total weight (higher is better)\n"
+          "bound: no placement can score more · gap: (bound - objective) / objective")
 
 
 def is_black(row: int, col: int) -> bool:
     return (row + col) % 2 == 0
 
 
-def square_name(row: int, col: int, n: int) -> str:
-    """Chess-like name: file letter for the column, rank ``row + 1`` (so (0, 0) is a1, the
-    black corner, as in chess and in the reference notebook's 1-based i + j even rule)."""
-    if n <= 26:
-        return f"{string.ascii_lowercase[col]}{row + 1}"
-    return f"({row},{col})"
+def file_name(col: int) -> str:
+    """``a`` … ``z``, then ``aa``, ``ab``, … (column ``col``, 0-based)."""
+    letters = string.ascii_lowercase
+    name = ""
+    col += 1
+    while col > 0:
+        col, rest = divmod(col - 1, 26)
+        name = letters[rest] + name
+    return name
 
 
-def board_text(placement: Sequence[int] | np.ndarray, n: int) -> Text:
+def square_name(row: int, col: int, n: int | None = None) -> str:
+    """Chess name of row ``row``, column ``col`` (0-based): (0, 0) is a1, a black corner."""
+    return f"{file_name(col)}{row + 1}"
+
+
+def board_text(placement: Sequence[int] | np.ndarray, n: int,
+               fixed: Sequence[tuple[int, int]] = ()) -> Text:
+    """The diagram, rank n at the top and rank 1 at the bottom, files labelled below."""
+    fixed_squares = set(fixed)
     text = Text()
     width = len(str(n))
-    for row in range(n):
-        text.append(f"{row + 1:>{width}}", style="dim")
+    for row in reversed(range(n)):
+        text.append(f"{row + 1:>{width}} ", style="dim")
         for col in range(n):
             black = is_black(row, col)
             background = "on grey30" if black else "on grey82"
             if placement[row] == col:
-                text.append(" Q", style=f"bold red {background}")
+                mark = "F" if (row, col) in fixed_squares else "Q"
+                text.append(f" {mark}", style=f"bold red {background}")
             else:
                 text.append(" :" if black else " .", style=f"grey50 {background}")
         text.append("\n")
-    if n <= 26:
-        text.append(" " * width + "".join(f" {string.ascii_lowercase[c]}" for c in range(n)),
-                    style="dim")
-        text.append("\n")
+    names = [file_name(c) for c in range(n)]
+    for line in range(max(len(name) for name in names)):
+        labels = "".join(f" {name[line] if line < len(name) else ' '}" for name in names)
+        text.append(" " * (width + 1) + labels + "\n", style="dim")
     return text
 
 
 def queens_table(result: Result, instance: Instance) -> Table:
+    fixed = set(instance.fixed)
     table = Table(title="Queens", show_edge=False)
-    for column in ("row", "col", "square", "colour", "weight"):
-        table.add_column(column, justify="right" if column != "colour" else "left")
-    weights = instance.weight_matrix()
+    columns = ("square", "row", "col", "colour", "weight") + (("",) if fixed else ())
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("colour", "") else "right")
     assert result.placement is not None
+    cols = np.asarray(result.placement, dtype=np.int64)
+    weights = instance.weights_at(np.arange(instance.n), cols)
     for row, col in enumerate(result.placement):
-        table.add_row(
-            str(row), str(col), square_name(row, col, instance.n),
-            "black" if is_black(row, col) else "white", f"{weights[row, col]:g}",
-        )
+        cells = [square_name(row, col), str(row), str(col),
+                 "black" if is_black(row, col) else "white", number(float(weights[row]))]
+        table.add_row(*cells, *(["fixed" if (row, col) in fixed else ""] if fixed else []))
     return table
+
+
+def number(value: float | None) -> str:
+    """A value as a student writes it: an integer where it is one."""
+    if value is None:
+        return "-"
+    if math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def verdict(result: Result) -> str:
+    """One sentence: what the result is and what proves it."""
+    how = result.provenance
+    if result.status == Status.OPTIMAL:
+        proof = PROOF_WORDS.get(how.proof or "", how.proof or "the solver")
+        return f"Proven optimal by {proof}."
+    if result.status == Status.INFEASIBLE:
+        return "Proven infeasible: no placement of n queens exists here."
+    if result.placement is None:
+        return "No placement found within the limits."
+    stopped = {Termination.INTERRUPTED: "Interrupted",
+               Termination.TIME_LIMIT: "Time limit reached"}.get(result.termination)
+    head = f"{stopped} after {result.wall_time:.1f} s: best" if stopped else "Best"
+    text = f"{head} placement found, objective {number(result.objective)}"
+    if result.bound is None or result.gap is None:
+        return text + "; no upper bound known, so not proven optimal."
+    source = BOUND_WORDS.get(how.bound_source or "", how.bound_source or "a bound")
+    return (text + f"; upper bound {number(result.bound)} from {source}, "
+            f"gap {result.gap:.1%}: not proven optimal.")
 
 
 def result_table(result: Result) -> Table:
@@ -73,51 +140,65 @@ def result_table(result: Result) -> Table:
     table.add_column()
     gap = result.gap
     rows = [
-        ("status", f"{result.status} ({result.termination})"),
-        ("objective", "-" if result.objective is None else f"{result.objective:g}"),
-        ("bound", "-" if result.bound is None else f"{result.bound:g}"),
+        ("objective", number(result.objective)),
+        ("bound", number(result.bound)),
         ("gap", "-" if gap is None else f"{gap:.2%}"),
-        ("method", result.method if result.solver in ("", result.method)
-         else f"{result.method} ({result.solver})"),
-        ("time", f"{result.wall_time:.3f} s"),
+        ("time", f"{result.wall_time:.2f} s"),
+        ("method", how_obtained(result)),
     ]
-    how = result.provenance
-    if len(how.plan) > 1 or (how.plan and how.plan[0] != result.method):
-        rows.append(("plan", " -> ".join(how.plan)))
-    if how.proof is not None and result.status == "optimal":
-        rows.append(("proof", how.proof.replace("_", " ")))
-    if how.bound_source is not None and how.bound_source != "solver":
-        rows.append(("bound from", how.bound_source.replace("_", " ")))
-    for label in ("evaluations", "iterations", "improvements", "nodes"):
-        value = getattr(result, label)
-        if value is not None:
-            rows.append((label, str(value)))
+    if result.seed is not None:
+        rows.append(("seed", str(result.seed)))
     if result.compile_time is not None:
-        rows.append(("compile time", f"{result.compile_time:.3f} s (not in time)"))
+        rows.append(("compile time", f"{result.compile_time:.2f} s, once (not in time)"))
     if result.warm_start_accepted is not None:
         rows.append(("warm start", "accepted" if result.warm_start_accepted else "refused"))
     if result.message:
-        rows.append(("message", result.message))
+        rows.append(("note", result.message))
     for label, value in rows:
         table.add_row(label, Text(value))  # Text: no rich markup in solver messages
     return table
 
 
+def how_obtained(result: Result) -> str:
+    """The method and the steps it took, in words."""
+    steps = [step for step in result.provenance.plan if step != result.method]
+    solver = result.solver if result.solver not in ("", "nqmip", result.method) else ""
+    text = result.method + (f" ({solver})" if solver else "")
+    if steps:
+        text += ", steps: " + ", then ".join(steps)
+    return text
+
+
 def print_result(result: Result, instance: Instance, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
-    console.print(f"[bold]{instance.n}-queens[/bold], weights: {instance.name}"
-                  + (f", fixed queens: {list(instance.fixed)}" if instance.fixed else ""))
+    n = instance.n
+    if console is None:
+        # A pipe or a file is as wide as the board needs: it never wraps.
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=max(100, 2 * n + 10))
+    console.print(f"[bold]{n}-queens[/bold], weights: {describe_weights(instance)}"
+                  + (f", {len(instance.fixed)} fixed queens" if instance.fixed else ""))
     if result.placement is not None:
-        if instance.n <= BOARD_LIMIT:
-            console.print(board_text(result.placement, instance.n), end="")
-            console.print("Q queen   : black square   . white square")
+        if n <= BOARD_LIMIT and 2 * n + 6 <= console.width:
+            console.print(board_text(result.placement, n, instance.fixed), end="")
+            console.print("Q queen  F fixed queen  : black square  . white square\n"
+                          "rows and columns count from 0, as --fix does: row 0 is rank 1, "
+                          "column 0 is file a")
             console.print(queens_table(result, instance))
         else:
             blacks = sum(is_black(r, c) for r, c in enumerate(result.placement))
-            console.print(f"{instance.n} queens ({blacks} on black squares); board too large "
-                          f"to draw: use --json for the placement")
-    else:
-        console.print("No placement: " + (
-            "the instance has no solution." if result.status == "infeasible"
-            else "none found within the limits."))
+            console.print(f"{n} queens, {blacks} on black squares; the board is too large "
+                          f"to draw here: --output FILE writes the placement.")
+    console.print(verdict(result))
     console.print(result_table(result))
+    console.print(f"[dim]{LEGEND}[/dim]")
+
+
+def describe_weights(instance: Instance) -> str:
+    if instance.is_feasibility:
+        return "none (place n queens)"
+    colours = instance.colours
+    if instance.name == "chess" and colours is not None:
+        return (f"chess (black squares worth {number(colours.black)}, "
+                f"white {number(colours.white)})")
+    return instance.name

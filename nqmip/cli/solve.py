@@ -1,15 +1,21 @@
-"""Command-line entry points. ``scripts/solve_weighted.py`` is a thin wrapper around
-:func:`solve_weighted_main`, also installed as the ``solve-weighted`` command.
+"""``solve-weighted`` (``scripts/solve_weighted.py`` is a thin wrapper around
+:func:`solve_weighted_main`).
 
 argparse keeps ``--help`` instant: Pyomo, OR-Tools and numba load only once a solve runs.
-Bad input exits with status 2 and one line on stderr, never a traceback.
+Bad input exits with status 2 and one line on stderr, never a traceback; Ctrl-C exits
+with status 130 after printing the best verified placement (:mod:`nqmip.cli.run`);
+``--time-limit S`` bounds the whole command.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import threading
+import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,16 +28,31 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    finite_float,
     fixed_queen,
+    glue_values,
+    positive_int,
+    seconds,
+    seed_int,
 )
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
-from nqmip.result import Result, Status
+from nqmip.result import Result
+
+DESCRIPTION = (
+    "Solve the weighted N-Queens problem and print a verified placement. Without weight "
+    "options the board has chess weights (black squares, row + column even, worth 2; white "
+    "worth 1): --n 8 proves the optimum 12. (From Python, nqmip.solve(8) means no weights "
+    "at all, feasibility: pass weights='chess' for this command's default.) Rows and "
+    "columns count from 0: row r, column c is the chess square of file c+1 and rank r+1 "
+    "(--fix 0,4 is e1). Exit status: 0 done, 2 bad input, 1 solver failure, 130 "
+    "interrupted by Ctrl-C (the best placement so far is printed)."
+)
 
 
 def _param(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise argparse.ArgumentTypeError(f"--param takes NAME=VALUE, got {text!r}")
+        raise argparse.ArgumentTypeError(f"takes NAME=VALUE, got {text!r}")
     value: Any
     try:
         value = json.loads(raw)
@@ -44,23 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     from nqmip.backends.base import EXACT_METHODS
     from nqmip.heuristics import HEURISTIC_METHODS
 
-    parser = Parser(
-        prog="solve_weighted",
-        description=(
-            "Solve the weighted N-Queens problem: by default the chess weights (black "
-            "squares, (i+j) even, worth 2; white worth 1), proven optimal by an exact "
-            "solver where one can, with the best placement and bound where none can."
-        ),
-    )
-    parser.add_argument("--n", type=int, default=None,
-                        help="board size (default 8, or the n of a --fixed CSPLib file)")
+    parser = Parser(prog="solve_weighted", description=DESCRIPTION)
+    parser.add_argument("--n", type=positive_int, default=None,
+                        help="board size (default 8, or the size of a --weights or --fixed file)")
     parser.add_argument(
-        "--method",
-        default="auto",
-        choices=("auto", *EXACT_METHODS, *HEURISTIC_METHODS),
-        help="auto (default: a heuristic warm start, then HiGHS, or Gurobi when installed, "
-             "within the exact range; heuristics beyond it), an exact backend or a heuristic",
-    )
+        "--method", default="auto", choices=("auto", *EXACT_METHODS, *HEURISTIC_METHODS),
+        help="auto (default: proves the optimum where it can, else improves the best "
+             "placement until the time limit), an exact backend or a heuristic")
     parser.add_argument("--warm-start", choices=HEURISTIC_METHODS, metavar="HEURISTIC",
                         help="start an exact backend from this heuristic's placement "
                              f"({', '.join(HEURISTIC_METHODS)})")
@@ -69,17 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "time limit starts from an explicit solution)")
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="FILE", type=Path,
-                         help="an n x n weight matrix as .csv or .npy")
+                         help="an n x n weight matrix: .npy, or .csv with n lines of n "
+                              "comma-separated numbers and no header "
+                              "(example: docs/examples/weights6.csv)")
     weights.add_argument("--feasibility", action="store_true",
-                         help="no weights: maximise the number of queens (optimum n)")
-    weights.add_argument("--random-weights", metavar="SEED", type=int,
+                         help="no weights: place n queens (the objective is n)")
+    weights.add_argument("--random-weights", metavar="SEED", type=seed_int,
                          help="integer weights 1..9 drawn with this seed")
-    parser.add_argument("--black", type=float, default=CHESS_BLACK,
+    parser.add_argument("--black", type=finite_float, default=CHESS_BLACK,
                         help=f"value of a black square (default {CHESS_BLACK:g})")
-    parser.add_argument("--white", type=float, default=CHESS_WHITE,
+    parser.add_argument("--white", type=finite_float, default=CHESS_WHITE,
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--fix", action="append", type=fixed_queen, default=[],
-                        metavar="ROW,COL", help="a pre-placed queen, 0-based (repeatable)")
+                        metavar="ROW,COL", help="a pre-placed queen: ROW,COL (0-based) or a "
+                                                "square such as e1 (repeatable)")
     parser.add_argument("--fixed", metavar="FILE", type=Path,
                         help="pre-placed queens from a file: one ROW,COL per line (0-based, "
                              "# comments), or CSPLib prob079's 'letting n = ...' and "
@@ -87,47 +101,72 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
-    parser.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
-    parser.add_argument("--seed", type=int, help="random seed (reproducible runs)")
-    parser.add_argument("--threads", type=int, help="solver threads")
+    parser.add_argument("--time-limit", type=seconds, metavar="S",
+                        help="seconds for the whole command, start to exit")
+    parser.add_argument("--seed", type=seed_int, help="random seed (default 0: the same "
+                                                      "command gives the same answer)")
+    parser.add_argument("--threads", type=positive_int, help="solver threads")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print one JSON object with the result and nothing else")
-    output.add_argument("--quiet", action="store_true", help="print only the result line")
+    output.add_argument("--quiet", action="store_true",
+                        help="print one short line: status, objective, bound, gap, time")
+    parser.add_argument("--output", metavar="FILE", type=Path,
+                        help="also write the result, placement included, as JSON to FILE")
     parser.add_argument("--verbose", action="store_true", help="stream the solver's log")
+    parser.add_argument("--warm-up", action="store_true",
+                        help="compile the search kernels now (once, about a minute) and exit")
     return parser
 
 
 def load_weights(path: Path) -> np.ndarray:
+    """A weight matrix from ``.npy`` or ``.csv`` (n lines of n comma-separated numbers)."""
     if not path.is_file():
-        raise UsageError(f"weights file not found: {path}")
+        raise UsageError(f"--weights: file not found: {path}")
     try:
-        if path.suffix.lower() == ".npy":
-            return np.load(path, allow_pickle=False)
-        return np.loadtxt(path, delimiter=",", ndmin=2)
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"cannot read weights from {path}: {exc}") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy's "empty input" warning is bad input
+            if path.suffix.lower() == ".npy":
+                matrix = np.load(path, allow_pickle=False)
+            else:
+                matrix = np.loadtxt(path, delimiter=",", ndmin=2)
+    except (ValueError, OSError, UserWarning) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"--weights: cannot read {path} ({first}); write n lines of n "
+                         "comma-separated numbers, no header") from None
+    if matrix.size == 0:
+        raise UsageError(f"--weights: {path} is empty; write n lines of n comma-separated "
+                         "numbers, no header")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise UsageError(f"--weights: {path} holds a {' x '.join(map(str, matrix.shape))} "
+                         "array; the weights of an n-board are n x n")
+    return matrix
 
 
 def solve_weighted_main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
-        result, instance = _run(args)
-    except KeyboardInterrupt:
-        print("solve_weighted: interrupted before any placement was found", file=sys.stderr)
-        return 130
+        args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+        if args.warm_up:
+            return warm_up()
+        outcome, instance = _run(args, started)
     except UsageError as exc:
-        print(f"solve_weighted: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _bad_input(str(exc))
+    except KeyboardInterrupt:  # before the solve started: nothing to print
+        print("solve_weighted: interrupted before the solve started", file=sys.stderr)
+        return 130
     except (InstanceError, ValueError, TypeError) as exc:
-        print(f"solve_weighted: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _bad_input(str(exc))
     except RuntimeError as exc:  # BackendError, BackendUnavailable, VerificationError
         print(f"solve_weighted: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
+    result = outcome.result
+    if args.output is not None:
+        args.output.write_text(result.to_json() + "\n")
     if args.json:
         print(result.to_json())
     elif args.quiet:
@@ -136,29 +175,73 @@ def solve_weighted_main(argv: Sequence[str] | None = None) -> int:
         from nqmip.cli.report import print_result
 
         print_result(result, instance)
-    return 0
+    from nqmip.cli.run import EXIT_INTERRUPTED
+
+    return EXIT_INTERRUPTED if outcome.interrupted else 0
 
 
-def _run(args: argparse.Namespace) -> tuple[Result, Any]:
+def _bad_input(message: str) -> int:
+    first = message.strip().splitlines()[0] if message.strip() else "bad input"
+    print(f"solve_weighted: error: {first}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def entry() -> None:
+    """The console command: exit with :func:`solve_weighted_main`'s status. A solve the
+    watchdog abandoned may leave a thread running; it must not hold the process, so then
+    the output is flushed and the process ends at once."""
+    code = solve_weighted_main()
+    if any(t.is_alive() and t is not threading.main_thread() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
+    from nqmip.cli.run import solve_watched
     from nqmip.instance import make_instance
-    from nqmip.solve import solve
 
+    instance = _instance(args, make_instance)
+    options = _options(args)
+    check_capacity(instance, args.method)
+    check_output(args.output)
+    show = not (args.json or args.quiet or args.verbose)
+    if show and compile_needed(args.method):
+        print("First run: compiling the search kernels (once, up to a minute; later runs "
+              "load them from the cache; `solve_weighted --warm-up` does it ahead).",
+              file=sys.stderr)
+    with live_progress(show, args.method) as on_progress:
+        outcome = solve_watched(
+            instance, method=args.method, time_limit=args.time_limit, started=started,
+            seed=args.seed, verbose=args.verbose, on_progress=on_progress, **options)
+    return outcome, instance
+
+
+def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     if args.feasibility:
         weights: Any = None
     elif args.weights is not None:
         weights = load_weights(args.weights)
+        if args.n is not None and args.n != weights.shape[0]:
+            raise UsageError(f"--n {args.n} but --weights {args.weights} is "
+                             f"{weights.shape[0]} x {weights.shape[1]}: drop --n or fix one")
+        args.n = weights.shape[0]
     elif args.random_weights is not None:
         weights = "random"
     else:
         weights = "chess"
     n, fixed = board_and_fixed(args)
-    instance = make_instance(
-        n, weights, fixed, black=args.black, white=args.white,
-        weights_seed=args.random_weights,
-    )
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    return make_instance(n, weights, fixed, black=args.black, white=args.white,
+                         weights_seed=args.random_weights)
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from nqmip.backends.base import EXACT_METHODS
+
     options: dict[str, Any] = dict(args.param)
+    if len(options) != len(args.param):
+        raise UsageError("--param: a parameter is given twice")
     if args.threads is not None:
         options["threads"] = args.threads
     if args.warm_start is not None and args.no_warm_start:
@@ -166,30 +249,70 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
     if args.warm_start is not None:
         options["warm_start"] = args.warm_start
     if args.no_warm_start:
-        from nqmip.backends.base import EXACT_METHODS
-
         if args.method not in EXACT_METHODS:
             raise UsageError("--no-warm-start applies to the exact backends (--method highs, …)")
         options["warm_start"] = False
     if args.no_strengthen:
-        from nqmip.backends.base import EXACT_METHODS
-
         if args.method not in EXACT_METHODS:
             raise UsageError("--no-strengthen applies to the exact backends (--method highs, …)")
         options["strengthen"] = False
-    with live_progress(not (args.json or args.quiet or args.verbose),
-                       args.method) as on_progress:
-        result = solve(
-            instance, method=args.method, time_limit=args.time_limit, seed=args.seed,
-            verbose=args.verbose, on_progress=on_progress, **options,
-        )
-    return result, instance
+    return options
+
+
+def check_capacity(instance: Any, method: str) -> None:
+    from nqmip.backends.base import EXACT_METHODS
+    from nqmip.capacity import CapacityError, check_fits
+
+    try:
+        check_fits(instance.n, dense_weights=instance.dense is not None,
+                   exact_model=method in EXACT_METHODS, method=method)
+    except CapacityError as exc:
+        raise UsageError(f"--n: {exc}") from None
+
+
+def check_output(path: Path | None) -> None:
+    if path is None:
+        return
+    if not path.parent.is_dir():
+        raise UsageError(f"--output: folder {path.parent} does not exist; create it first")
+    if path.is_dir():
+        raise UsageError(f"--output: {path} is a folder; give a file name")
+
+
+def compile_needed(method: str) -> bool:
+    """Whether this run will compile numba kernels (none cached yet in the package)."""
+    from nqmip.backends.base import EXACT_METHODS
+
+    if method in EXACT_METHODS:
+        return False
+    root = Path(__file__).resolve().parents[1]
+    return not any((root / "heuristics" / "__pycache__").glob("*.nbi"))
+
+
+def warm_up() -> int:
+    """Compile (or load from the cache) every search kernel once, on small boards."""
+    from nqmip.heuristics import HEURISTIC_METHODS
+    from nqmip.solve import solve
+
+    begin = time.perf_counter()
+    print("compiling the search kernels…", file=sys.stderr)
+    for method in (*HEURISTIC_METHODS, "auto"):
+        for weights in ("chess", "random", None):
+            solve(40, weights, method=method, time_limit=0.05, weights_seed=0)
+    from nqmip import count_solutions
+
+    count_solutions(6)
+    print(f"ready ({time.perf_counter() - begin:.1f} s)", file=sys.stderr)
+    return 0
 
 
 def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]]]:
     """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed``."""
     n = args.n
     fixed = list(args.fix)
+    if len(set(fixed)) != len(fixed):
+        twice = next(q for q in fixed if fixed.count(q) > 1)
+        raise UsageError(f"--fix {twice[0]},{twice[1]} is given twice")
     if args.fixed is not None:
         from nqmip.instances.csplib import read_fixed
 
@@ -198,31 +321,47 @@ def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]
             raise UsageError(f"--n {n} but {args.fixed} says n = {data.n}")
         n = data.n if n is None else n
         fixed += data.fixed
-    return (8 if n is None else n), fixed
+    n = 8 if n is None else n
+    for row, col in fixed:
+        if row >= n or col >= n:
+            raise UsageError(f"--fix {row},{col} is off the {n} x {n} board: rows and "
+                             f"columns count from 0 to {n - 1}")
+    return n, fixed
 
 
 @contextmanager
 def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
-    """A live line on stderr while a solve runs: spinner, method, elapsed time, and the
-    incumbent and bound (or conflicts left) as the solver reports them. Only on a
-    terminal, so pipes and files get no control characters."""
+    """A live line on stderr while a solve runs: the method, the elapsed time, and the
+    incumbent, the bound and the gap as they improve. Only on a terminal, so pipes and
+    files get no control characters."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from nqmip.cli.report import number
+
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                TextColumn("{task.fields[info]}"))
+    best: dict[str, float] = {}
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"solving ({method})", info="")
+        task = progress.add_task(f"solving ({method}; Ctrl-C stops and prints the best)",
+                                 info="")
 
         def on_progress(p: Any) -> None:
-            parts = [p.method]
             if p.incumbent is not None:
-                parts.append(f"incumbent {p.incumbent:g}")
+                best["incumbent"] = max(best.get("incumbent", -np.inf), p.incumbent)
             if p.bound is not None:
-                parts.append(f"bound {p.bound:g}")
+                best["bound"] = min(best.get("bound", np.inf), p.bound)
+            parts = [p.method]
+            if "incumbent" in best:
+                parts.append(f"best {number(best['incumbent'])}")
+            if "bound" in best:
+                parts.append(f"bound {number(best['bound'])}")
+            if "incumbent" in best and "bound" in best:
+                gap = (best["bound"] - best["incumbent"]) / max(1.0, abs(best["incumbent"]))
+                parts.append(f"gap {max(gap, 0.0):.1%}")
             if p.conflicts is not None:
                 parts.append(f"conflicts left {p.conflicts}")
             progress.update(task, info="  ".join(parts))
@@ -231,16 +370,13 @@ def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
 
 
 def summary_line(result: Result) -> str:
-    objective = "-" if result.objective is None else f"{result.objective:g}"
-    bound = "-" if result.bound is None else f"{result.bound:g}"
-    return (
-        f"{result.status} objective={objective} bound={bound} method={result.method} "
-        f"time={result.wall_time:.3f}s"
-        + (f" placement={np.asarray(result.placement).tolist()}"
-           if result.status != Status.INFEASIBLE
-           and result.placement is not None else "")
-    )
+    """One short line: status, objective, bound, gap and time; never the placement."""
+    from nqmip.cli.report import number
+
+    gap = "-" if result.gap is None else f"{result.gap:.2%}"
+    return (f"{result.status} objective={number(result.objective)} "
+            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s")
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(solve_weighted_main())
+    entry()

@@ -35,6 +35,14 @@ def seconds_left(time_limit: float | Deadline | None) -> float | None:
     return time_limit
 
 
+def stop_clock(time_limit: float | Deadline | None) -> Deadline:
+    """The deadline a search polls: a Deadline as it is (so a cancel from another thread
+    is heard), a number of seconds from now, or no limit."""
+    if isinstance(time_limit, Deadline):
+        return time_limit
+    return Deadline(seconds_left(time_limit))
+
+
 def default_budget(time_limit: float | Deadline | None, without_limit: int) -> int:
     """A heuristic's budget when the caller gives none: unlimited under a time limit (the
     deadline stops it), ``without_limit`` otherwise (so a call without a limit ends)."""

@@ -312,6 +312,7 @@ def minconflicts_placement(
     compile_time = timed_compile(_warm_up)
     perm, stats = _search(instance, seed=seed, time_limit=seconds_left(time_limit),
                           budget=budget,
+                          cancel=time_limit if isinstance(time_limit, Deadline) else None,
                           tail=tail, greedy_attempts=greedy_attempts, window=window,
                           repair_tries=repair_tries, samples=samples, noise=noise,
                           small_from=SMALL_COUNTERS_FROM)
@@ -326,6 +327,7 @@ def _search(
     time_limit: float | None,
     budget: int,
     tail: int,
+    cancel: Deadline | None = None,
     greedy_attempts: int,
     window: int,
     repair_tries: int,
@@ -372,7 +374,8 @@ def _search(
         if state[EVALUATIONS] >= budget:
             outcome = "iterations"
             break
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
+        if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
+                cancel is not None and cancel.expired()):  # a cancel is heard too
             outcome = "time"
             break
         stop = min(reached + GREEDY_CHUNK, greedy_end)
@@ -416,7 +419,8 @@ def _search(
     if outcome == "done" and state[CONFLICTS] > 0:
         left = repair_rows.size
         while state[CONFLICTS] > 0 and state[EVALUATIONS] < budget:
-            if time_limit is not None and time.perf_counter() - start >= time_limit:
+            if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
+                    cancel is not None and cancel.expired()):
                 outcome = "time"
                 break
             passes += 1

@@ -41,7 +41,7 @@ from nqmip.heuristics.common import (
     heuristic_result,
     kernel_seed,
     make_rng,
-    seconds_left,
+    stop_clock,
     timed_compile,
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
@@ -293,11 +293,12 @@ def solve_quota(
     n = instance.n
     stage_moves = check_int("stage_moves", 1000 * n + 10**6 if stage_moves is None
                             else stage_moves, 1)
-    limited = time_limit is not None
+    limited = (time_limit.limited if isinstance(time_limit, Deadline)
+               else time_limit is not None)
     stages_left = check_int("max_stages", max_stages if max_stages is not None
                             else 2**62, 1)
     compile_time = timed_compile(_warm_up)
-    limit = seconds_left(time_limit)
+    clock = stop_clock(time_limit)
     begin = time.perf_counter()
     rng = make_rng(seed)
     good_parity = 0 if colours.black > colours.white else 1
@@ -317,7 +318,7 @@ def solve_quota(
     outcome = "iterations"
 
     def out_of_time() -> bool:
-        return limit is not None and time.perf_counter() - begin >= limit
+        return clock.expired()
 
     try:
         while stages_left > 0:

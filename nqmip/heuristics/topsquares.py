@@ -34,7 +34,7 @@ from nqmip.heuristics.common import (
     heuristic_result,
     kernel_seed,
     make_rng,
-    seconds_left,
+    stop_clock,
     timed_compile,
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
@@ -214,7 +214,7 @@ def solve_topsquares(
         raise ValueError("topsquares needs a dense weight matrix (random or given weights): "
                          "use sa or quota for colour weights and minconflicts for feasibility")
     compile_time = timed_compile(_warm_up)
-    limit = seconds_left(time_limit)
+    clock = stop_clock(time_limit)
     start = time.perf_counter()
     rng = make_rng(seed)
     weights = instance.dense
@@ -226,7 +226,7 @@ def solve_topsquares(
     found: np.ndarray | None = None
     stages: list[dict[str, Any]] = []
     def out_of_time() -> bool:
-        return limit is not None and time.perf_counter() - start >= limit
+        return clock.expired()
 
     for threshold in _levels_down(weights):
         if out_of_time():
@@ -259,7 +259,7 @@ def solve_topsquares(
         solved = state[TOTAL] == 0
         try:
             while not solved:
-                if limit is not None and time.perf_counter() - start >= limit:
+                if clock.expired():
                     outcome = "time"
                     break
                 if state[MOVES] >= stage_moves:

@@ -678,7 +678,8 @@ def _warm_up() -> None:
 
 
 def _run_kernel(
-    instance: Instance, config: GAConfig, rng: np.random.Generator, time_limit: float | None
+    instance: Instance, config: GAConfig, rng: np.random.Generator, time_limit: float | None,
+    deadline: Deadline | None = None,
 ) -> tuple[dict[str, Any], float]:
     k = _kernels()
     start = time.perf_counter()
@@ -714,7 +715,8 @@ def _run_kernel(
             if code == k.RUN_BUDGET:
                 termination = Termination.ITERATION_LIMIT
                 break
-            if time_limit is not None and time.perf_counter() - start >= time_limit:
+            if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
+                    deadline is not None and deadline.expired()):  # a cancel is heard too
                 termination = Termination.TIME_LIMIT
                 break
             chunk = min(2 * chunk, chunk_max)
@@ -757,8 +759,9 @@ def solve_ga(
     bound. A run that finds no conflict-free placement returns status ``unknown`` with
     ``extra["best_conflicts"]``.
     """
-    if (time_limit is not None and "max_evaluations" not in params
-            and "max_iterations" not in params):
+    limited = (time_limit.limited if isinstance(time_limit, Deadline)
+               else time_limit is not None)
+    if limited and "max_evaluations" not in params and "max_iterations" not in params:
         # Anytime: under a time limit the GA evolves until the deadline (or the bound).
         params["max_evaluations"] = default_budget(time_limit, 0)
     config = GAConfig.build(preset, **params)
@@ -775,7 +778,8 @@ def solve_ga(
             extra={"config": config.describe(), "reason": "fixed queens attack each other"},
         )
         return result.with_(status=Status.INFEASIBLE)
-    out, wall = _run_kernel(instance, config, rng, limit)
+    out, wall = _run_kernel(instance, config, rng, limit,
+                            time_limit if isinstance(time_limit, Deadline) else None)
     extra = {
         "config": config.describe(),
         "solved_at_evaluation": out["solved_at_evaluation"],
