@@ -65,7 +65,7 @@ def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False
     have = available_bytes()
     if have is None or need <= USABLE_SHARE * have:
         return
-    what = f"method {method}" if method else "this method"
+    what = method if " " in method else f"method {method}" if method else "this method"
     raise CapacityError(
         f"n = {n} needs about {_human(need)} with {what}, but this machine has "
         f"{_human(have)} available: choose a smaller n"

@@ -198,6 +198,11 @@ def _check_weights(
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
             return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
+            from nqmip.capacity import check_fits
+            from nqmip.result import DEFAULT_SEED
+
+            seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
+            check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
             return random_weights(n, seed), None, f"random(seed={seed})"
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"

@@ -1,6 +1,6 @@
 """``nqmip.solve``: the façade. It validates, creates the call's one deadline and the
 seed, and dispatches: the exact pipeline (:mod:`nqmip.exact`), a heuristic
-(:mod:`nqmip.heuristics`) or ``auto`` (:mod:`nqmip.auto.portfolio`). Nothing else lives here.
+(:mod:`nqmip.heuristics`) or ``auto`` (:mod:`nqmip.auto.plans`). Nothing else lives here.
 
 Whatever the method, the placement is checked by :func:`nqmip.verify.verified` before the
 :class:`~nqmip.result.Result` is returned; a backend that answers wrongly raises
@@ -57,7 +57,7 @@ def solve(
 
     ``method`` is an exact backend (``"highs"``, ``"glpk"``, ``"gurobi"``, ``"cpsat"``,
     ``"highs-pyomo"``), a heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``) or
-    ``"auto"`` (see :mod:`nqmip.auto.portfolio`); ``params`` are the heuristic's own parameters.
+    ``"auto"`` (see :mod:`nqmip.auto.plans`); ``params`` are the heuristic's own parameters.
     ``time_limit`` is in seconds, for the whole call; ``seed`` makes randomised methods
     reproducible; without one ``DEFAULT_SEED`` is used (the same call gives the same
     answer), and the result's ``seed`` says which was used (None for a deterministic
@@ -84,7 +84,7 @@ def solve(
     deadline = Deadline.of(time_limit)
     seed = DEFAULT_SEED if seed is None else seed
     if method == "auto":
-        from nqmip.auto.portfolio import solve_auto
+        from nqmip.auto.plans import solve_auto
 
         # seconds stay seconds: auto loads its kernels first and starts the clock after
         return solve_auto(instance, time_limit=time_limit, seed=seed, threads=threads,

@@ -73,7 +73,7 @@ def test_auto_is_at_least_its_incumbent_heuristic() -> None:
     # auto starts from the heuristic's incumbent and only ever keeps better placements.
     limit = 2.0
     auto = nqmip.solve(60, "random", weights_seed=0, method="auto", time_limit=limit, seed=0)
-    from nqmip.auto.portfolio import AUTO_HEURISTIC, INCUMBENT_SECONDS, INCUMBENT_SHARE
+    from nqmip.auto.policy import AUTO_HEURISTIC, INCUMBENT_SECONDS, INCUMBENT_SHARE
 
     share = min(INCUMBENT_SECONDS, INCUMBENT_SHARE * limit)
     alone = nqmip.solve(60, "random", weights_seed=0, method=AUTO_HEURISTIC,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import nqmip
-from nqmip.auto.portfolio import AUTO_HEURISTIC, pick_backend
+from nqmip.auto.policy import AUTO_HEURISTIC, pick_backend
 from nqmip.backends.base import get_backend
 from nqmip.result import Status, Termination
 from nqmip.warmstart import WarmStartError

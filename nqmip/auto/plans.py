@@ -1,0 +1,286 @@
+"""``method="auto"``: a portfolio that spends the whole time budget and never comes back
+empty-handed.
+
+One :class:`~nqmip.budget.Deadline` covers the call. Every branch first holds a cheap
+verified placement (the incumbent), then runs the annealing (``sa``) in a thread to the
+deadline *beside* whatever can prove or bound the optimum in this one: the numba kernels
+release the GIL and the proofs and solvers run on one thread each, so on two cores each
+part has a core and auto is never short of either part alone. The annealing is stopped
+once the other part proves the optimum. It returns the best placement with the best bound
+it knows:
+
+- **Small boards** (n <= ``FAST_EXACT_MAX_N``, no fixed queens): HiGHS alone proves the
+  optimum in hundredths of a second; nothing else is loaded (no numba, no CP-SAT).
+- **Feasibility**: min-conflicts; with fixed queens it may fail, then an exact backend
+  settles the completion (inside the exact range).
+- **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: the colour proof
+  (search at the colour bound, refutation by the line sets) beside the annealing; inside
+  the exact range of the strengthened MIP, the MIP after the proof, warm-started; beyond
+  it, with a limit of ``proof.SECOND_STREAM_MIN_SECONDS`` or more, the other core
+  searches at the bound from another seed before the annealing, and the proof's core does
+  too once the proof has moved below the bound.
+- **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a short annealing for an incumbent,
+  then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from it
+  beside the annealing from the same placement.
+- **Larger boards**: for dense weights from ``TOPSQUARES_MIN_N``, the search on the
+  heaviest squares (``topsquares``, which proves the optimum where every row's top weight
+  fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N`` (beyond the
+  proof's range), the colour quota search on both cores (a random start, and the explicit
+  solution); elsewhere the annealing beside the best cheap bound (the colour bound, the LP
+  relaxation up to ``nqmip.bounds.LP_BOUND_MAX_N``, else the row- or column-maximum sums),
+  then the window search (``lns``, dense weights) or an annealing from another seed.
+
+Without a time limit each part runs to its own end (a proof, or the heuristic's default
+budget). The measured anytime curves are in docs/anytime.md.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nqmip.auto.policy import (
+    AUTO_COLOUR_EXACT_MAX_N,
+    AUTO_COLOUR_HEURISTIC,
+    AUTO_EXACT_MAX_N,
+    AUTO_HEURISTIC,
+    COLOUR_PROOF_EXACT_SHARE,
+    COLOUR_PROOF_MAX_N,
+    COLOUR_PROOF_SECONDS,
+    COLOUR_QUOTA_MIN_N,
+    COMPLETION_SEARCH_MAX_FREE,
+    FAST_EXACT_MAX_N,
+    INCUMBENT_SECONDS,
+    INCUMBENT_SHARE,
+    MIP_PORTFOLIO_MAX_N,
+    SECOND_HEURISTIC,
+    TOPSQUARES_MIN_N,
+    pick_backend,
+)
+from nqmip.auto.portfolio import Portfolio, spare_cores
+from nqmip.backends.base import ProgressCallback, SolveOptions
+from nqmip.bounds import cheap_bound, colour_bound_applies
+from nqmip.budget import Deadline
+from nqmip.heuristics.common import explicit_result
+from nqmip.instance import Instance, free_rows
+from nqmip.result import DEFAULT_SEED, Result
+
+
+def solve_auto(
+    instance: Instance,
+    *,
+    time_limit: float | Deadline | None,
+    seed: int | None,
+    threads: int | None = None,
+    verbose: bool = False,
+    on_progress: ProgressCallback | None = None,
+    warm_start: Any = None,
+    **params: Any,
+) -> Result:
+    from nqmip.exact import solve_exact
+
+    if params:
+        raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
+    begin = time.perf_counter()
+    deadline = Deadline.of(time_limit)
+    seed = DEFAULT_SEED if seed is None else seed
+    n = instance.n
+    # With fixed queens the models hold only what is free (nqmip.instance.FreeBoard): the
+    # exact range is judged on the free rows, not on n.
+    size = free_rows(instance)
+    run = Portfolio(instance, deadline, seed, on_progress)
+
+    def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
+              step: str | None = None, backend: str | None = None,
+              threads: int | None = threads) -> Result:
+        backend = backend or pick_backend(size)
+        options = SolveOptions(deadline=limit, seed=seed, threads=threads, verbose=verbose,
+                               on_progress=on_progress)
+        result = solve_exact(instance, backend, options, warm_start=start,
+                             bound_proof=bound_proof)
+        label = step or backend
+        if result.provenance.plan == ("colour proof",):  # proven without running the MIP
+            label = "colour proof"
+        return run.offer(result, label)
+
+    # Small boards: HiGHS proves at once; loading the heuristics would cost more.
+    if n <= FAST_EXACT_MAX_N and not instance.fixed and warm_start is None:
+        exact(deadline, backend="highs")  # not Gurobi: starting its environment costs more
+        return run.finish(begin)
+
+    if warm_start is not None:
+        # The caller's start (a placement, a Result or a heuristic's name) goes to the MIP.
+        if n <= MIP_PORTFOLIO_MAX_N:
+            exact(deadline, start=warm_start)
+            return run.finish(begin)
+        raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
+                         "(beyond it no exact backend runs)")
+
+    if time_limit is not None and not isinstance(time_limit, Deadline):
+        # As for every heuristic, numba's compile (or cache load) is reported apart
+        # (compile_time) and the limit counts from its end: this plan's kernels load first.
+        _warm_up_kernels(instance, size)
+        run.compile_outside = run.compile_time = time.perf_counter() - begin
+        deadline = run.deadline = Deadline(time_limit)
+
+    if not instance.fixed:
+        # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
+        run.offer(explicit_result(instance, seed), "explicit")
+        if run.proven():  # feasibility: n queens is the optimum
+            return run.finish(begin)
+
+    if instance.is_feasibility and instance.fixed and size <= COMPLETION_SEARCH_MAX_FREE:
+        # A completion: the complete first-fail search proves either way (CSPLib prob079,
+        # n = 21, 14 M nodes in 4 s; docs/completion.md).
+        from nqmip.enumeration.completion import search_result
+
+        run.offer(search_result(instance, deadline, seed), "completion search")
+        return run.finish(begin)
+
+    if instance.is_feasibility:
+        run.heuristic(deadline if not instance.fixed else deadline.sub(share=0.5),
+                      "minconflicts")
+        if run.best is None and size <= AUTO_EXACT_MAX_N and not deadline.expired():
+            exact(deadline)
+        return run.finish(begin)
+
+    colour = colour_bound_applies(instance)
+    if colour and n <= COLOUR_PROOF_MAX_N:
+        _colour_plan(run, deadline, exact)
+        return run.finish(begin)
+
+    if _mip_plan(size):
+        # A short annealing for an incumbent, then the MIP warm-started from it here and the
+        # annealing from the same placement beside it, until the MIP proves or time is up.
+        # Beyond the exact range only Gurobi's incumbents beat the heuristics in the grid
+        # (random n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md).
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+
+        def mip() -> None:
+            if not deadline.expired():
+                exact(deadline, start=run.best.placement if run.best is not None else None,
+                      threads=threads if threads is not None else spare_cores())
+            if run.bound is None:
+                run.tighten(*cheap_bound(instance, deadline.sub(2.0)))
+
+        run.beside(deadline, mip, from_best=True)
+        return run.finish(begin)
+
+    if colour and n >= COLOUR_QUOTA_MIN_N:
+        # Beyond the proof's range: the quota search from a random start at its count beside
+        # it, and here from the explicit solution (another seed): at n = 10^6 the random
+        # start takes most of a minute to repair, the explicit one none.
+        def second_quota() -> None:
+            run.tighten(*cheap_bound(instance))
+            run.offer(run.search(deadline, AUTO_COLOUR_HEURISTIC, run.start_from_best(),
+                                 seed=seed + 1), f"{AUTO_COLOUR_HEURISTIC} (second)")
+
+        run.beside(deadline, second_quota, method=AUTO_COLOUR_HEURISTIC)
+        return run.finish(begin)
+    if instance.dense is not None and n >= TOPSQUARES_MIN_N:
+        # Dense weights: the search on the heaviest squares, which reaches the bound outright
+        # where the top weight is everywhere (random 1..9 from n ~ 1000: 9n), with the
+        # annealing beside it; if it ends without a proof, the annealing goes on from the
+        # better of the two placements.
+        def specialist() -> None:
+            run.tighten(*cheap_bound(instance))
+            run.heuristic(deadline, "topsquares")
+
+        run.beside(deadline, specialist, restart=True)
+        return run.finish(begin)
+    # The annealing to the deadline, and beside it the best bound affordable (the LP
+    # relaxation takes 4 s at random n = 200: it no longer delays the search), then a
+    # second search on the same core to the deadline: the window search (lns) for dense
+    # weights, the annealing from another seed for colour weights.
+    def second() -> None:
+        run.tighten(*cheap_bound(instance, deadline))
+        if not deadline.expired():
+            method = SECOND_HEURISTIC if instance.dense is not None else AUTO_HEURISTIC
+            run.offer(run.search(deadline, method, {}, seed=seed + 1), f"{method} (second)")
+
+    run.beside(deadline, second)
+    return run.finish(begin)
+
+
+def _colour_plan(run: Portfolio, deadline: Deadline, exact: Any) -> None:
+    """Weights constant per colour within the colour proof's range: the plan of the module
+    docstring (the annealing holds an incumbent within a second whatever the proof does)."""
+    instance = run.instance
+    n = instance.n
+    # The strengthened MIP after the proof, warm-started, where it can still prove in the
+    # time; beyond, the proof has the whole budget (HiGHS at chess n = 64: 96 after 20 s).
+    mip_after = n <= AUTO_COLOUR_EXACT_MAX_N and (
+        n <= AUTO_EXACT_MAX_N or bool(instance.fixed) or not deadline.limited)
+
+    proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
+                               share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
+    from nqmip.colour import proof
+
+    refuted: list[int] = []  # by the proof, in order; each cancels the searches at the bound
+    attempts: list[Deadline] = []
+
+    def lowered(count: int) -> None:
+        refuted.append(count)
+        for attempt in list(attempts):
+            attempt.cancel()
+
+    def at_bound(seed: int, limit: Deadline, step: str) -> bool:  # proven?
+        found = proof.search_at_bound(instance, seed=seed, time_limit=limit,
+                                      refuted=lambda: tuple(refuted), attempts=attempts.append)
+        if found is not None:
+            with run.lock:
+                run.offer(found, step)
+        return run.proven()
+
+    def prove() -> None:
+        found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
+                                   on_refuted=lowered)
+        bound = cheap_bound(instance)
+        with run.lock:
+            if found is not None:
+                run.offer(found, "colour proof")
+            else:
+                run.plan.append("colour proof")
+            run.tighten(*bound)
+        if mip_after and not run.proven() and not deadline.expired():
+            exact(deadline, start=run.best.placement if run.best is not None else None)
+        elif n > AUTO_COLOUR_EXACT_MAX_N and not run.proven() and not proof_limit.expired():
+            # the proof has moved below the bound: this core searches at it too
+            at_bound(run.seed + 2, proof_limit, "bound search (after the proof)")
+
+    def second_stream(limit: Deadline) -> None:
+        # Beyond the MIP's range with a budget worth sharing: the search at the bound from
+        # another seed on the other core first, the annealing after; a placement at the
+        # bound ends the proof and the annealing. Without a limit: the proof's seconds.
+        if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < proof.SECOND_STREAM_MIN_SECONDS:
+            return
+        stream = limit.sub(None if limit.limited else COLOUR_PROOF_SECONDS,
+                           share=proof.SECOND_STREAM_SHARE)
+        if at_bound(run.seed + 1, stream, "bound search (second stream)"):
+            proof_limit.cancel()
+            limit.cancel()
+
+    run.beside(deadline, prove, lead=second_stream)
+
+
+def _mip_plan(size: int) -> bool:
+    """Whether auto runs the MIP on ``size`` free rows of dense weights."""
+    return size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
+                                        and pick_backend(size) == "gurobi")
+
+
+def _warm_up_kernels(instance: Instance, size: int) -> None:
+    """Compile (or load from numba's cache) the kernels auto's plan may run."""
+    from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
+
+    if instance.is_feasibility:
+        minconflicts._warm_up()
+        return
+    anneal._warm_up_start()
+    if colour_bound_applies(instance) and instance.n >= COLOUR_QUOTA_MIN_N:
+        quota._warm_up()
+    if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
+        topsquares._warm_up()
+    elif instance.dense is not None and not _mip_plan(size):  # the second search
+        lns._warm_up()
+

@@ -1,0 +1,76 @@
+"""auto's policy: every threshold it decides by, in one table, and the backend it prefers.
+
+A reader sees here, whole, which parts of the portfolio run at which n
+(:mod:`nqmip.auto.plans` follows it); each threshold says what measurement set it.
+"""
+
+from __future__ import annotations
+
+from nqmip.backends.base import get_backend
+from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
+
+#: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
+#: random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
+FAST_EXACT_MAX_N = 12
+#: Largest n for which "auto" runs an exact backend to a proof on other weights: HiGHS proved
+#: random weights (1..9) up to n = 36 within 60 s (docs/benchmarks-warmstart.md).
+AUTO_EXACT_MAX_N = 36
+#: Largest n for which the MIP (Gurobi only, beyond ``AUTO_EXACT_MAX_N``) takes part in the
+#: portfolio on other weights, warm-started from the heuristic. Measured (random 1..9):
+#: n = 64, 5 s: GA alone 559, GA + HiGHS 549; n = 100, 20 s: GA 881, GA + HiGHS 877.
+MIP_PORTFOLIO_MAX_N = 60
+#: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
+#: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md).
+AUTO_COLOUR_EXACT_MAX_N = 64
+COLOUR_PROOF_MAX_N = 128
+#: The colour proof runs beside the annealing with the whole budget (without a limit:
+#: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it.
+COLOUR_PROOF_SECONDS = 60.0
+COLOUR_PROOF_EXACT_SHARE = 0.75
+#: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
+#: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
+INCUMBENT_SHARE = 0.15
+INCUMBENT_SECONDS = 2.0
+#: Dense weights from ``TOPSQUARES_MIN_N`` on: the search on the heaviest squares runs beside
+#: the annealing. Random 1..9 at n = 1000, 10^4 and 20,000 it reaches 9n (optimal) in 0.4 s,
+#: 3.8 s and 20 s; below n = 1000 it stalls short of the annealing (n = 200, 20 s: 1703
+#: against 1788).
+TOPSQUARES_MIN_N = 1000
+#: The exact backends "auto" prefers, among those installed and licensed for n: Gurobi
+#: proved what HiGHS could not (chess n = 36, 37; random n = 40) and was faster elsewhere
+#: (random n = 36: 12.7 s against 37.9 s; docs/benchmarks-warmstart.md). Else HiGHS.
+AUTO_BACKENDS = ("gurobi", "highs")
+#: The heuristic of the portfolio (incumbents, and the search beyond the MIP range): the
+#: simulated annealing, sized to the time, is the strongest weighted search measured given
+#: the same seconds (one seed, `python benchmarks/bench_anytime.py --methods sa ga quota`):
+#: random 1..9, 20 s: n = 64 570 (GA 563), n = 100 887 (GA 881), n = 200 1788 (GA 1784);
+#: chess, 20 s: n = 100 176 (quota 174), n = 200 352 (quota 348), n = 1000 1726 (quota
+#: 1720); docs/anytime.md.
+AUTO_HEURISTIC = "sa"
+#: Dense weights beyond the MIP's range: the search on the second core, beside the
+#: annealing, once the bound is computed: the window search (random 1..9, n = 100, 20 s,
+#: seeds 0-2: auto 896/897/892 with it, 889/890/890 with the GA; docs/anytime.md).
+SECOND_HEURISTIC = "lns"
+#: For weights constant per colour beyond the colour proof's range: the colour quota search
+#: on both cores, two seeds, one from a random start and one from the explicit solution (it
+#: raises the count on the better colour two queens at a time, each board repaired by an
+#: annealing over conflicts). Chess, one seed, 5 s, quota against
+#: the annealing: n = 200 350 against 350, n = 400 704 against 610; 20 s: n = 1000 1766
+#: against 1726; 60 s: n = 10^4 17,578 (the annealing after the old quota: 17,194).
+AUTO_COLOUR_HEURISTIC = "quota"
+COLOUR_QUOTA_MIN_N = 129
+#: Most free rows for which auto answers a feasibility completion with the complete search
+#: of :func:`nqmip.enumeration.completion.search_free_board` (its masks hold 62 columns).
+COMPLETION_SEARCH_MAX_FREE = 62
+
+
+def pick_backend(n: int) -> str:
+    for name in AUTO_BACKENDS:
+        backend = get_backend(name)
+        if not backend.available():
+            continue
+        if name == "gurobi" and n > GUROBI_SIZE_LIMITED_MAX_N:
+            continue  # pip's licence; a full licence user can ask for method="gurobi"
+        return name
+    return "highs"
+
