@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nqmip.budget import Deadline
 from nqmip.enumeration.optimal import enumerate_optimal
 from nqmip.formulation import build_model
 from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
@@ -16,12 +17,14 @@ from nqmip.solve import all_methods, solve
 from nqmip.verify import VerificationError, conflicts, is_solution
 
 if TYPE_CHECKING:
+    from nqmip.drawing import draw
     from nqmip.enumeration.count import count_solutions, solutions
 
 __version__ = "0.1.0"
 
 #: Exported lazily (PEP 562): the counting module loads on first use.
-_LAZY = {"count_solutions": "nqmip.enumeration.count", "solutions": "nqmip.enumeration.count"}
+_LAZY = {"count_solutions": "nqmip.enumeration.count", "solutions": "nqmip.enumeration.count",
+         "draw": "nqmip.drawing"}
 
 
 def __getattr__(name: str) -> Any:
@@ -35,6 +38,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Deadline",
     "Instance",
     "InstanceError",
     "Result",
@@ -47,6 +51,7 @@ __all__ = [
     "chess_weights",
     "conflicts",
     "count_solutions",
+    "draw",
     "enumerate_optimal",
     "is_solution",
     "make_instance",

@@ -150,6 +150,10 @@ class Instance:
         fixed = f", {len(self.fixed)} fixed" if self.fixed else ""
         return f"n={self.n}, weights={self.name}{fixed}"
 
+    def __repr__(self) -> str:
+        """One short line: the weights are in :attr:`weights`, never printed whole."""
+        return f"Instance({self.describe()})"
+
 
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
@@ -207,6 +211,10 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
+    kind = np.asarray(weights).dtype.kind if not isinstance(weights, str) else "U"
+    if kind not in "biuf":  # complex, strings, objects: not weights (no silent casting)
+        raise InstanceError(f"weights must be real numbers, got an array of dtype "
+                            f"{np.asarray(weights).dtype}")
     try:
         # np.asarray: a float64 array is taken as it is (copied once below, read-only).
         matrix = np.asarray(weights, dtype=float)

@@ -132,6 +132,7 @@ class Result:
     message: str = ""
     provenance: Provenance = field(default_factory=Provenance)
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific statistics only
+    fixed: tuple[tuple[int, int], ...] = ()  # the instance's pre-placed queens, (row, col)
 
     @property
     def gap(self) -> float | None:
@@ -168,3 +169,23 @@ class Result:
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), **kwargs)
+
+    def __repr__(self) -> str:
+        """One short line, whatever n: the placement is in ``placement``."""
+        def num(value: float | None) -> str:
+            if value is None:
+                return "None"
+            return str(int(value)) if math.isfinite(value) and value == int(value) \
+                else f"{value:.6g}"
+
+        gap = "None" if self.gap is None else f"{self.gap:.2%}"
+        return (f"Result(n={self.n}, status={self.status!s}, objective={num(self.objective)}, "
+                f"bound={num(self.bound)}, gap={gap}, method={self.method!r}, "
+                f"wall_time={self.wall_time:.3f})")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's picture of a result: the board drawn (a density picture beyond
+        n = 64) with a caption; see :func:`nqmip.draw`."""
+        from nqmip.drawing import result_html
+
+        return result_html(self)
