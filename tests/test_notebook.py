@@ -36,6 +36,9 @@ def test_notebook_runs_top_to_bottom() -> None:
     assert "appsi_highs  objective" in text and "glpk         objective" in text
     assert "accepted True" in text
     images = [o for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
-    assert len(images) == 3  # the two boards, the 12 fundamental solutions of n = 8
+    assert len(images) == 2  # the two boards (nqmip.draw), the 12 fundamental solutions
+    html = [o.data["text/html"] for o in outputs
+            if o.output_type == "execute_result" and "text/html" in o.data]
+    assert len(html) == 1 and "<svg" in html[0] and "optimal" in html[0]  # a Result's board
     assert "solutions: 92  classes: 12" in text
     assert elapsed < 90
