@@ -37,19 +37,11 @@ GLPK_NOTE = (
     "* solve it with: glpsol --freemps models/weighted8_glpk.mps --max\n"
 )
 
-_ROW_PREFIX = {"rows": "row", "cols": "col", "diagonals": "diag", "anti_diagonals": "anti"}
-
-
 def label(component: Any) -> str:
-    """Readable LP/MPS names for the components of ``build_model`` (and the abstract model)."""
-    parent = component.parent_component().local_name
-    if parent == "x":
-        i, j = component.index()
-        return f"x_{i}_{j}"
-    if parent in _ROW_PREFIX:
-        index = int(component.index())
-        return f"{_ROW_PREFIX[parent]}_{'m' if index < 0 else ''}{abs(index)}"
-    return str(component.local_name)
+    """Readable LP/MPS names (the package's own labeler)."""
+    from nqmip.formulation.pyomo import readable_label
+
+    return readable_label(component)
 
 
 def reference_model() -> Any:

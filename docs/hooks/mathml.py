@@ -1,6 +1,7 @@
-"""Sphinx roles in docstrings shown as code, and math without a network: pymdownx.arithmatex's ``\\( … \\)`` and ``\\[ … \\]`` become
-MathML at build time (latex2mathml), which browsers draw natively. No script renders
-formulas in the reader's browser, so a page read offline shows formulas, not LaTeX.
+"""Sphinx roles in docstrings shown as code, and math without a network:
+pymdownx.arithmatex's ``\\( … \\)`` and ``\\[ … \\]`` become MathML at build
+time (latex2mathml), which browsers draw natively. No script renders formulas in the
+reader's browser, so a page read offline shows formulas, not LaTeX.
 
 latex2mathml has no ``aligned`` environment: its rows (``\\\\``) and cells (``&``) become
 a MathML table here, the columns aligned right, left, right, left, … as in LaTeX."""

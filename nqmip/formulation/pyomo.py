@@ -18,6 +18,54 @@ from nqmip.instance import Instance, free_board
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo
 
+#: LP/MPS row names of the constraint blocks: ``row_3``, ``diag_m2`` (d = -2), ...
+_ROW_PREFIX = {"rows": "row", "cols": "col", "diagonals": "diag", "anti_diagonals": "anti"}
+_MODEL_CLASS: Any = None
+
+
+def readable_label(component: Any) -> str:
+    """The LP/MPS name of a component of the model: ``x_i_j``, ``row_i``, ``diag_m3``,
+    ``anti_5``, ``value`` (Pyomo's own are ``x1``, ``c_e_x66_``)."""
+    parent = component.parent_component().local_name
+    if parent == "x":
+        i, j = component.index()
+        return f"x_{i}_{j}"
+    if parent in _ROW_PREFIX:
+        index = int(component.index())
+        return f"{_ROW_PREFIX[parent]}_{'m' if index < 0 else ''}{abs(index)}"
+    return str(component.local_name)
+
+
+def model_class() -> Any:
+    """``NQueensModel``: a Pyomo ``ConcreteModel`` whose files have readable names and
+    whose ``repr`` says what it holds (made once, when Pyomo is first needed)."""
+    global _MODEL_CLASS
+    if _MODEL_CLASS is not None:
+        return _MODEL_CLASS
+    import pyomo.environ as pyo
+
+    class NQueensModel(pyo.ConcreteModel):
+        """The N-Queens ILP; ``m.write("m.lp")`` names the variables ``x_i_j`` and the
+        rows ``row_i``, ``col_j``, ``diag_d``, ``anti_s`` (``m`` for a minus sign)."""
+
+        def write(self, filename: Any = None, format: Any = None,
+                  solver_capability: Any = None, io_options: Any = None,
+                  **kwargs: Any) -> Any:
+            options = {"labeler": readable_label, **(io_options or {})}
+            return super().write(filename, format, solver_capability, io_options=options,
+                                 **kwargs)
+
+        def __repr__(self) -> str:
+            cells = len(self.x)
+            rows = sum(len(block) for block in (self.rows, self.cols, self.diagonals,
+                                                 self.anti_diagonals))
+            return (f"<NQueensModel {self.name}: {cells} binaries x[i, j], {rows} "
+                    "constraints in rows, cols, diagonals, anti_diagonals; objective value "
+                    "(maximise); m.pprint() shows it all>")
+
+    _MODEL_CLASS = NQueensModel
+    return NQueensModel
+
 
 def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
     """The ConcreteModel of ``instance``, over its free board (:func:`free_board`).
@@ -39,7 +87,7 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
     board = free_board(instance)
     weights = board.weights.tolist()
     cells = list(zip(board.cell_row.tolist(), board.cell_col.tolist(), strict=True))
-    m = pyo.ConcreteModel(name=f"nqueens_{n}_{instance.name}")
+    m = model_class()(name=f"nqueens_{n}_{instance.name}")
     lines = board.lines()
     groups: dict[str, list[tuple[int, np.ndarray]]] = {"row": [], "col": [], "diag": [],
                                                         "anti": []}
