@@ -82,6 +82,8 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--grace", "-1"], "--grace"),
     (["--plot", "out.jpg"], ".png, .svg or .pdf"),
     (["--resume", "/nonexistent/runs.jsonl"], "no such file"),
+    (["--output", "/nonexistent/dir/runs.jsonl"], "folder /nonexistent/dir does not exist"),
+    (["--plot", "/nonexistent/dir/t.png"], "folder /nonexistent/dir does not exist"),
     (["--retry-failed"], "needs --resume"),
     (["--warm-start", "simplex"], "--warm-start"),
     (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "not allowed with"),
@@ -314,16 +316,16 @@ def test_auto_is_just_another_method(tmp_path: Path) -> None:
 
 def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    p = run("--n", "6", "--methods", "highs,tabu", "--param", "strengthen=false",
+    p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
             "--param", "tabu:tenure=15", "--output", str(out), "--no-progress", "--csv")
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in rows_of(out)}
     assert rows["highs"]["params"] == {"strengthen": False}
-    assert rows["tabu"]["params"] == {"strengthen": False, "tenure": 15}
+    assert rows["tabu"]["params"] == {"tenure": 15}
     assert rows["highs"]["status"] == "optimal" and rows["tabu"]["status"] == "feasible"
     assert '"{""strengthen"": false}"' in p.stdout  # the CSV's params column
     # the same grid is done; without the parameters it is another grid
-    p = run("--n", "6", "--methods", "highs,tabu", "--param", "strengthen=false",
+    p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
             "--param", "tabu:tenure=15", "--resume", str(out), "--no-progress", "--csv")
     assert p.returncode == 0 and len(rows_of(out)) == 2
     p = run("--n", "6", "--methods", "highs", "--resume", str(out), "--no-progress",
@@ -335,6 +337,11 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
             "--no-progress", "--csv")
     assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
     assert "tenure" in rows_of(out)[-1]["message"]
+    # an option the method does not take is refused by name, not dropped
+    p = run("--n", "6", "--methods", "tabu", "--param", "strengthen=false", "--output",
+            str(out), "--no-progress", "--csv")
+    assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
+    assert "does not take strengthen" in rows_of(out)[-1]["message"]
     for bad, message in ((["--param", "x"], "NAME=VALUE"),
                          (["--param", "cpsat:x=1"], "not in --methods"),
                          (["--param", "seed=3"], "grid's own options")):
@@ -423,3 +430,39 @@ def test_summary_puts_quality_beside_time() -> None:
     assert summary[("ga", "random")]["best_known"] == 300.0  # another board, its own best
     markdown = compare.summary_markdown(list(summary.values()))
     assert "to best" in markdown and "10.0%" in markdown and "best" in markdown
+
+
+def test_no_arguments_print_usage_and_run_nothing() -> None:
+    p = run()
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("usage: nqmip-compare") and "--n and --methods" in p.stderr
+    assert not Path("/nonexistent").exists()
+
+
+def test_a_corrupt_resume_file_is_refused_naming_the_line(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"n": 5, "method": "highs", "status": "optimal"}\nnot json\n')
+    before = runs.read_text()
+    p = run("--n", "5", "--methods", "highs", "--resume", str(runs))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+    assert "line 2" in p.stderr and str(runs) in p.stderr
+    assert runs.read_text() == before  # nothing appended to a file it cannot read
+
+
+def test_a_heuristics_gap_is_measured_against_the_best_bound_of_the_board() -> None:
+    from nqmip.compare.summary import summarize, summary_markdown
+
+    rows = [
+        {"n": 8, "method": "highs", "weights": "chess", "status": "optimal",
+         "objective": 12.0, "bound": 12.0, "gap": 0.0, "wall_time": 0.1},
+        {"n": 8, "method": "sa", "weights": "chess", "status": "feasible",
+         "objective": 12.0, "bound": 16.0, "gap": 1 / 3, "wall_time": 1.0},
+        {"n": 9, "method": "sa", "weights": "chess", "status": "feasible",
+         "objective": 13.0, "bound": 18.0, "gap": 5 / 13, "wall_time": 1.0},
+    ]
+    by = {(e["n"], e["method"]): e for e in summarize(rows)}
+    assert by[8, "sa"]["gap_median"] == 0.0 and by[8, "sa"]["gap_against"] == "best bound"
+    assert by[8, "highs"]["gap_against"] == "own bound"
+    # alone on its board, the heuristic's own bound is the tightest known
+    assert by[9, "sa"]["gap_median"] == pytest.approx(5 / 13)
+    assert "gap*" in summary_markdown(list(by.values()))

@@ -25,7 +25,14 @@ from nqmip.compare.grid import (
     parse_sizes,
 )
 from nqmip.compare.harness import HARNESS_STATUSES, kill_active, worker_main
-from nqmip.compare.store import RowWriter, read_rows, row_key, rows_for_grid
+from nqmip.compare.store import (
+    RowWriter,
+    StoreError,
+    read_rows,
+    row_key,
+    rows_for_grid,
+    unfinished_tail,
+)
 
 PROG = "nqmip-compare"
 EXIT_BAD_INPUT = 2
@@ -164,6 +171,11 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise UsageError("--retry-failed needs --resume FILE")
     if args.resume is not None and not args.resume.is_file():
         raise UsageError(f"--resume: no such file: {args.resume}")
+    for option, path in (("--output", args.output), ("--plot", args.plot)):
+        if path is not None and not path.parent.is_dir():
+            raise UsageError(f"{option}: folder {path.parent} does not exist; create it first")
+        if path is not None and path.is_dir():
+            raise UsageError(f"{option}: {path} is a folder; give a file name")
     for target, name, _ in args.param:
         if target is not None and target not in methods:
             raise UsageError(f"--param {target}:{name}: {target!r} is not in --methods")
@@ -174,7 +186,10 @@ def make_plan(args: argparse.Namespace) -> Plan:
                        args.warm_start, args.memory_limit, args.param)
     previous: list[dict[str, Any]] = []
     if args.resume is not None:
-        previous = read_rows(args.resume)
+        try:
+            previous = read_rows(args.resume)
+        except StoreError as exc:
+            raise UsageError(f"--resume: {exc}") from None
         if args.retry_failed:
             previous = [r for r in previous if r.get("status") not in HARNESS_STATUSES]
     done = {row_key(r) for r in previous}
@@ -184,6 +199,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # no grid asked for: say how to ask, run nothing
+        build_parser().print_usage(sys.stderr)
+        print(f"{PROG}: give at least --n and --methods (--help explains every option)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         args = build_parser().parse_args(argv)
         if args.worker is not None:
@@ -200,6 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     writer = RowWriter(plan.output)
     progress = Progress(len(plan.todo), enabled=not args.no_progress)
     skipped = len(plan.cells) - len(plan.todo)
+    if args.resume is not None and unfinished_tail(args.resume):
+        print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
+              "while writing it): its cell runs again", file=sys.stderr)
     if skipped and not args.no_progress:
         progress.console.print(f"resume: {skipped} of {len(plan.cells)} cells already done "
                                f"in {args.resume}", markup=False, soft_wrap=True)

@@ -38,21 +38,41 @@ def normalise(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+class StoreError(ValueError):
+    """A runs file that is not what nqmip-compare writes, named by file and line."""
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSON Lines file; a truncated last line (a killed sweep) is ignored."""
+    """Rows of a JSON Lines file. A line that is not a run's row raises
+    :class:`StoreError` naming it; only an unfinished last line (no newline: a sweep
+    killed while writing) is passed over, and :func:`unfinished_tail` says so."""
     rows: list[dict[str, Any]] = []
     if not path.exists():
         return rows
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        last_unfinished = number == len(lines) and not text.endswith("\n")
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not {"n", "method", "status"} <= set(row):
+                raise ValueError("not a run's row")
+            rows.append(normalise(row))
+        except (json.JSONDecodeError, ValueError):
+            if last_unfinished:
                 continue
-            try:
-                rows.append(normalise(json.loads(line)))
-            except json.JSONDecodeError:
-                continue
+            raise StoreError(f"{path}, line {number}: not a row written by nqmip-compare; "
+                             "remove that line or start a new file with --output") from None
     return rows
+
+
+def unfinished_tail(path: Path) -> bool:
+    """Whether the file ends in a partial line (a sweep killed while writing it)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    return not path.read_bytes().endswith(b"\n")
 
 
 class RowWriter:
@@ -63,14 +83,15 @@ class RowWriter:
         self.path = path
         self.handle: io.TextIOWrapper | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.parent.is_dir():  # never create folders the user did not ask for
+                raise StoreError(f"--output: folder {path.parent} does not exist; create it "
+                                 "first")
             if fresh:
                 path.unlink(missing_ok=True)
-            needs_newline = path.exists() and path.stat().st_size > 0 and \
-                not path.read_bytes().endswith(b"\n")
+            if unfinished_tail(path):  # a killed sweep's partial line: its cell runs again
+                data = path.read_bytes()
+                path.write_bytes(data[: data.rfind(b"\n") + 1])
             self.handle = open(path, "a", encoding="utf-8")  # noqa: SIM115
-            if needs_newline:
-                self.handle.write("\n")
 
     def write(self, row: dict[str, Any]) -> None:
         if self.handle is None:
