@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from nqmip.cli.parser import EXIT_BAD_INPUT, Parser, UsageError, fixed_queen
+from nqmip.cli.parser import EXIT_BAD_INPUT, Parser, UsageError, fixed_queen, glue_values
 
 
 def _positive(text: str) -> int:
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count every solution of the N-Queens problem (OEIS A000170), its "
         "symmetry classes (A002562) or the completions of fixed queens; or list them.",
     )
-    parser.add_argument("--n", type=int, default=None,
+    parser.add_argument("--n", type=_positive, default=None,
                         help="board size (1 .. 32; any size with --fix/--fixed leaving at most "
                              "32 free rows); taken from a --fixed CSPLib file if not given")
     parser.add_argument("--unique", action="store_true",
@@ -142,6 +142,9 @@ def _plot(args: argparse.Namespace) -> None:
 
 def _resolve_board(args: argparse.Namespace) -> None:
     """``args.n`` and ``args.fix`` from ``--n``, ``--fix`` and ``--fixed``."""
+    twice = [q for k, q in enumerate(args.fix) if q in args.fix[:k]]
+    if twice:
+        raise UsageError(f"--fix {twice[0][0]},{twice[0][1]} is given twice")
     if args.fixed is not None:
         from nqmip.instances.csplib import read_fixed
 
@@ -158,7 +161,8 @@ def count_main(argv: Sequence[str] | None = None) -> int:
     from nqmip.instance import InstanceError
 
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(
+            glue_values(sys.argv[1:] if argv is None else argv, ("--fix",)))
         _resolve_board(args)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
