@@ -22,7 +22,7 @@ class Deadline:
     (auto stops the annealing it runs beside a proof once the proof is done).
     """
 
-    __slots__ = ("_end", "_parent", "_start")
+    __slots__ = ("_cancelled", "_end", "_hears", "_parent", "_start")
 
     def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
@@ -30,6 +30,8 @@ class Deadline:
         self._start = time.perf_counter() if start is None else start
         self._end = math.inf if seconds is None else self._start + float(seconds)
         self._parent: Deadline | None = None
+        self._hears: Deadline | None = None  # whose cancel ends this one too
+        self._cancelled = False
 
     @classmethod
     def of(cls, limit: float | Deadline | None) -> Deadline:
@@ -43,7 +45,25 @@ class Deadline:
         while parent is not None:
             end = min(end, parent._end)
             parent = parent._parent
+        if self._hears is not None and self._hears.cancelled():
+            end = min(end, self._hears._until())
         return end
+
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called on this deadline or on one it was made from."""
+        node: Deadline | None = self
+        while node is not None:
+            if node._cancelled or (node._hears is not None and node._hears.cancelled()):
+                return True
+            node = node._parent
+        return False
+
+    def own_clock(self, seconds: float | None) -> Deadline:
+        """A deadline ``seconds`` from now, whatever is left here, that still ends when this
+        one is cancelled (a solver's limit that does not count its model's building)."""
+        fresh = Deadline(seconds)
+        fresh._hears = self
+        return fresh
 
     @property
     def limited(self) -> bool:
@@ -67,6 +87,7 @@ class Deadline:
     def cancel(self) -> None:
         """End now: this deadline and the ones made from it (even in other threads) expire."""
         self._end = min(self._end, time.perf_counter())
+        self._cancelled = True
 
     def seconds(self, floor: float = 0.0) -> float | None:
         """What is left as a solver's time-limit option: None without a limit, else at least

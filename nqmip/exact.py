@@ -23,7 +23,6 @@ from dataclasses import replace
 from typing import Any
 
 from nqmip.backends.base import MIN_SOLVER_SECONDS, SolveOptions, get_backend
-from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Provenance, Result, Status, Termination
 from nqmip.verify import VerificationError, verified
@@ -99,7 +98,8 @@ def solve_exact(
     if deadline.limited:
         # The solver's limit is what is left now; building its model is not counted against
         # it (as before the one deadline: a 0.05 s limit still lets HiGHS load a start).
-        options = replace(options, deadline=Deadline(deadline.seconds(floor=MIN_SOLVER_SECONDS)))
+        options = replace(options, deadline=deadline.own_clock(
+            deadline.seconds(floor=MIN_SOLVER_SECONDS)))
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     solve_time = time.perf_counter() - solve_begin

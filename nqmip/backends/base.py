@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
@@ -238,3 +239,25 @@ def get_backend(name: str) -> Backend:
         ) from None
     module_name, class_name = target.split(":")
     return getattr(importlib.import_module(module_name), class_name)()
+
+
+@contextmanager
+def stop_when_expired(deadline: Deadline, stop: Callable[[], object],
+                      poll: float = 0.05) -> Iterator[None]:
+    """Call ``stop()`` once if ``deadline`` expires (a cancel from another thread included)
+    while the block runs: for solvers that block their thread (CP-SAT's ``stop_search``)."""
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(poll):
+            if deadline.expired():
+                stop()
+                return
+
+    watcher = threading.Thread(target=watch, name="nqmip-stop-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()

@@ -112,6 +112,8 @@ class GurobiBackend(Backend):
         report = ProgressReporter("gurobi", options.on_progress)
 
         def callback(cb_model: Any, where: Any) -> None:
+            if options.deadline.expired():  # a cancel from another thread, or the limit
+                cb_model.terminate()
             if where == GRB.Callback.MESSAGE:
                 log(cb_model.cbGet(GRB.Callback.MSG_STRING))
             elif where == GRB.Callback.MIP and options.on_progress is not None:

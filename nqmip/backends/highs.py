@@ -23,6 +23,7 @@ from nqmip.backends.base import (
     solution,
     termination_of,
 )
+from nqmip.budget import Deadline
 from nqmip.formulation.matrix import LinearModel, build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
@@ -70,7 +71,7 @@ class HighsBackend(Backend):
                 e.data_out.objective_function_value, e.data_out.mip_dual_bound, force=True)
             h.cbMipInterrupt += lambda e: report(
                 e.data_out.objective_function_value, e.data_out.mip_dual_bound)
-        interrupted = run_interruptibly(h)
+        interrupted = run_interruptibly(h, options.deadline)
         accepted = None
         if options.warm_start is not None:
             accepted = log.contains("MIP start solution is feasible")
@@ -123,21 +124,25 @@ def placement_of(lm: LinearModel, values: np.ndarray) -> tuple[int, ...]:
         raise BackendError(str(exc)) from None
 
 
-def run_interruptibly(h: Any) -> bool:
-    """Run HiGHS in its own thread so that Ctrl-C cancels the solve cleanly (HiGHS stops
-    at its next interrupt check and keeps its incumbent); True if it was interrupted."""
+def run_interruptibly(h: Any, deadline: Deadline | None = None) -> bool:
+    """Run HiGHS in its own thread so that Ctrl-C, or a cancel of ``deadline`` from another
+    thread, stops the solve cleanly (HiGHS stops at its next interrupt check and keeps its
+    incumbent); True if Ctrl-C interrupted it."""
     h.HandleUserInterrupt = True
     h.startSolve()
-    interrupted = False
+    interrupted = cancelled = False
     while True:
         try:
-            done, _ = h.wait(0.1)
+            done, _ = h.wait(0.05)
         except KeyboardInterrupt:
             interrupted = True
             h.cancelSolve()
             continue
         if done:
             return interrupted
+        if not cancelled and deadline is not None and deadline.expired():
+            cancelled = True
+            h.cancelSolve()
 
 
 def to_highs_lp(lm: LinearModel, highspy: Any) -> Any:
