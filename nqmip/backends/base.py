@@ -242,15 +242,16 @@ def get_backend(name: str) -> Backend:
 
 
 @contextmanager
-def stop_when_expired(deadline: Deadline, stop: Callable[[], object],
-                      poll: float = 0.05) -> Iterator[None]:
-    """Call ``stop()`` once if ``deadline`` expires (a cancel from another thread included)
-    while the block runs: for solvers that block their thread (CP-SAT's ``stop_search``)."""
+def stop_when_cancelled(deadline: Deadline, stop: Callable[[], object],
+                        poll: float = 0.05) -> Iterator[None]:
+    """Call ``stop()`` once if ``deadline`` is cancelled from another thread while the block
+    runs (its time limit is the solver's own option): for solvers that block their thread
+    (CP-SAT's ``stop_search``)."""
     finished = threading.Event()
 
     def watch() -> None:
         while not finished.wait(poll):
-            if deadline.expired():
+            if deadline.cancelled():
                 stop()
                 return
 

@@ -13,7 +13,7 @@ from nqmip.backends.base import (
     SolverLog,
     module_available,
     solution,
-    stop_when_expired,
+    stop_when_cancelled,
     termination_of,
 )
 from nqmip.formulation.strengthen import cpsat_model
@@ -59,7 +59,7 @@ class CpSatBackend(Backend):
         params.relative_gap_limit = float(options.mip_gap)
         callback = _Progress(ProgressReporter(self.name, options.on_progress)) \
             if options.on_progress is not None else None
-        with stop_when_expired(options.deadline, solver.stop_search):
+        with stop_when_cancelled(options.deadline, solver.stop_search):
             status = solver.solve(cps.model, callback)
         placement = objective = bound = None
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -112,7 +112,7 @@ class GurobiBackend(Backend):
         report = ProgressReporter("gurobi", options.on_progress)
 
         def callback(cb_model: Any, where: Any) -> None:
-            if options.deadline.expired():  # a cancel from another thread, or the limit
+            if options.deadline.cancelled():  # a cancel from another thread
                 cb_model.terminate()
             if where == GRB.Callback.MESSAGE:
                 log(cb_model.cbGet(GRB.Callback.MSG_STRING))

@@ -140,7 +140,7 @@ def run_interruptibly(h: Any, deadline: Deadline | None = None) -> bool:
             continue
         if done:
             return interrupted
-        if not cancelled and deadline is not None and deadline.expired():
+        if not cancelled and deadline is not None and deadline.cancelled():
             cancelled = True
             h.cancelSolve()
 
