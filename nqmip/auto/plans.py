@@ -37,6 +37,8 @@ budget). The measured anytime curves are in docs/anytime.md.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from nqmip.auto.policy import (
@@ -45,25 +47,33 @@ from nqmip.auto.policy import (
     AUTO_EXACT_MAX_N,
     AUTO_HEURISTIC,
     COLOUR_PROOF_EXACT_SHARE,
-    COLOUR_PROOF_MAX_N,
     COLOUR_PROOF_SECONDS,
-    COLOUR_QUOTA_MIN_N,
-    COMPLETION_SEARCH_MAX_FREE,
-    FAST_EXACT_MAX_N,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
     SECOND_HEURISTIC,
-    TOPSQUARES_MIN_N,
+    Plan,
+    choose_plan,
     pick_backend,
 )
 from nqmip.auto.portfolio import Portfolio, spare_cores
 from nqmip.backends.base import ProgressCallback, SolveOptions
-from nqmip.bounds import cheap_bound, colour_bound_applies
+from nqmip.bounds import cheap_bound
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import explicit_result
 from nqmip.instance import Instance, free_rows
 from nqmip.result import DEFAULT_SEED, Result
+
+
+@dataclass
+class Call:
+    """One auto call: its portfolio, deadline and the means to run an exact backend."""
+
+    run: Portfolio
+    deadline: Deadline
+    exact: Callable[..., Result]
+    threads: int | None
+    size: int
 
 
 def solve_auto(
@@ -77,6 +87,8 @@ def solve_auto(
     warm_start: Any = None,
     **params: Any,
 ) -> Result:
+    """Run the plan :func:`~nqmip.auto.policy.choose_plan` picks for ``instance`` within
+    ``time_limit`` and return the best verified placement with the best bound known."""
     from nqmip.exact import solve_exact
 
     if params:
@@ -84,11 +96,15 @@ def solve_auto(
     begin = time.perf_counter()
     deadline = Deadline.of(time_limit)
     seed = DEFAULT_SEED if seed is None else seed
-    n = instance.n
     # With fixed queens the models hold only what is free (nqmip.instance.FreeBoard): the
     # exact range is judged on the free rows, not on n.
     size = free_rows(instance)
     run = Portfolio(instance, deadline, seed, on_progress)
+    plan = choose_plan(instance, warm_start=warm_start is not None,
+                       backend=pick_backend(size))
+    if plan.name == "warm-start" and instance.n > MIP_PORTFOLIO_MAX_N:
+        raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
+                         "(beyond it no exact backend runs)")
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
               step: str | None = None, backend: str | None = None,
@@ -103,108 +119,110 @@ def solve_auto(
             label = "colour proof"
         return run.offer(result, label)
 
-    # Small boards: HiGHS proves at once; loading the heuristics would cost more.
-    if n <= FAST_EXACT_MAX_N and not instance.fixed and warm_start is None:
+    if plan.name == "small":  # HiGHS proves at once; loading the heuristics would cost more
         exact(deadline, backend="highs")  # not Gurobi: starting its environment costs more
         return run.finish(begin)
-
-    if warm_start is not None:
-        # The caller's start (a placement, a Result or a heuristic's name) goes to the MIP.
-        if n <= MIP_PORTFOLIO_MAX_N:
-            exact(deadline, start=warm_start)
-            return run.finish(begin)
-        raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
-                         "(beyond it no exact backend runs)")
-
+    if plan.name == "warm-start":  # the caller's start (placement, Result, heuristic) to the MIP
+        exact(deadline, start=warm_start)
+        return run.finish(begin)
     if time_limit is not None and not isinstance(time_limit, Deadline):
         # As for every heuristic, numba's compile (or cache load) is reported apart
         # (compile_time) and the limit counts from its end: this plan's kernels load first.
-        _warm_up_kernels(instance, size)
+        warm_up(plan)
         run.compile_outside = run.compile_time = time.perf_counter() - begin
         deadline = run.deadline = Deadline(time_limit)
-
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
         run.offer(explicit_result(instance, seed), "explicit")
         if run.proven():  # feasibility: n queens is the optimum
             return run.finish(begin)
-
-    if instance.is_feasibility and instance.fixed and size <= COMPLETION_SEARCH_MAX_FREE:
-        # A completion: the complete first-fail search proves either way (CSPLib prob079,
-        # n = 21, 14 M nodes in 4 s; docs/completion.md).
-        from nqmip.enumeration.completion import search_result
-
-        run.offer(search_result(instance, deadline, seed), "completion search")
-        return run.finish(begin)
-
-    if instance.is_feasibility:
-        run.heuristic(deadline if not instance.fixed else deadline.sub(share=0.5),
-                      "minconflicts")
-        if run.best is None and size <= AUTO_EXACT_MAX_N and not deadline.expired():
-            exact(deadline)
-        return run.finish(begin)
-
-    colour = colour_bound_applies(instance)
-    if colour and n <= COLOUR_PROOF_MAX_N:
-        _colour_plan(run, deadline, exact)
-        return run.finish(begin)
-
-    if _mip_plan(size):
-        # A short annealing for an incumbent, then the MIP warm-started from it here and the
-        # annealing from the same placement beside it, until the MIP proves or time is up.
-        # Beyond the exact range only Gurobi's incumbents beat the heuristics in the grid
-        # (random n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md).
-        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
-
-        def mip() -> None:
-            if not deadline.expired():
-                exact(deadline, start=run.best.placement if run.best is not None else None,
-                      threads=threads if threads is not None else spare_cores())
-            if run.bound is None:
-                run.tighten(*cheap_bound(instance, deadline.sub(2.0)))
-
-        run.beside(deadline, mip, from_best=True)
-        return run.finish(begin)
-
-    if colour and n >= COLOUR_QUOTA_MIN_N:
-        # Beyond the proof's range: the quota search from a random start at its count beside
-        # it, and here from the explicit solution (another seed): at n = 10^6 the random
-        # start takes most of a minute to repair, the explicit one none.
-        def second_quota() -> None:
-            run.tighten(*cheap_bound(instance))
-            run.offer(run.search(deadline, AUTO_COLOUR_HEURISTIC, run.start_from_best(),
-                                 seed=seed + 1), f"{AUTO_COLOUR_HEURISTIC} (second)")
-
-        run.beside(deadline, second_quota, method=AUTO_COLOUR_HEURISTIC)
-        return run.finish(begin)
-    if instance.dense is not None and n >= TOPSQUARES_MIN_N:
-        # Dense weights: the search on the heaviest squares, which reaches the bound outright
-        # where the top weight is everywhere (random 1..9 from n ~ 1000: 9n), with the
-        # annealing beside it; if it ends without a proof, the annealing goes on from the
-        # better of the two placements.
-        def specialist() -> None:
-            run.tighten(*cheap_bound(instance))
-            run.heuristic(deadline, "topsquares")
-
-        run.beside(deadline, specialist, restart=True)
-        return run.finish(begin)
-    # The annealing to the deadline, and beside it the best bound affordable (the LP
-    # relaxation takes 4 s at random n = 200: it no longer delays the search), then a
-    # second search on the same core to the deadline: the window search (lns) for dense
-    # weights, the annealing from another seed for colour weights.
-    def second() -> None:
-        run.tighten(*cheap_bound(instance, deadline))
-        if not deadline.expired():
-            method = SECOND_HEURISTIC if instance.dense is not None else AUTO_HEURISTIC
-            run.offer(run.search(deadline, method, {}, seed=seed + 1), f"{method} (second)")
-
-    run.beside(deadline, second)
+    RUNNERS[plan.name](Call(run, deadline, exact, threads, size))
     return run.finish(begin)
 
 
-def _colour_plan(run: Portfolio, deadline: Deadline, exact: Any) -> None:
+def _completion(call: Call) -> None:
+    """A completion: the complete first-fail search proves either way (CSPLib prob079,
+    n = 21, 14 M nodes in 4 s; docs/completion.md)."""
+    from nqmip.enumeration.completion import search_result
+
+    call.run.offer(search_result(call.run.instance, call.deadline, call.run.seed),
+                   "completion search")
+
+
+def _feasibility(call: Call) -> None:
+    run, deadline = call.run, call.deadline
+    run.heuristic(deadline if not run.instance.fixed else deadline.sub(share=0.5),
+                  "minconflicts")
+    if run.best is None and call.size <= AUTO_EXACT_MAX_N and not deadline.expired():
+        call.exact(deadline)
+
+
+def _mip(call: Call) -> None:
+    """A short annealing for an incumbent, then the MIP warm-started from it here and the
+    annealing from the same placement beside it, until the MIP proves or time is up. Beyond
+    the exact range only Gurobi's incumbents beat the heuristics in the grid (random
+    n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md)."""
+    run, deadline = call.run, call.deadline
+    run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+
+    def mip() -> None:
+        if not deadline.expired():
+            call.exact(deadline, start=run.best.placement if run.best is not None else None,
+                       threads=call.threads if call.threads is not None else spare_cores())
+        if run.bound is None:
+            run.tighten(*cheap_bound(run.instance, deadline.sub(2.0)))
+
+    run.beside(deadline, mip, from_best=True)
+
+
+def _colour_quota(call: Call) -> None:
+    """Beyond the proof's range: the quota search from a random start at its count beside
+    it, and here from the explicit solution (another seed): at n = 10^6 the random start
+    takes most of a minute to repair, the explicit one none."""
+    run, deadline = call.run, call.deadline
+
+    def second_quota() -> None:
+        run.tighten(*cheap_bound(run.instance))
+        run.offer(run.search(deadline, AUTO_COLOUR_HEURISTIC, run.start_from_best(),
+                             seed=run.seed + 1), f"{AUTO_COLOUR_HEURISTIC} (second)")
+
+    run.beside(deadline, second_quota, method=AUTO_COLOUR_HEURISTIC)
+
+
+def _topsquares(call: Call) -> None:
+    """Dense weights: the search on the heaviest squares, which reaches the bound outright
+    where the top weight is everywhere (random 1..9 from n ~ 1000: 9n), with the annealing
+    beside it; if it ends without a proof, the annealing goes on from the better of the
+    two placements."""
+    run, deadline = call.run, call.deadline
+
+    def specialist() -> None:
+        run.tighten(*cheap_bound(run.instance))
+        run.heuristic(deadline, "topsquares")
+
+    run.beside(deadline, specialist, restart=True)
+
+
+def _anneal(call: Call) -> None:
+    """The annealing to the deadline, and beside it the best bound affordable (the LP
+    relaxation takes 4 s at random n = 200: it no longer delays the search), then a second
+    search on the same core to the deadline: the window search (lns) for dense weights,
+    the annealing from another seed for colour weights."""
+    run, deadline = call.run, call.deadline
+
+    def second() -> None:
+        run.tighten(*cheap_bound(run.instance, deadline))
+        if not deadline.expired():
+            method = SECOND_HEURISTIC if run.instance.dense is not None else AUTO_HEURISTIC
+            run.offer(run.search(deadline, method, {}, seed=run.seed + 1), f"{method} (second)")
+
+    run.beside(deadline, second)
+
+
+def _colour_proof(call: Call) -> None:
     """Weights constant per colour within the colour proof's range: the plan of the module
     docstring (the annealing holds an incumbent within a second whatever the proof does)."""
+    run, deadline, exact = call.run, call.deadline, call.exact
     instance = run.instance
     n = instance.n
     # The strengthened MIP after the proof, warm-started, where it can still prove in the
@@ -263,24 +281,22 @@ def _colour_plan(run: Portfolio, deadline: Deadline, exact: Any) -> None:
     run.beside(deadline, prove, lead=second_stream)
 
 
-def _mip_plan(size: int) -> bool:
-    """Whether auto runs the MIP on ``size`` free rows of dense weights."""
-    return size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N
-                                        and pick_backend(size) == "gurobi")
+#: One function per plan of :data:`nqmip.auto.policy.PLANS` that runs after the explicit
+#: incumbent ("small" and "warm-start" are one exact solve each, in :func:`solve_auto`).
+RUNNERS: dict[str, Callable[[Call], None]] = {
+    "completion": _completion, "feasibility": _feasibility, "colour-proof": _colour_proof,
+    "mip": _mip, "colour-quota": _colour_quota, "topsquares": _topsquares,
+    "anneal": _anneal,
+}
 
 
-def _warm_up_kernels(instance: Instance, size: int) -> None:
-    """Compile (or load from numba's cache) the kernels auto's plan may run."""
+def warm_up(plan: Plan) -> None:
+    """Compile (or load from numba's cache) the kernels ``plan`` runs."""
     from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
 
-    if instance.is_feasibility:
-        minconflicts._warm_up()
-        return
-    anneal._warm_up_start()
-    if colour_bound_applies(instance) and instance.n >= COLOUR_QUOTA_MIN_N:
-        quota._warm_up()
-    if instance.dense is not None and instance.n >= TOPSQUARES_MIN_N:
-        topsquares._warm_up()
-    elif instance.dense is not None and not _mip_plan(size):  # the second search
-        lns._warm_up()
-
+    loaders: dict[str, Callable[[], None]] = {
+        "anneal-start": anneal._warm_up_start, "quota": quota._warm_up,
+        "topsquares": topsquares._warm_up, "lns": lns._warm_up,
+        "minconflicts": minconflicts._warm_up}
+    for kernel in plan.kernels:
+        loaders[kernel]()

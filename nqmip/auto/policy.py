@@ -6,8 +6,12 @@ A reader sees here, whole, which parts of the portfolio run at which n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from nqmip.backends.base import get_backend
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
+from nqmip.bounds import colour_bound_applies
+from nqmip.instance import Instance, free_rows
 
 #: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
 #: random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
@@ -74,3 +78,94 @@ def pick_backend(n: int) -> str:
         return name
     return "highs"
 
+
+
+# --- the plans: which parts run for which instance ------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """What auto runs for an instance: ``name`` (a function of :mod:`nqmip.auto.plans`),
+    ``parts`` (what each core does, in words) and ``kernels`` (the heuristics whose numba
+    kernels it loads before the clock starts: its warm-up)."""
+
+    name: str
+    when: str
+    parts: tuple[str, ...]
+    kernels: tuple[str, ...]
+
+
+#: Every plan, in the order :func:`choose_plan` tries them; docs/anytime.md shows this table.
+PLANS: tuple[Plan, ...] = (
+    Plan("small", f"n <= {FAST_EXACT_MAX_N}, no fixed queens",
+         ("HiGHS proves the optimum (nothing else is loaded)",), ()),
+    Plan("warm-start", f"a warm start is given (n <= {MIP_PORTFOLIO_MAX_N})",
+         ("the MIP from the caller's start",), ()),
+    Plan("completion", f"feasibility with fixed queens, <= {COMPLETION_SEARCH_MAX_FREE} "
+         "free rows", ("the complete first-fail search (proves either way)",), ()),
+    Plan("feasibility", "no weights",
+         ("min-conflicts", f"the MIP if it found nothing (<= {AUTO_EXACT_MAX_N} free rows)"),
+         ("minconflicts",)),
+    Plan("colour-proof", f"weights constant per colour, n <= {COLOUR_PROOF_MAX_N}",
+         ("core 1: the colour proof, then the MIP (n <= "
+          f"{AUTO_COLOUR_EXACT_MAX_N}) or a search at the bound",
+          "core 2: a search at the bound from another seed (n > "
+          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("anneal-start",)),
+    Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
+         "with Gurobi)", (f"the annealing alone for {INCUMBENT_SHARE:.0%} of the budget "
+                          f"(at most {INCUMBENT_SECONDS:g} s)",
+                          "core 1: the MIP warm-started from it",
+                          "core 2: the annealing from the same placement"),
+         ("anneal-start",)),
+    Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
+         ("core 1: the quota search from the explicit solution",
+          "core 2: the quota search from a random start"), ("anneal-start", "quota")),
+    Plan("topsquares", f"dense weights, n >= {TOPSQUARES_MIN_N}",
+         ("core 1: the search on the heaviest squares, then the annealing",
+          "core 2: the annealing"), ("anneal-start", "topsquares")),
+    Plan("anneal", "anything else",
+         ("core 1: the best cheap bound, then a second search (lns for dense weights, "
+          "the annealing from another seed otherwise)", "core 2: the annealing"),
+         ("anneal-start", "lns")),
+)
+PLAN_BY_NAME = {plan.name: plan for plan in PLANS}
+
+
+def choose_plan(instance: Instance, *, warm_start: bool = False,
+                backend: str = "highs") -> Plan:
+    """The plan auto runs for ``instance``: a pure function of the instance, whether a warm
+    start is given, and the exact ``backend`` auto would use for it (:func:`pick_backend`)
+    — no solver runs, so a table of instances tests it."""
+    n = instance.n
+    size = free_rows(instance)
+    colour = colour_bound_applies(instance)
+    if n <= FAST_EXACT_MAX_N and not instance.fixed and not warm_start:
+        name = "small"
+    elif warm_start:
+        name = "warm-start"
+    elif instance.is_feasibility and instance.fixed and size <= COMPLETION_SEARCH_MAX_FREE:
+        name = "completion"
+    elif instance.is_feasibility:
+        name = "feasibility"
+    elif colour and n <= COLOUR_PROOF_MAX_N:
+        name = "colour-proof"
+    elif size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N and backend == "gurobi"):
+        name = "mip"
+    elif colour and n >= COLOUR_QUOTA_MIN_N:
+        name = "colour-quota"
+    elif instance.dense is not None and n >= TOPSQUARES_MIN_N:
+        name = "topsquares"
+    else:
+        name = "anneal"
+    return PLAN_BY_NAME[name]
+
+
+def policy_markdown() -> str:
+    """The plans as a Markdown table (docs/anytime.md holds it; a test keeps them equal)."""
+    lines = ["| plan | when | what runs |", "| --- | --- | --- |"]
+    for plan in PLANS:
+        lines.append(f"| `{plan.name}` | {plan.when} | {'; '.join(plan.parts)} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(policy_markdown(), end="")

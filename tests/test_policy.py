@@ -1,0 +1,63 @@
+"""auto's policy as a table: which plan each instance gets, decided without running a
+solver (nqmip.auto.policy.choose_plan), and the docs' table generated from the same one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.auto.plans import RUNNERS, warm_up
+from nqmip.auto.policy import PLANS, choose_plan, policy_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (n, weights, fixed, warm start given, exact backend for the size) -> plan
+TABLE = [
+    (8, "chess", None, False, "highs", "small"),
+    (12, "random", None, False, "highs", "small"),
+    (12, None, None, False, "highs", "small"),
+    (12, "chess", {0: 0}, False, "highs", "colour-proof"),
+    (20, "random", None, True, "highs", "warm-start"),
+    (8, "chess", None, True, "highs", "warm-start"),
+    (21, None, {0: 0, 1: 2}, False, "highs", "completion"),
+    (200, None, None, False, "highs", "feasibility"),
+    (100, None, {0: 0}, False, "highs", "feasibility"),       # 99 free rows: no bitboard
+    (13, "chess", None, False, "highs", "colour-proof"),
+    (128, "chess", None, False, "highs", "colour-proof"),
+    (129, "chess", None, False, "highs", "colour-quota"),
+    (20, "random", None, False, "highs", "mip"),
+    (36, "random", None, False, "highs", "mip"),
+    (37, "random", None, False, "highs", "anneal"),
+    (50, "random", None, False, "gurobi", "mip"),              # Gurobi widens the MIP range
+    (61, "random", None, False, "gurobi", "anneal"),
+    (999, "random", None, False, "highs", "anneal"),
+    (1000, "random", None, False, "highs", "topsquares"),
+]
+
+
+@pytest.mark.parametrize(("n", "weights", "fixed", "warm", "backend", "plan"), TABLE)
+def test_choose_plan(n: int, weights: object, fixed: object, warm: bool, backend: str,
+                     plan: str) -> None:
+    instance = nqmip.make_instance(n, weights, fixed, weights_seed=1)
+    assert choose_plan(instance, warm_start=warm, backend=backend).name == plan
+
+
+def test_equal_colour_values_are_not_colour_weights() -> None:
+    # black = white: the colour bound says nothing, so no colour proof and no quota
+    flat = nqmip.make_instance(200, np.full((200, 200), 3.0))
+    assert choose_plan(flat).name == "anneal"
+
+
+def test_every_plan_runs_somewhere_and_loads_known_kernels() -> None:
+    names = {plan.name for plan in PLANS}
+    assert set(RUNNERS) | {"small", "warm-start"} == names
+    for plan in PLANS:
+        warm_up(plan)  # every kernel it names has a loader (compile or cache load)
+
+
+def test_the_docs_show_the_policy_table_of_the_code() -> None:
+    page = (ROOT / "docs" / "anytime.md").read_text()
+    assert policy_markdown() in page, "regenerate: python -m nqmip.auto.policy >> docs"
