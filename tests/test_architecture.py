@@ -9,6 +9,7 @@ only blocks under ``if TYPE_CHECKING:`` are left out (they never run).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,18 @@ def test_long_modules_say_why(name: str) -> None:
     assert LONG_MARKER in doc, (
         f"{path.relative_to(PACKAGE.parent)} has {len(lines)} lines (> {MAX_LINES}) and no "
         f"'{LONG_MARKER}' reason in its docstring")
+
+
+def test_the_architecture_page_lists_every_module() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "architecture_tool", PACKAGE.parent / "tools" / "architecture.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    assert tool.page_with_table(page) == page, "run: python tools/architecture.py --write"
+    listed = set(re.findall(r"^\| `(nqmip/[\w/]+\.py)` \|", page, re.M))
+    on_disk = {str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")}
+    assert listed == on_disk

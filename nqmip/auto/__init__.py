@@ -1,2 +1,3 @@
 """``method="auto"``: the anytime portfolio that proves where it can and keeps improving
-until the deadline (:mod:`.portfolio`)."""
+until the deadline: its policy (:mod:`.policy`), the state of a call (:mod:`.portfolio`)
+and one function per plan (:mod:`.plans`)."""

@@ -1,5 +1,5 @@
-"""``method="auto"``: a portfolio that spends the whole time budget and never comes back
-empty-handed.
+"""The plans of ``method="auto"``, one function each: a portfolio that spends the whole
+time budget and never comes back empty-handed.
 
 One :class:`~nqmip.budget.Deadline` covers the call. Every branch first holds a cheap
 verified placement (the incumbent), then runs the annealing (``sa``) in a thread to the
