@@ -63,6 +63,7 @@ class Instance:
     fixed: tuple[tuple[int, int], ...] = ()
     name: str = field(default="custom")
     colours: ColourWeights | None = None
+    sense: str = "max"  # "min": the weights are costs, the objective is minimised
 
     @property
     def is_feasibility(self) -> bool:
@@ -148,7 +149,8 @@ class Instance:
 
     def describe(self) -> str:
         fixed = f", {len(self.fixed)} fixed" if self.fixed else ""
-        return f"n={self.n}, weights={self.name}{fixed}"
+        sense = ", minimise" if self.sense == "min" else ""
+        return f"n={self.n}, weights={self.name}{fixed}{sense}"
 
     def __repr__(self) -> str:
         """One short line: the weights are in :attr:`weights`, never printed whole."""
@@ -291,8 +293,11 @@ def make_instance(
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
+    sense: str = "max",
 ) -> Instance:
     """Validate the loose arguments and build an :class:`Instance`.
+
+    ``sense="min"`` makes the weights costs: the best placement has the smallest total.
 
     Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
@@ -300,6 +305,8 @@ def make_instance(
     """
     if isinstance(n, Instance):
         return n
+    if sense not in ("max", "min"):
+        raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     n = _check_n(n)
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
     if matrix is not None:
@@ -310,7 +317,7 @@ def make_instance(
         # and also gets the two colour values, so the colour bound and proof apply to it.
         colours = detect_colours(matrix)
     return Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
-                    colours=colours)
+                    colours=colours, sense=sense)
 
 
 # --- what is left of the board once the fixed queens are placed ------------------------

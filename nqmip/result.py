@@ -133,6 +133,7 @@ class Result:
     provenance: Provenance = field(default_factory=Provenance)
     extra: dict[str, Any] = field(default_factory=dict)  # method-specific statistics only
     fixed: tuple[tuple[int, int], ...] = ()  # the instance's pre-placed queens, (row, col)
+    sense: str = "max"  # "min": objective is a cost, bound a lower bound
 
     @property
     def gap(self) -> float | None:

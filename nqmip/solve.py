@@ -10,13 +10,15 @@ Whatever the method, the placement is checked by :func:`nqmip.verify.verified` b
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
-from nqmip.backends.base import EXACT_METHODS, ProgressCallback, SolveOptions
+from nqmip.backends.base import EXACT_METHODS, Progress, ProgressCallback, SolveOptions
 from nqmip.budget import Deadline
 from nqmip.capacity import check_fits
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
 from nqmip.result import DEFAULT_SEED, Result
+from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.verify import verified
 from nqmip.warmstart import WarmStartError, WarmStartSpec
 
@@ -52,6 +54,7 @@ def solve(
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
+    sense: str = "max",
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`~nqmip.result.Result`.
@@ -90,6 +93,8 @@ def solve(
         :mod:`nqmip.formulation.strengthen` (default); False solves the textbook model.
     :param bound_proof: exact backends: first look for a placement reaching the colour
         bound (weights constant per colour), which proves optimality without the solver.
+    :param sense: ``"max"`` (default: the weights are gains) or ``"min"`` (the weights
+        are costs: the cheapest placement; the bound is then a lower bound).
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
     :returns: a verified ``Result``: status, objective, bound, gap, placement, times and
         how it was obtained (``provenance``).
@@ -100,14 +105,24 @@ def solve(
     """
     _check_arguments(method, time_limit, seed, threads, mip_gap)
     instance = make_instance(n, weights, fixed, black=black, white=white,
-                             weights_seed=weights_seed)
+                             weights_seed=weights_seed, sense=sense)
     _refuse_ignored(method, mip_gap=mip_gap, strengthen=strengthen, bound_proof=bound_proof)
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=method in EXACT_METHODS, method=method)
-    result = _dispatch(instance, method, time_limit, seed, warm_start=warm_start,
+    maximised, offset = to_maximisation(instance)
+    if maximised is not instance and on_progress is not None:
+        report = on_progress  # the live figures in the user's terms (costs)
+
+        def on_progress(p: Progress) -> None:
+            report(replace(p, incumbent=None if p.incumbent is None else offset - p.incumbent,
+                           bound=None if p.bound is None else offset - p.bound))
+
+    result = _dispatch(maximised, method, time_limit, seed, warm_start=warm_start,
                        on_progress=on_progress, threads=threads, mip_gap=mip_gap,
                        verbose=verbose, strengthen=strengthen, bound_proof=bound_proof,
                        **params)
+    if maximised is not instance:  # back to costs, and checked against them
+        result = verified(instance, from_maximisation(result, offset))
     return result.with_(fixed=instance.fixed) if instance.fixed else result
 
 

@@ -219,7 +219,12 @@ def verified(instance: Instance, result: Result) -> Result:
         source=source,
     )
     bound = result.bound
-    if bound is not None and value > bound + 1e-6 * max(1.0, abs(value)):
+    slack = 1e-6 * max(1.0, abs(value))
+    if instance.sense == "min":
+        if bound is not None and value < bound - slack:
+            raise VerificationError(f"{source}: cost {value} is below the proven lower bound "
+                                    f"{bound}")
+    elif bound is not None and value > bound + slack:
         raise VerificationError(f"{source}: objective {value} exceeds the proven bound {bound}")
     return result.with_(objective=value, conflicts=0)  # check_placement counted them
 

@@ -42,6 +42,8 @@ PROOF_WORDS = {
 }
 LEGEND = ("objective: the queens' total weight (higher is better)\n"
           "bound: no placement can score more · gap: (bound - objective) / objective")
+LEGEND_MIN = ("objective: the queens' total cost (lower is better)\n"
+              "bound: no placement can cost less · gap: (objective - bound) / objective")
 
 
 def is_black(row: int, col: int) -> bool:
@@ -130,7 +132,8 @@ def verdict(result: Result) -> str:
     if result.bound is None or result.gap is None:
         return text + "; no upper bound known, so not proven optimal."
     source = BOUND_WORDS.get(how.bound_source or "", how.bound_source or "a bound")
-    return (text + f"; upper bound {number(result.bound)} from {source}, "
+    side = "lower" if result.sense == "min" else "upper"
+    return (text + f"; {side} bound {number(result.bound)} from {source}, "
             f"gap {result.gap:.1%}: not proven optimal.")
 
 
@@ -191,12 +194,14 @@ def print_result(result: Result, instance: Instance, console: Console | None = N
                           f"to draw here: --output FILE writes the placement.")
     console.print(verdict(result))
     console.print(result_table(result))
-    console.print(f"[dim]{LEGEND}[/dim]")
+    console.print(f"[dim]{LEGEND_MIN if result.sense == 'min' else LEGEND}[/dim]")
 
 
 def describe_weights(instance: Instance) -> str:
     if instance.is_feasibility:
         return "none (place n queens)"
+    if instance.sense == "min":
+        return f"{instance.name} as costs (minimise)"
     colours = instance.colours
     if instance.name == "chess" and colours is not None:
         return (f"chess (black squares worth {number(colours.black)}, "

@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="an n x n weight matrix: .npy, or .csv with n lines of n "
                               "comma-separated numbers and no header "
                               "(example: docs/examples/weights6.csv)")
+    weights.add_argument("--costs", metavar="FILE", type=Path,
+                         help="an n x n cost matrix (as --weights): the cheapest placement "
+                              "(--weights FILE --minimize)")
     weights.add_argument("--feasibility", action="store_true",
                          help="no weights: place n queens (the objective is n)")
     weights.add_argument("--random-weights", metavar="SEED", type=seed_int,
@@ -90,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"value of a black square (default {CHESS_BLACK:g})")
     parser.add_argument("--white", type=finite_float, default=CHESS_WHITE,
                         help=f"value of a white square (default {CHESS_WHITE:g})")
+    parser.add_argument("--minimize", "--minimise", action="store_true",
+                        help="the weights are costs: find the cheapest placement (the bound "
+                             "is then a lower bound)")
     parser.add_argument("--fix", action="append", type=fixed_queen, default=[],
                         metavar="ROW,COL", help="a pre-placed queen: ROW,COL (0-based) or a "
                                                 "square such as e1 (repeatable)")
@@ -121,10 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_weights(path: Path) -> np.ndarray:
+def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
     """A weight matrix from ``.npy`` or ``.csv`` (n lines of n comma-separated numbers)."""
     if not path.is_file():
-        raise UsageError(f"--weights: file not found: {path}")
+        raise UsageError(f"{option}: file not found: {path}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # numpy's "empty input" warning is bad input
@@ -134,13 +140,13 @@ def load_weights(path: Path) -> np.ndarray:
                 matrix = np.loadtxt(path, delimiter=",", ndmin=2)
     except (ValueError, OSError, UserWarning) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"--weights: cannot read {path} ({first}); write n lines of n "
+        raise UsageError(f"{option}: cannot read {path} ({first}); write n lines of n "
                          "comma-separated numbers, no header") from None
     if matrix.size == 0:
-        raise UsageError(f"--weights: {path} is empty; write n lines of n comma-separated "
+        raise UsageError(f"{option}: {path} is empty; write n lines of n comma-separated "
                          "numbers, no header")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise UsageError(f"--weights: {path} holds a {' x '.join(map(str, matrix.shape))} "
+        raise UsageError(f"{option}: {path} holds a {' x '.join(map(str, matrix.shape))} "
                          "array; the weights of an n-board are n x n")
     return matrix
 
@@ -224,10 +230,12 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
 def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     if args.feasibility:
         weights: Any = None
-    elif args.weights is not None:
-        weights = load_weights(args.weights)
+    elif args.weights is not None or args.costs is not None:
+        option, path = ("--weights", args.weights) if args.weights is not None \
+            else ("--costs", args.costs)
+        weights = load_weights(path, option)
         if args.n is not None and args.n != weights.shape[0]:
-            raise UsageError(f"--n {args.n} but --weights {args.weights} is "
+            raise UsageError(f"--n {args.n} but {option} {path} is "
                              f"{weights.shape[0]} x {weights.shape[1]}: drop --n or fix one")
         args.n = weights.shape[0]
     elif args.random_weights is not None:
@@ -235,8 +243,11 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     else:
         weights = "chess"
     n, fixed = board_and_fixed(args)
+    if args.feasibility and args.minimize:
+        raise UsageError("--minimize needs weights (costs): --feasibility has none")
+    sense = "min" if args.minimize or args.costs is not None else "max"
     return make_instance(n, weights, fixed, black=args.black, white=args.white,
-                         weights_seed=args.random_weights)
+                         weights_seed=args.random_weights, sense=sense)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:

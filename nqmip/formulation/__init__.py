@@ -23,6 +23,7 @@ def build_model(
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
     strengthen: bool = False,
+    sense: str = "max",
 ) -> Any:
     """Build the N-Queens model for ``backend``.
 
@@ -38,9 +39,17 @@ def build_model(
     their own blocks ``black_bound``, ``symmetry_breaking``, ``parity`` for Pyomo; appended
     rows for the matrix). The default here is the textbook model, the one to read and teach
     (64 binaries, 46 constraints at n = 8); :func:`nqmip.solve` strengthens by default.
+
+    ``sense="min"`` minimises (the weights are costs) in the Pyomo and CP-SAT models; the
+    strengthening rows are written for maximisation, so they go with ``sense="max"`` only
+    (:func:`nqmip.solve` solves a minimisation as the equivalent maximisation,
+    :mod:`nqmip.sense`).
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
-                             weights_seed=weights_seed)
+                             weights_seed=weights_seed, sense=sense)
+    if instance.sense == "min" and (strengthen or backend == "matrix"):
+        raise ValueError("sense='min' builds the textbook Pyomo or CP-SAT model: the "
+                         "strengthening rows and the matrix are written for maximisation")
     if backend == "pyomo":
         from nqmip.formulation.strengthen import pyomo_model
 

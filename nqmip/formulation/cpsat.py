@@ -98,11 +98,12 @@ def build_cpsat_model(instance: Instance) -> CpSatModel:
         model.add_all_different(q - i for q, i in zip(free, rows, strict=True))
 
     weights = board.weights
+    optimise = model.minimize if instance.sense == "min" else model.maximize
     if integral_weights(weights) and integral_weights(np.array([board.fixed_value])):
         coefs = np.round(weights).astype(np.int64).tolist()
-        model.maximize(sum(c * v for c, v in zip(coefs, flat, strict=True) if c)
-                       + round(board.fixed_value))
+        optimise(sum(c * v for c, v in zip(coefs, flat, strict=True) if c)
+                 + round(board.fixed_value))
     else:
-        model.maximize(sum(float(w) * v for w, v in zip(weights.tolist(), flat, strict=True))
-                       + board.fixed_value)
+        optimise(sum(float(w) * v for w, v in zip(weights.tolist(), flat, strict=True))
+                 + board.fixed_value)
     return CpSatModel(model=model, x=x, queen=queen, n=n, fixed=dict(board.fixed))

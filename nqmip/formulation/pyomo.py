@@ -61,7 +61,8 @@ def model_class() -> Any:
                                                  self.anti_diagonals))
             return (f"<NQueensModel {self.name}: {cells} binaries x[i, j], {rows} "
                     "constraints in rows, cols, diagonals, anti_diagonals; objective value "
-                    "(maximise); m.pprint() shows it all>")
+                    f"({'minimise' if self.value.sense == pyo.minimize else 'maximise'}); "
+                    "m.pprint() shows it all>")
 
     _MODEL_CLASS = NQueensModel
     return NQueensModel
@@ -142,7 +143,7 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
     )
     m.value = pyo.Objective(
         expr=terms + board.fixed_value if board.reduced else terms,
-        sense=pyo.maximize,
+        sense=pyo.minimize if instance.sense == "min" else pyo.maximize,
     )
     return m
 

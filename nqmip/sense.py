@@ -1,0 +1,52 @@
+"""Minimisation on top of a package that maximises: costs ``c`` become weights ``K - c``.
+
+Every placement holds exactly n queens (fixed ones included), so for any constant ``K``
+the cheapest placement under ``c`` is the heaviest under ``K - c``, and
+``min sum c = n K - max sum (K - c)``. With ``K`` the largest cost the weights stay
+non-negative, and costs constant per colour stay constant per colour, so the colour bound
+and its proof apply to minimisation too. Every method, bound and warm start thus works
+unchanged on the maximisation; :func:`from_maximisation` turns its result back (the bound
+becomes a lower bound) and the verifier re-checks it against the user's costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from nqmip.instance import ColourWeights, Instance
+from nqmip.result import Result
+
+
+def to_maximisation(instance: Instance) -> tuple[Instance, float]:
+    """The maximisation equivalent of a minimisation and the offset ``n K``."""
+    if instance.sense != "min" or instance.is_feasibility:
+        return instance, 0.0
+    if instance.colours is not None and instance.dense is None:
+        given = instance.colours
+        top = max(given.black, given.white)
+        flipped = ColourWeights(top - given.black, top - given.white)
+        return replace(instance, colours=flipped, sense="max"), instance.n * top
+    assert instance.dense is not None
+    top = float(instance.dense.max())
+    weights = top - instance.dense
+    weights.setflags(write=False)
+    colours: ColourWeights | None = None
+    if instance.colours is not None:
+        colours = ColourWeights(top - instance.colours.black, top - instance.colours.white)
+    return replace(instance, dense=np.asarray(weights), colours=colours,
+                   sense="max"), instance.n * top
+
+
+def from_maximisation(result: Result, offset: float) -> Result:
+    """A result of the maximisation, in the minimisation's terms."""
+    def back(value: float | None) -> float | None:
+        return None if value is None else offset - value
+
+    extra = dict(result.extra)
+    if result.start_objective is not None:
+        extra["start_objective_max"] = result.start_objective
+    return result.with_(objective=back(result.objective), bound=back(result.bound),
+                        start_objective=back(result.start_objective), sense="min",
+                        extra=extra)

@@ -1,0 +1,99 @@
+"""Both senses against brute force: every method minimises costs as it maximises weights,
+with a lower bound, verified against the user's costs; the models minimise too."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.verify import VerificationError, verified
+
+from .conftest import backend_params
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def brute_force(n: int, weights: np.ndarray, sense: str) -> float:
+    values = [weights[np.arange(n), list(p)].sum() for p in itertools.permutations(range(n))
+              if len({i - c for i, c in enumerate(p)}) == n
+              and len({i + c for i, c in enumerate(p)}) == n]
+    return float(min(values) if sense == "min" else max(values))
+
+
+@pytest.mark.parametrize("sense", ["min", "max"])
+@pytest.mark.parametrize("method", ["auto", "sa", *backend_params(("highs", "cpsat"))])
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_both_senses_match_brute_force(n: int, method: str, sense: str) -> None:
+    weights = np.random.default_rng(n).integers(1, 10, (n, n)).astype(float)
+    expected = brute_force(n, weights, sense)
+    r = nqmip.solve(n, weights, method=method, sense=sense, time_limit=10, seed=2)
+    assert nqmip.is_solution(r.placement) and r.sense == sense
+    assert r.objective == pytest.approx(float(weights[np.arange(n), list(r.placement)].sum()))
+    if r.status == "optimal":
+        assert r.objective == pytest.approx(expected) and r.bound == pytest.approx(expected)
+    else:  # a heuristic: its bound is on the right side
+        assert (r.objective >= expected - 1e-9) if sense == "min" else (
+            r.objective <= expected + 1e-9)
+        assert r.bound is None or ((r.bound <= expected + 1e-9) if sense == "min"
+                                   else (r.bound >= expected - 1e-9))
+    if method != "sa":
+        assert r.status == "optimal"
+
+
+def test_colour_costs_are_proven_by_the_colour_bound() -> None:
+    # black squares cost 2, white 1: the cheapest 40-board has as few black queens as
+    # possible, and the colour proof applies to the equivalent maximisation
+    r = nqmip.solve(40, "chess", sense="min", time_limit=30)
+    assert r.status == "optimal" and r.objective == r.bound
+    blacks = sum((i + c) % 2 == 0 for i, c in enumerate(r.placement))
+    assert r.objective == 40 + blacks
+    top = nqmip.solve(40, "chess", time_limit=30)
+    assert top.objective > r.objective
+
+
+def test_a_lower_bound_above_the_cost_is_caught() -> None:
+    instance = nqmip.make_instance(6, np.ones((6, 6)), sense="min")
+    good = nqmip.solve(instance, method="highs")
+    with pytest.raises(VerificationError, match="below the proven lower bound"):
+        verified(instance, good.with_(bound=good.objective + 1))
+
+
+@pytest.mark.parametrize("backend", ["pyomo", "cpsat"])
+def test_the_models_minimise(backend: str) -> None:
+    weights = np.random.default_rng(5).integers(1, 10, (6, 6)).astype(float)
+    model = nqmip.build_model(6, weights, sense="min", backend=backend)
+    if backend == "pyomo":
+        import pyomo.environ as pyo
+
+        pyo.SolverFactory("appsi_highs").solve(model)
+        value = pyo.value(model.value)
+    else:
+        from ortools.sat.python import cp_model
+
+        solver = cp_model.CpSolver()
+        solver.solve(model.model)
+        value = solver.objective_value
+    assert value == pytest.approx(brute_force(6, weights, "min"))
+    with pytest.raises(ValueError, match="maximisation"):
+        nqmip.build_model(6, weights, sense="min", strengthen=True)
+    with pytest.raises(ValueError, match="sense"):
+        nqmip.make_instance(6, weights, sense="down")
+
+
+def test_costs_from_the_command_line(tmp_path: Path) -> None:
+    weights = np.random.default_rng(9).integers(1, 10, (7, 7))
+    path = tmp_path / "c.csv"
+    np.savetxt(path, weights, delimiter=",", fmt="%d")
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "solve_weighted.py"),
+                          "--costs", str(path), "--json"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    data = json.loads(out.stdout)
+    assert data["objective"] == brute_force(7, weights.astype(float), "min")
+    assert data["sense"] == "min" and data["status"] == "optimal"
