@@ -34,7 +34,7 @@ def test_chess_weights_follow_the_notebook() -> None:
         ({"n": 4, "weights": "checkers"}, "unknown weights preset"),
         ({"n": 4, "weights": np.ones((3, 3))}, "shape"),
         ({"n": 2, "weights": [[1, np.nan], [1, 1]]}, "finite"),
-        ({"n": 2, "weights": [[1, "a"], [1, 1]]}, "array of numbers"),
+        ({"n": 2, "weights": [[1, "a"], [1, 1]]}, "real numbers"),
         ({"n": 4, "fixed": {4: 0}}, "off the 4 x 4 board"),
         ({"n": 4, "fixed": [(0, -1)]}, "off the 4 x 4 board"),
         ({"n": 4, "fixed": [(0, 1), (0, 2)]}, "two fixed queens"),
