@@ -18,7 +18,8 @@ NuCS (the numba constraint solver, its own queens model; not a dependency of nqm
 ``pip install --target DIR nucs`` and pass ``--nucs-path DIR``, one run each after a
 warm-up). Run:
 
-    python benchmarks/bench_count.py --sizes 12 13 14 15 16 --repeats 3
+    python benchmarks/bench_count.py --sizes 14 15 16 17 --repeats 3 --no-cpsat
+    python benchmarks/bench_count.py --scaling 17 --workers 2     # processes and Dask
 """
 
 from __future__ import annotations
@@ -280,6 +281,40 @@ def run_nucs(n: int, cap: float, path: str, cache: str) -> tuple[int, float] | s
     return int(count), float(seconds)
 
 
+def scaling(n: int, workers: int) -> None:
+    """One process, ``workers`` processes, and a local Dask cluster of ``workers`` worker
+    processes (one thread each) count ``n``, in turn; efficiency = one process's time /
+    (workers x the split count's time)."""
+    from nqmip.enumeration.count import A000170, run_count
+
+    rows = [("1 process (one kernel call)", run_count(n))]
+    rows.append((f"{workers} processes", run_count(n, workers=workers)))
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        print('Dask: not run (pip install "nqmip[dask]")')
+    else:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            client.run(warm_up_worker)  # each worker loads the kernels before the clock
+            rows.append((f"Dask, {workers} worker processes", run_count(n, scheduler=client)))
+    single = rows[0][1].wall_time
+    print(f"| n = {n} | tasks | wall (s) | rate (solutions/s) | efficiency |")
+    print("|---|---|---|---|---|")
+    for name, result in rows:
+        assert result.count == A000170[n - 1], (name, result.count)
+        used = 1 if result.tasks == 1 else workers
+        efficiency = single / (used * result.wall_time)
+        print(f"| {name} | {result.tasks} | {result.wall_time:.2f} | "
+              f"{result.count / result.wall_time:,.0f} | {efficiency:.2f} |", flush=True)
+
+
+def warm_up_worker() -> float:
+    from nqmip.enumeration.count import warm_up
+
+    return warm_up("border")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 13, 14, 15, 16])
@@ -290,7 +325,14 @@ def main() -> int:
     parser.add_argument("--nucs-path", default=None,
                         help="a directory holding the nucs package (pip install --target DIR)")
     parser.add_argument("--json", default=None, help="append one JSON line per size here")
+    parser.add_argument("--scaling", type=int, default=None, metavar="N",
+                        help="instead: count N in one process, over --workers processes and "
+                        "on a local Dask cluster of as many workers")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    if args.scaling is not None:
+        scaling(args.scaling, args.workers)
+        return 0
 
     from nqmip.enumeration.count import A000170, warm_up
 

@@ -167,7 +167,10 @@ def completions(n: int, top: int, bottom: int, left: int, right: int, steps: np.
     attack each other). ``steps`` and the stack arrays ``fs`` (the squares left to try)
     and ``bs`` (the queen placed) are scratch space of length n. The stack keeps two words
     a row: a row's masks come back from its child's by undoing the shift, which loses only
-    bits outside the inner columns (6 % faster than keeping all four masks)."""
+    bits outside the inner columns (6 % faster than keeping all four masks). The arrays
+    hold 32 words and are indexed ``j & 31`` (j < n - 2 <= 20): a provably non-negative
+    index spares numba's negative-index fix-up in the hot loop (12 % faster at n = 15).
+    Looking one row further ahead before a descent measured 5 % slower."""
     m = n - 1
     off = n - 2
     # The search rows and the distance from each to the next.
@@ -203,7 +206,7 @@ def completions(n: int, top: int, bottom: int, left: int, right: int, steps: np.
         if free:
             bit = free & -free
             free ^= bit
-            step = steps[j]
+            step = steps[j & 31]
             ncols = cols | bit
             nld = (ld | bit) << step
             nrd = (rd | bit) >> step
@@ -213,8 +216,8 @@ def completions(n: int, top: int, bottom: int, left: int, right: int, steps: np.
                     nfree &= nfree - 1
                     total += 1
             elif nfree:
-                fs[j] = free
-                bs[j] = bit
+                fs[j & 31] = free
+                bs[j & 31] = bit
                 j += 1
                 cols = ncols
                 ld = nld
@@ -224,9 +227,9 @@ def completions(n: int, top: int, bottom: int, left: int, right: int, steps: np.
             if j == 0:
                 break
             j -= 1
-            free = fs[j]
-            bit = bs[j]
-            step = steps[j]
+            free = fs[j & 31]
+            bit = bs[j & 31]
+            step = steps[j & 31]
             cols ^= bit
             ld = (ld >> step) ^ bit
             rd = (rd << step) ^ bit
@@ -237,9 +240,9 @@ def completions(n: int, top: int, bottom: int, left: int, right: int, steps: np.
 def count_starts(n: int, found: np.ndarray, weights: np.ndarray, first: int, stride: int
                  ) -> int:
     """The weighted completions of constellations ``first, first + stride, ...``."""
-    steps = np.zeros(n, np.int64)
-    fs = np.zeros(n, np.int64)
-    bs = np.zeros(n, np.int64)
+    steps = np.zeros(32, np.int64)
+    fs = np.zeros(32, np.int64)
+    bs = np.zeros(32, np.int64)
     total = 0
     for i in range(first, found.shape[0], stride):
         total += weights[i] * completions(n, found[i, 0], found[i, 1], found[i, 2],

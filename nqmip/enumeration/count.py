@@ -22,7 +22,6 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from nqmip.enumeration.completion import count_free
 from nqmip.instance import FixedSpec, Instance, make_instance
 
 #: The largest board the kernels count (64-bit masks).
@@ -385,6 +384,8 @@ def run_count(
     total)`` after each one. A record written by a run with other workers resumes as well.
     """
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
+        from nqmip.enumeration.completion import count_free
+
         return Count(*count_free(n, fixed))  # on the free board: up to 62 free rows
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
