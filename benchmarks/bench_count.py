@@ -1,21 +1,25 @@
 #!/usr/bin/env python
-"""Counting every N-Queens solution: nqmip's numba kernel against a C bitboard counter.
+"""Counting every N-Queens solution: nqmip's numba kernels against two C counters.
 
-The C counter below (Somers-style: column and diagonal bit masks, lowest set bit first,
-an explicit stack, the first row's mirror symmetry) is written to a temporary directory
-and compiled with ``gcc -O2``. Both count on one core, side by side (C, numba, C, numba,
-...), each timing only its own search (the C program reads CLOCK_MONOTONIC; numba's
-compile is done before). Medians of ``--repeats``; ratio = numba / C.
+Two C counters are written to a temporary directory and compiled with ``gcc -O3
+-march=native``: a plain one (Somers-style: column and diagonal bit masks, lowest set bit
+first, an explicit stack, the first row's mirror symmetry) and a Takaken-style one (each
+class of solutions under the 8 symmetries counted once at its smallest member, weighed by
+its size; written here from the published method). All count on one core, side by side
+(C, C, numba, ... in turn), each timing only its own search (the C programs read
+CLOCK_MONOTONIC; numba's compile is done before). Medians of ``--repeats``.
 
-"nqmip" is what ``nqmip.count_solutions(n)`` runs: each class of solutions under the 8
-symmetries once, weighed by its size (Takaken's method); "numba, C's algorithm" is the C
-counter's own search in numba, like for like. Also, where they finish within ``--cap``
+"nqmip" is what ``nqmip.count_solutions(n)`` runs: border constellations (one queen on
+each border line, each symmetry orbit once, weighed by its size); "numba, Takaken" is the
+class count nqmip uses for ``unique=True``; "numba, C's algorithm" the plain C counter's
+own search in numba, like for like. Also, where they finish within ``--cap``
 seconds: CP-SAT's enumeration (``nqmip.enumerate_optimal(n, engine="cpsat")``, one run each) and
 NuCS (the numba constraint solver, its own queens model; not a dependency of nqmip:
 ``pip install --target DIR nucs`` and pass ``--nucs-path DIR``, one run each after a
 warm-up). Run:
 
-    python benchmarks/bench_count.py --sizes 12 13 14 15 16 --repeats 3
+    python benchmarks/bench_count.py --sizes 14 15 16 17 --repeats 3 --no-cpsat
+    python benchmarks/bench_count.py --scaling 17 --workers 2     # processes and Dask
 """
 
 from __future__ import annotations
@@ -83,6 +87,111 @@ int main(int argc, char **argv) {
 }
 """
 
+TAKAKEN_SOURCE = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Takaken's method: corner searches (row 0's queen in column 0, each solution a class of
+   8) and side searches (row 0's queen in column b1 < n-1-b1) whose complete boards are
+   compared with their quarter, half and three-quarter turns. board[y] is row y's bit. */
+static int n, last;
+static uint64_t full, topbit, endbit, sidemask, lastmask, board[64];
+static int bound1, bound2;
+static uint64_t c8, c4, c2;
+
+static void check(void) {
+    int own, you;
+    uint64_t bit, ptn;
+    if (board[bound2] == 1) {
+        for (own = 1, ptn = 2; own <= last; own++, ptn <<= 1) {
+            for (bit = 1, you = last; board[you] != ptn && board[own] >= bit; you--) bit <<= 1;
+            if (board[own] > bit) return;
+            if (board[own] < bit) break;
+        }
+        if (own > last) { c2++; return; }
+    }
+    if (board[last] == endbit) {
+        for (own = 1, you = last - 1; own <= last; own++, you--) {
+            for (bit = 1, ptn = topbit; ptn != board[you] && board[own] >= bit; ptn >>= 1)
+                bit <<= 1;
+            if (board[own] > bit) return;
+            if (board[own] < bit) break;
+        }
+        if (own > last) { c4++; return; }
+    }
+    if (board[bound1] == topbit) {
+        for (own = 1, ptn = topbit >> 1; own <= last; own++, ptn >>= 1) {
+            for (bit = 1, you = 0; board[you] != ptn && board[own] >= bit; you++) bit <<= 1;
+            if (board[own] > bit) return;
+            if (board[own] < bit) break;
+        }
+    }
+    c8++;
+}
+
+static void corner(int y, uint64_t left, uint64_t down, uint64_t right) {
+    uint64_t bitmap = full & ~(left | down | right), bit;
+    if (y == last) { if (bitmap) c8++; return; }
+    if (y < bound1) bitmap &= ~2ULL;
+    while (bitmap) {
+        bit = bitmap & (0 - bitmap);
+        bitmap ^= bit;
+        corner(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+    }
+}
+
+static void side(int y, uint64_t left, uint64_t down, uint64_t right) {
+    uint64_t bitmap = full & ~(left | down | right), bit;
+    if (y == last) {
+        if (bitmap && !(bitmap & lastmask)) { board[y] = bitmap; check(); }
+        return;
+    }
+    if (y < bound1) bitmap &= ~sidemask;
+    else if (y == bound2) {
+        if (!(down & sidemask)) return;
+        if ((down & sidemask) != sidemask) bitmap &= sidemask;
+    }
+    while (bitmap) {
+        bit = bitmap & (0 - bitmap);
+        bitmap ^= bit;
+        board[y] = bit;
+        side(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+    }
+}
+
+int main(int argc, char **argv) {
+    struct timespec t0, t1;
+    n = atoi(argv[1]);
+    last = n - 1;
+    full = (1ULL << n) - 1;
+    topbit = 1ULL << last;
+    sidemask = topbit | 1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    board[0] = 1;
+    for (bound1 = 2; bound1 < last; bound1++) {
+        uint64_t bit = 1ULL << bound1;
+        board[1] = bit;
+        corner(2, (2 | bit) << 1, 1 | bit, bit >> 1);
+    }
+    lastmask = sidemask;
+    endbit = topbit >> 1;
+    for (bound1 = 1, bound2 = last - 1; bound1 < bound2; bound1++, bound2--) {
+        uint64_t bit = 1ULL << bound1;
+        board[0] = bit;
+        side(1, bit << 1, bit, bit >> 1);
+        lastmask |= (lastmask >> 1) | (lastmask << 1);
+        lastmask &= full;
+        endbit >>= 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%llu %.6f\n", (unsigned long long)(8 * c8 + 4 * c4 + 2 * c2),
+           (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
+    return 0;
+}
+"""
+
 NUCS_SCRIPT = r"""
 import sys, time
 from nucs.examples.queens.queens_problem import QueensProblem
@@ -103,13 +212,14 @@ print(value, time.perf_counter() - start)
 """
 
 
-def build_c(workdir: Path) -> Path:
+def build_c(workdir: Path, name: str = "queens", text: str = C_SOURCE) -> Path:
     if shutil.which("gcc") is None:
-        raise SystemExit("bench_count: gcc is needed for the C counter (apt-get install gcc)")
-    source = workdir / "queens.c"
-    source.write_text(C_SOURCE)
-    binary = workdir / "queens"
-    subprocess.run(["gcc", "-O2", "-o", str(binary), str(source)], check=True)
+        raise SystemExit("bench_count: gcc is needed for the C counters (apt-get install gcc)")
+    source = workdir / f"{name}.c"
+    source.write_text(text)
+    binary = workdir / name
+    subprocess.run(["gcc", "-O3", "-march=native", "-o", str(binary), str(source)],
+                   check=True)
     return binary
 
 
@@ -120,7 +230,16 @@ def run_c(binary: Path, n: int) -> tuple[int, float]:
 
 
 def run_numba(n: int) -> tuple[int, float]:
-    """What ``nqmip.count_solutions(n)`` runs: classes under the 8 symmetries (Takaken)."""
+    """What ``nqmip.count_solutions(n)`` runs: border constellations."""
+    from nqmip.enumeration.constellations import count_all
+
+    start = time.perf_counter()
+    value = int(count_all(n))
+    return value, time.perf_counter() - start
+
+
+def run_numba_takaken(n: int) -> tuple[int, float]:
+    """Classes under the 8 symmetries (Takaken), as ``unique=True`` runs."""
     from nqmip.enumeration.count_kernels import takaken_all
 
     start = time.perf_counter()
@@ -162,6 +281,40 @@ def run_nucs(n: int, cap: float, path: str, cache: str) -> tuple[int, float] | s
     return int(count), float(seconds)
 
 
+def scaling(n: int, workers: int) -> None:
+    """One process, ``workers`` processes, and a local Dask cluster of ``workers`` worker
+    processes (one thread each) count ``n``, in turn; efficiency = one process's time /
+    (workers x the split count's time)."""
+    from nqmip.enumeration.count import A000170, run_count
+
+    rows = [("1 process (one kernel call)", run_count(n))]
+    rows.append((f"{workers} processes", run_count(n, workers=workers)))
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        print('Dask: not run (pip install "nqmip[dask]")')
+    else:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            client.run(warm_up_worker)  # each worker loads the kernels before the clock
+            rows.append((f"Dask, {workers} worker processes", run_count(n, scheduler=client)))
+    single = rows[0][1].wall_time
+    print(f"| n = {n} | tasks | wall (s) | rate (solutions/s) | efficiency |")
+    print("|---|---|---|---|---|")
+    for name, result in rows:
+        assert result.count == A000170[n - 1], (name, result.count)
+        used = 1 if result.tasks == 1 else workers
+        efficiency = single / (used * result.wall_time)
+        print(f"| {name} | {result.tasks} | {result.wall_time:.2f} | "
+              f"{result.count / result.wall_time:,.0f} | {efficiency:.2f} |", flush=True)
+
+
+def warm_up_worker() -> float:
+    from nqmip.enumeration.count import warm_up
+
+    return warm_up("border")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 13, 14, 15, 16])
@@ -172,7 +325,14 @@ def main() -> int:
     parser.add_argument("--nucs-path", default=None,
                         help="a directory holding the nucs package (pip install --target DIR)")
     parser.add_argument("--json", default=None, help="append one JSON line per size here")
+    parser.add_argument("--scaling", type=int, default=None, metavar="N",
+                        help="instead: count N in one process, over --workers processes and "
+                        "on a local Dask cluster of as many workers")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    if args.scaling is not None:
+        scaling(args.scaling, args.workers)
+        return 0
 
     from nqmip.enumeration.count import A000170, warm_up
 
@@ -180,29 +340,37 @@ def main() -> int:
     print(f"numba compile (or cache load): {compile_time:.2f} s, not in the times below")
     with tempfile.TemporaryDirectory() as tmp:
         binary = build_c(Path(tmp))
+        takaken = build_c(Path(tmp), "takaken", TAKAKEN_SOURCE)
         cpsat_on = not args.no_cpsat
         nucs_on = args.nucs_path is not None
         if not nucs_on:
             print("NuCS: not run (pass --nucs-path DIR after pip install --target DIR nucs)")
-        header = ("| n | solutions | C -O2 (s) | nqmip (s) | nqmip / C | numba, C's algorithm "
-                  "(s) | its / C | CP-SAT enum (s) | NuCS (s) |")
+        header = ("| n | solutions | C plain (s) | Takaken C (s) | nqmip (s) | nqmip / "
+                  "Takaken C | numba, Takaken (s) | numba, C's algorithm (s) | CP-SAT enum (s)"
+                  " | NuCS (s) |")
         print(header)
-        print("|" + "---|" * 9)
+        print("|" + "---|" * 10)
         for n in args.sizes:
             c_times: list[float] = []
+            tk_times: list[float] = []
             nb_times: list[float] = []
+            nbtk_times: list[float] = []
             half_times: list[float] = []
             for _ in range(args.repeats):
                 for runner, times in ((lambda m: run_c(binary, m), c_times),
-                                      (run_numba, nb_times), (run_numba_half, half_times)):
+                                      (lambda m: run_c(takaken, m), tk_times),
+                                      (run_numba, nb_times), (run_numba_takaken, nbtk_times),
+                                      (run_numba_half, half_times)):
                     value, seconds = runner(n)
                     assert value == A000170[n - 1], (n, value)
                     times.append(seconds)
             c_med, nb_med = statistics.median(c_times), statistics.median(nb_times)
+            tk_med, nbtk_med = statistics.median(tk_times), statistics.median(nbtk_times)
             half_med = statistics.median(half_times)
             row: dict[str, object] = {"n": n, "solutions": A000170[n - 1], "c": c_times,
-                                      "nqmip": nb_times, "numba_half": half_times,
-                                      "ratio": nb_med / c_med, "ratio_half": half_med / c_med}
+                                      "takaken_c": tk_times, "nqmip": nb_times,
+                                      "numba_takaken": nbtk_times, "numba_half": half_times,
+                                      "ratio_takaken_c": nb_med / tk_med}
             cpsat = "-"
             if cpsat_on:
                 got = run_cpsat(n, args.cap)
@@ -224,8 +392,8 @@ def main() -> int:
                     nucs = f"{result[1]:.2f}"
                     nucs_on = result[1] < args.cap / 4
                 row["nucs"] = nucs
-            print(f"| {n} | {A000170[n - 1]:,} | {c_med:.3f} | {nb_med:.3f} | "
-                  f"{nb_med / c_med:.2f} | {half_med:.3f} | {half_med / c_med:.2f} | {cpsat} "
+            print(f"| {n} | {A000170[n - 1]:,} | {c_med:.3f} | {tk_med:.3f} | {nb_med:.3f} | "
+                  f"{nb_med / tk_med:.2f} | {nbtk_med:.3f} | {half_med:.3f} | {cpsat} "
                   f"| {nucs} |", flush=True)
             if args.json:
                 with open(args.json, "a") as sink:

@@ -214,3 +214,24 @@ def test_script_runs_from_a_checkout() -> None:
     bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "count_solutions.py"),
                           "--n", "40"], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("n", [6, 7, 8, 9])
+def test_constellation_orbits_cover_every_border_placement(n: int) -> None:
+    from nqmip.enumeration.constellations import starts
+
+    # Every non-attacking choice of one queen per border line (a corner queen serves two),
+    # by brute force: the orbits' sizes must add up to exactly these.
+    m = n - 1
+    placements = 0
+    for top, bottom, left, right in itertools.product(range(n), repeat=4):
+        queens = {(0, top), (m, bottom), (left, 0), (right, m)}
+        rows_differ = len({r for r, _ in queens}) == len(queens)
+        on_lines = [sum(1 for r, c in queens if line(r, c)) for line in (
+            lambda r, c: r == 0, lambda r, c: r == m, lambda r, c: c == 0, lambda r, c: c == m)]
+        if not rows_differ or on_lines != [1, 1, 1, 1] or _attacking(dict(queens)):
+            continue
+        placements += 1
+    found, weights = starts(n)
+    assert int(weights.sum()) == placements
+    assert len({tuple(row) for row in found.tolist()}) == len(found)

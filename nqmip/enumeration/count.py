@@ -1,9 +1,13 @@
 """Count and list every N-Queens solution, by numba bitboard backtracking.
 
+Long module: the count's three methods (border constellations, Takaken's classes, rows),
+their split into tasks and the resumable record share the job key and task format.
+
 ``count_solutions(8)`` is 92 (A000170), with ``unique=True`` 12 (A002562), with ``fixed={0: 0}``
 4 completions (beyond n = 32: :func:`nqmip.enumeration.completion.count_free`). Big counts
-split into sub-trees over processes or Dask, resumable (:func:`run_count`); the kernels
-(:mod:`.count_kernels`, numba) load on first use; :func:`solutions` lists lazily.
+split into sub-trees over processes or Dask, resumable (:func:`run_count`); the
+kernels (:mod:`.constellations`, :mod:`.count_kernels`, numba) load on first use;
+:func:`solutions` lists lazily.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from nqmip.enumeration.completion import count_free
 from nqmip.instance import FixedSpec, Instance, make_instance
 
 #: The largest board the kernels count (64-bit masks).
@@ -79,6 +82,12 @@ def _kernels() -> Any:
     return count_kernels
 
 
+def _border() -> Any:
+    from nqmip.enumeration import constellations
+
+    return constellations
+
+
 def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict[int, int]]:
     """Validated ``(n, fixed rows)``; the weights of an Instance play no part in a count."""
     instance = make_instance(n, None, fixed)
@@ -125,6 +134,8 @@ def warm_up(which: str = "all") -> float:
     start = time.perf_counter()
     k = _kernels()
     allowed = _allowed(6, {})
+    if which in ("border", "all"):
+        _border().count_all(6)
     if which in ("classes", "all"):
         k.takaken_all(6)
         k.takaken_row_mask(6, False, 1, 1, 2, 33)
@@ -165,6 +176,26 @@ def count_solutions(
 BY_CLASSES_FROM = 5
 
 Task = tuple[int, ...]
+
+#: Constellations are dealt out in this many interleaved chunks per worker (each chunk
+#: takes every k-th start, so chunks cost about the same and both cores stay busy to the
+#: end; n = 18 has about 4,800 starts).
+CHUNKS_PER_WORKER = 64
+
+
+def _by_border(n: int, fix: dict[int, int], unique: bool) -> bool:
+    """The plain count of the empty board goes by border constellations
+    (:mod:`.constellations`); the unique count needs Takaken's class bookkeeping."""
+    from nqmip.enumeration.constellations import MAX_N as BORDER_MAX
+    from nqmip.enumeration.constellations import MIN_N as BORDER_MIN
+
+    return not fix and not unique and BORDER_MIN <= n <= BORDER_MAX
+
+
+def _how(n: int, fix: dict[int, int], unique: bool) -> str:
+    if _by_border(n, fix, unique):
+        return "constellations"
+    return "classes" if _by_classes(n, fix) else "rows"
 
 
 def _by_classes(n: int, fix: dict[int, int]) -> bool:
@@ -233,14 +264,20 @@ def _row_tasks(n: int, allowed: Sequence[int], depth: int) -> list[Task]:
     return found
 
 
-def _tasks(n: int, fix: dict[int, int], depth: int) -> list[Task]:
+def _tasks(n: int, fix: dict[int, int], depth: int, border: bool = False) -> list[Task]:
+    if border:  # depth: the number of interleaved chunks of the constellations
+        return [(first, depth) for first in range(depth)]
     if _by_classes(n, fix):
         return _class_tasks(n, depth)
     return _row_tasks(n, _allowed(n, fix).tolist(), min(depth, n))
 
 
-def _split(n: int, fix: dict[int, int], wanted: int) -> tuple[int, list[Task]]:
+def _split(n: int, fix: dict[int, int], wanted: int, border: bool = False
+           ) -> tuple[int, list[Task]]:
     """``(depth, tasks)``: the shallowest split that gives ``wanted`` sub-trees."""
+    if border:
+        chunks = min(wanted, len(_border().starts(n)[1]))
+        return chunks, _tasks(n, fix, chunks, border)
     depth = 1
     found = _tasks(n, fix, depth)
     while len(found) < wanted and depth < min(n - 2, 8):
@@ -249,9 +286,15 @@ def _split(n: int, fix: dict[int, int], wanted: int) -> tuple[int, list[Task]]:
     return depth, found
 
 
-def _run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task) -> tuple[int, ...]:
-    """One sub-tree: ``(classes of 8, of 4, of 2)`` for a task of Takaken's method, else
-    ``(solutions,)`` below the rows' prefix ``task``."""
+def _run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task, border: bool = False
+              ) -> tuple[int, ...]:
+    """One sub-tree: ``(solutions,)`` of the constellations ``task[0], task[0] + task[1],
+    ...`` with ``border``; ``(classes of 8, of 4, of 2)`` for a task of Takaken's method;
+    else ``(solutions,)`` below the rows' prefix ``task``."""
+    if border:
+        b = _border()
+        found, weights = b.starts(n)
+        return (int(b.count_starts(n, found, weights, task[0], task[1])),)
     k = _kernels()
     fix = dict(fixed)
     if _by_classes(n, fix):
@@ -268,6 +311,9 @@ def _run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task) -> tuple[i
 
 def _single(n: int, fix: dict[int, int], unique: bool) -> tuple[int, int]:
     """``(count, solutions)`` in one kernel call."""
+    if _by_border(n, fix, unique):
+        value = int(_border().count_all(n))
+        return value, value
     k = _kernels()
     if _by_classes(n, fix):
         c8, c4, c2 = (int(v) for v in k.takaken_all(n))
@@ -284,10 +330,9 @@ def _single(n: int, fix: dict[int, int], unique: bool) -> tuple[int, int]:
     return value, value
 
 
-def _job_key(n: int, fixed: dict[int, int]) -> str:
+def _job_key(n: int, fixed: dict[int, int], unique: bool = False) -> str:
     fix = ";".join(f"{r},{c}" for r, c in sorted(fixed.items()))
-    how = "classes" if _by_classes(n, fixed) else "rows"
-    return f"n={n} fixed={fix} by={how}"
+    return f"n={n} fixed={fix} by={_how(n, fixed, unique)}"
 
 
 def _read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int, ...]]]:
@@ -339,15 +384,19 @@ def run_count(
     total)`` after each one. A record written by a run with other workers resumes as well.
     """
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
+        from nqmip.enumeration.completion import count_free
+
         return Count(*count_free(n, fixed))  # on the free board: up to 62 free rows
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise CountError(f"workers must be a positive integer, got {workers!r}")
-    compile_time = warm_up("classes" if _by_classes(size, fix) else "rows")
+    border = _by_border(size, fix, unique)
+    compile_time = warm_up(_how(size, fix, unique).replace("constellations", "border"))
     start = time.perf_counter()
     fixed_pairs = tuple(sorted(fix.items()))
-    how = "Takaken's classes" if _by_classes(size, fix) else "rows"
+    how = {"constellations": "border constellations", "classes": "Takaken's classes",
+           "rows": "rows"}[_how(size, fix, unique)]
     if workers is None and scheduler is None and record is None:
         value, total = _single(size, fix, unique)
         return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
@@ -368,13 +417,14 @@ def run_count(
         n_workers = workers or 1
         engine = f"bitboard (numba, {how})" + (
             f" x {n_workers} processes" if n_workers > 1 else "")
-    job = _job_key(size, fix)
+    job = _job_key(size, fix, unique)
     path = Path(record) if record is not None else None
     depth, done = _read_record(path, job) if path is not None else (None, {})
     if depth is None:
-        depth, tasks = _split(size, fix, tasks_per_worker * n_workers)
+        wanted = (CHUNKS_PER_WORKER if border else tasks_per_worker) * n_workers
+        depth, tasks = _split(size, fix, wanted, border)
     else:  # resume as the record split, whatever the number of workers now
-        tasks = _tasks(size, fix, depth)
+        tasks = _tasks(size, fix, depth, border)
     known = set(tasks)
     if any(t not in known for t in done):
         raise CountError(f"record {path} holds sub-trees that are not part of {job}")
@@ -385,7 +435,7 @@ def run_count(
 
     sink = path.open("a") if path is not None else None
     try:
-        for task, found in _execute(size, fixed_pairs, todo, n_workers, client):
+        for task, found in _execute(size, fixed_pairs, todo, n_workers, client, border):
             done[task] = found
             if sink is not None:
                 sink.write(json.dumps({"job": job, "depth": depth, "task": list(task),
@@ -400,7 +450,7 @@ def run_count(
         if client is not None and client is not scheduler:
             client.close()
 
-    if _by_classes(size, fix):
+    if _by_classes(size, fix) and not border:
         c8, c4, c2 = (sum(done[t][i] for t in tasks) for i in range(3))
         total = 8 * c8 + 4 * c4 + 2 * c2
         value = c8 + c4 + c2 if unique else total
@@ -411,26 +461,26 @@ def run_count(
 
 
 def _execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_workers: int,
-             client: Any) -> Iterator[tuple[Task, tuple[int, ...]]]:
+             client: Any, border: bool = False) -> Iterator[tuple[Task, tuple[int, ...]]]:
     """``(task, value)`` for each sub-tree, in the order they finish."""
     if client is not None:
         from dask.distributed import as_completed
 
         futures = client.map(_run_task, [n] * len(todo), [fixed] * len(todo), todo,
-                             pure=False)
+                             [border] * len(todo), pure=False)
         owner = {f.key: t for f, t in zip(futures, todo, strict=True)}
         for future, value in as_completed(futures, with_results=True):
             yield owner[future.key], tuple(int(v) for v in value)
         return
     if n_workers == 1:
         for task in todo:
-            yield task, _run_task(n, fixed, task)
+            yield task, _run_task(n, fixed, task, border)
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures import as_completed as first_done
 
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
-        jobs = {pool.submit(_run_task, n, fixed, t): t for t in todo}
+        jobs = {pool.submit(_run_task, n, fixed, t, border): t for t in todo}
         try:
             for job in first_done(jobs):
                 yield jobs[job], job.result()
