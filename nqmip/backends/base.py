@@ -223,6 +223,8 @@ _REGISTRY: dict[str, str] = {
     "gurobi": "nqmip.backends.gurobi:GurobiBackend",
     "cpsat": "nqmip.backends.cpsat:CpSatBackend",
     "highs-pyomo": "nqmip.backends.highs_pyomo:HighsPyomoBackend",
+    "scip": "nqmip.backends.scip:ScipBackend",
+    "toulbar2": "nqmip.backends.toulbar2:Toulbar2Backend",
 }
 
 #: The exact methods, in the order the CLI lists them.

@@ -1,0 +1,100 @@
+"""SCIP through PySCIPOpt (``pip install "nqmip[scip]"``), fed the same ILP as HiGHS and
+Gurobi (the CSR arrays of :mod:`nqmip.formulation.matrix`, strengthened by default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nqmip.backends.base import (
+    Backend,
+    RawSolution,
+    SolveOptions,
+    module_available,
+    solution,
+    stop_when_cancelled,
+    termination_of,
+)
+from nqmip.backends.highs import placement_of
+from nqmip.formulation.matrix import build_linear_model
+from nqmip.formulation.strengthen import linear_extras, start_vector
+from nqmip.instance import Instance
+from nqmip.result import Termination
+
+
+class ScipBackend(Backend):
+    name = "scip"
+    install_hint = 'pip install "nqmip[scip]" (PySCIPOpt, which ships SCIP)'
+
+    def available(self) -> bool:
+        return module_available("pyscipopt")
+
+    def version(self) -> str:
+        import pyscipopt
+
+        return str(pyscipopt.Model().version())
+
+    def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        self.require()
+        import pyscipopt
+
+        lm = build_linear_model(instance, **linear_extras(instance, options.strengthen))
+        model = pyscipopt.Model()
+        model.hideOutput(not options.verbose)
+        vtype = "B" if lm.num_extra_cols == 0 else "I"
+        x = [model.addVar(name=f"x{k}", vtype=vtype, lb=float(lm.col_lower[k]),
+                          ub=float(lm.col_upper[k]), obj=float(lm.cost[k]))
+             for k in range(lm.num_cols)]
+        for row in range(lm.num_rows):
+            begin, end = lm.indptr[row], lm.indptr[row + 1]
+            expr = pyscipopt.quicksum(float(v) * x[int(c)] for c, v in
+                                      zip(lm.indices[begin:end], lm.values[begin:end],
+                                          strict=True))
+            low, up = float(lm.row_lower[row]), float(lm.row_upper[row])
+            if low == up:
+                model.addCons(expr == up)
+            elif np.isfinite(up):
+                model.addCons(expr <= up)
+            if np.isfinite(low) and low != up:
+                model.addCons(expr >= low)
+        model.setMaximize()
+        if lm.offset:
+            model.addObjoffset(float(lm.offset))
+        limit = options.time_limit()
+        if limit is not None:
+            model.setParam("limits/time", limit)
+        if options.seed is not None:
+            model.setParam("randomization/randomseedshift", int(options.seed) % 2_147_483_647)
+        model.setParam("limits/gap", float(options.mip_gap))
+        accepted = None
+        if options.warm_start is not None:
+            start = model.createSol()
+            for var, value in zip(x, start_vector(lm, options.warm_start), strict=True):
+                model.setSolVal(start, var, float(value))
+            accepted = bool(model.addSol(start))
+        with stop_when_cancelled(options.deadline, model.interruptSolve):
+            model.optimize()
+        return self._read(model, lm, x, accepted)
+
+    @staticmethod
+    def _read(model: Any, lm: Any, x: list[Any], accepted: bool | None) -> RawSolution:
+        status = model.getStatus()
+        placement = objective = None
+        if model.getNSols() > 0:
+            best = model.getBestSol()
+            placement = placement_of(lm, np.array([model.getSolVal(best, v) for v in x]))
+            objective = float(model.getSolObjVal(best))
+        bound = float(model.getDualbound())
+        termination = termination_of(status, {
+            "optimal": Termination.OPTIMAL,
+            "infeasible": Termination.INFEASIBLE,
+            "timelimit": Termination.TIME_LIMIT,
+            "userinterrupt": Termination.INTERRUPTED,
+            "nodelimit": Termination.ITERATION_LIMIT,
+            "gaplimit": Termination.OPTIMAL if (objective is not None and abs(
+                bound - objective) < 1e-6) else Termination.ITERATION_LIMIT,
+        })
+        return solution(termination, placement, objective,
+                        bound if np.isfinite(bound) else None, int(model.getNNodes()),
+                        accepted, message=f"SCIP status {status}")
