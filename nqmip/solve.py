@@ -51,6 +51,7 @@ def solve(
     black: float = CHESS_BLACK,
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
+    objective: str | None = None,
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`Result`.
@@ -73,6 +74,7 @@ def solve(
     ``bound_proof`` (exact backends; what ``method="auto"`` does) first looks, for weights
     constant per colour, for a placement reaching the colour bound, which proves optimality
     without running the backend at all; by default the chosen backend does the solving.
+    ``objective="lex-first"``: the lexicographically first solution (:mod:`nqmip.lex`).
     """
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
@@ -83,6 +85,10 @@ def solve(
         raise ValueError(f"mip_gap must be in [0, 1), got {mip_gap}")
     deadline = Deadline.of(time_limit)
     seed = DEFAULT_SEED if seed is None else seed
+    if objective is not None:
+        from nqmip.lex.solve import solve_lex
+
+        return solve_lex(instance, objective, method, deadline, seed, weights, params)
     if method == "auto":
         from nqmip.auto.portfolio import solve_auto
 

@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="FILE", type=Path,
                          help="an n x n weight matrix as .csv or .npy")
+    weights.add_argument("--lex-first", action="store_true",
+                         help="the lexicographically first solution (OEIS A141843)")
     weights.add_argument("--feasibility", action="store_true",
                          help="no weights: maximise the number of queens (optimum n)")
     weights.add_argument("--random-weights", metavar="SEED", type=int,
@@ -143,7 +145,7 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
     from nqmip.instance import make_instance
     from nqmip.solve import solve
 
-    if args.feasibility:
+    if args.feasibility or args.lex_first:
         weights: Any = None
     elif args.weights is not None:
         weights = load_weights(args.weights)
@@ -159,6 +161,8 @@ def _run(args: argparse.Namespace) -> tuple[Result, Any]:
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be at least 1, got {args.threads}")
     options: dict[str, Any] = dict(args.param)
+    if args.lex_first:
+        options["objective"] = "lex-first"
     if args.threads is not None:
         options["threads"] = args.threads
     if args.warm_start is not None and args.no_warm_start:
