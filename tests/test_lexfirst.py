@@ -136,3 +136,17 @@ def test_cli_lex_first() -> None:
     data = json.loads(out.stdout)
     assert tuple(c + 1 for c in data["placement"]) == A141843[8]
     assert data["extra"]["proven_rows"] == 8
+
+
+def test_checker_second_route() -> None:
+    """tools/check_lexfirst.py proves the A141843 row for n = 8 and refutes a later
+    solution (2 4 6 8 3 1 7 5 is a solution, not the first)."""
+    from pathlib import Path
+
+    tool = str(Path(__file__).resolve().parent.parent / "tools" / "check_lexfirst.py")
+    good = subprocess.run([sys.executable, tool, "--n", "8", "--columns", "1 5 8 6 3 7 2 4"],
+                          capture_output=True, text=True)
+    assert good.returncode == 0, good.stdout + good.stderr
+    late = subprocess.run([sys.executable, tool, "--n", "8", "--columns", "2 4 6 8 3 1 7 5"],
+                          capture_output=True, text=True)
+    assert late.returncode == 1

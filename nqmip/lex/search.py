@@ -68,12 +68,14 @@ class LexSearch:
 
 def first_solution(n: int | Instance, fixed: FixedSpec = None,
                    deadline: Deadline | None = None, *, oracle_from: int | None = None,
-                   oracle_cap: int = ORACLE_CAP, chunk: int = CHUNK) -> LexSearch:
+                   oracle_cap: int = ORACLE_CAP, chunk: int = CHUNK,
+                   node_limit: int | None = None) -> LexSearch:
     """The lexicographically first solution (row 0 first, smallest column first) among the
     placements that keep ``fixed`` queens, by exact search; stops at ``deadline``.
 
     ``oracle_from`` is the row from which the prefix oracle runs (-1: never; default
-    :func:`default_oracle_from`)."""
+    :func:`default_oracle_from`); ``node_limit`` stops the search after about that many
+    nodes (oracle nodes included), as the deadline does."""
     from nqmip.lex import kernels as k
 
     instance = n if isinstance(n, Instance) else make_instance(n, None, fixed)
@@ -98,9 +100,12 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
     k.start(avail, row_count, col_count, queen, fixed_rows, queue, branch_row, next_col, meta)
     status = int(meta[k.STATUS])
     while status == k.RUNNING:
+        step = chunk if node_limit is None else max(min(chunk, node_limit // 4), 1000)
         status = k.run(avail, row_count, col_count, queen, queue, branch_row, next_col, line,
-                       pos, meta, best, chunk, oracle_from, oracle_cap)
+                       pos, meta, best, step, oracle_from, oracle_cap)
         if status == k.RUNNING and deadline is not None and deadline.expired():
+            break
+        if node_limit is not None and meta[k.NODES] + meta[k.ORACLE_NODES] >= node_limit:
             break
     placement: tuple[int, ...] | None = None
     complete = status == k.FOUND
