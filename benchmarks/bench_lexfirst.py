@@ -11,6 +11,7 @@ prefix).
     python benchmarks/bench_lexfirst.py --n 34-61 --time-limit 60
     python benchmarks/bench_lexfirst.py --n 63,65,67 --time-limit 60
     python benchmarks/bench_lexfirst.py --table        # docs/lex-first.md from the results
+    python benchmarks/bench_lexfirst.py --compare --n 28-33   # oracle on/off, median of 3
 
 Rows are appended to benchmarks/results/lexfirst.jsonl (the latest row per n and limit
 wins in the table). The machine is shared and noisy: times are single runs, nodes are exact.
@@ -119,6 +120,31 @@ def write_table() -> None:
     print("\n".join(lines))
 
 
+def compare(sizes: list[int], time_limit: float, runs: int = 3) -> None:
+    """Propagation alone against propagation + the prefix oracle: median seconds of
+    ``runs`` runs, nodes (exact), side by side."""
+    import statistics
+
+    from nqmip.budget import Deadline
+    from nqmip.lex import first_solution
+
+    first_solution(8)
+    first_solution(24)  # both kernels' paths loaded
+    print(f"{'n':>4} {'plain s':>9} {'plain nodes':>12} {'oracle s':>9} {'lex+oracle nodes':>17}"
+          f" {'ratio':>6}")
+    for n in sizes:
+        cells = []
+        for oracle_from in (-1, 0):
+            times = []
+            for _ in range(runs):
+                found = first_solution(n, deadline=Deadline(time_limit), oracle_from=oracle_from)
+                times.append(found.seconds if found.complete else float("inf"))
+            cells.append((statistics.median(times), found.nodes + found.oracle_nodes))
+        ratio = cells[0][0] / cells[1][0] if cells[1][0] > 0 else float("nan")
+        print(f"{n:>4} {cells[0][0]:>9.3f} {cells[0][1]:>12} {cells[1][0]:>9.3f} "
+              f"{cells[1][1]:>17} {ratio:>6.2f}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", default="4-33", help="sizes: 4-33 or 34,35,63")
@@ -126,6 +152,8 @@ def main() -> int:
     parser.add_argument("--check", action="store_true",
                         help="re-derive each proven first solution with CP-SAT")
     parser.add_argument("--table", action="store_true", help="write docs/lex-first.md")
+    parser.add_argument("--compare", action="store_true",
+                        help="propagation alone vs + prefix oracle (median of 3 runs)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -133,6 +161,9 @@ def main() -> int:
         return 0
     if args.table:
         write_table()
+        return 0
+    if args.compare:
+        compare(parse_sizes(args.n), args.time_limit)
         return 0
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'n':>4} {'proven':>8} {'time':>8} {'nodes':>11} {'oracle':>11}  solution/prefix")
