@@ -55,6 +55,7 @@ def solve(
     white: float = CHESS_WHITE,
     weights_seed: int | None = None,
     sense: str = "max",
+    objective: str | None = None,
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`~nqmip.result.Result`.
@@ -95,6 +96,8 @@ def solve(
         bound (weights constant per colour), which proves optimality without the solver.
     :param sense: ``"max"`` (default: the weights are gains) or ``"min"`` (the weights
         are costs: the cheapest placement; the bound is then a lower bound).
+    :param objective: ``"lex-first"``: instead of weights, the lexicographically first
+        solution (rows in order, smallest column first; OEIS A141843), by :mod:`nqmip.lex`.
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
     :returns: a verified ``Result``: status, objective, bound, gap, placement, times and
         how it was obtained (``provenance``).
@@ -106,6 +109,11 @@ def solve(
     _check_arguments(method, time_limit, seed, threads, mip_gap)
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed, sense=sense)
+    if objective is not None:
+        from nqmip.lex.solve import solve_lex
+
+        return solve_lex(instance, objective, method, Deadline.of(time_limit),
+                         DEFAULT_SEED if seed is None else seed, weights, params)
     _refuse_ignored(method, mip_gap=mip_gap, strengthen=strengthen, bound_proof=bound_proof)
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=method in EXACT_METHODS, method=method)

@@ -118,6 +118,15 @@ def number(value: float | None) -> str:
 def verdict(result: Result) -> str:
     """One sentence: what the result is and what proves it."""
     how = result.provenance
+    if result.extra.get("objective") == "lex-first":
+        if result.status == Status.OPTIMAL:
+            return ("Proven: the lexicographically first solution (each row's column is the "
+                    "smallest that can still be completed).")
+        if result.placement is None:
+            return "No solution found within the limits."
+        rows = result.extra.get("proven_rows", 0)
+        return (f"Time limit: the first {rows} rows are proven the smallest; the rest is the "
+                "smallest solution found so far.")
     if result.status == Status.OPTIMAL:
         proof = PROOF_WORDS.get(how.proof or "", how.proof or "the solver")
         return f"Proven optimal by {proof}."

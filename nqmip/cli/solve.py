@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     weights.add_argument("--costs", metavar="FILE", type=Path,
                          help="an n x n cost matrix (as --weights): the cheapest placement "
                               "(--weights FILE --minimize)")
+    weights.add_argument("--lex-first", action="store_true",
+                         help="no weights: the lexicographically first solution (rows in "
+                              "order, smallest column first; OEIS A141843)")
     weights.add_argument("--feasibility", action="store_true",
                          help="no weights: place n queens (the objective is n)")
     weights.add_argument("--random-weights", metavar="SEED", type=seed_int,
@@ -228,7 +231,7 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
 
 
 def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
-    if args.feasibility:
+    if args.feasibility or args.lex_first:
         weights: Any = None
     elif args.weights is not None or args.costs is not None:
         option, path = ("--weights", args.weights) if args.weights is not None \
@@ -256,6 +259,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = dict(args.param)
     if len(options) != len(args.param):
         raise UsageError("--param: a parameter is given twice")
+    if args.lex_first:
+        options["objective"] = "lex-first"
     if args.threads is not None:
         options["threads"] = args.threads
     if args.warm_start is not None and args.no_warm_start:

@@ -1,0 +1,165 @@
+"""The lexicographically first solution by exact search (:func:`first_solution`) and as a
+verified :class:`~nqmip.result.Result` (:func:`lex_first_result`).
+
+The search itself is in :mod:`nqmip.lex.kernels` (numba, bitsets of any width, forward
+checking and unit propagation on rows and columns, a first-fail prefix oracle). It runs in
+chunks of ``CHUNK`` nodes between two looks at the :class:`~nqmip.budget.Deadline`, so a
+time limit or a cancel is heard within a fraction of a second. Stopped early it reports
+the smallest solution it met and the *proven prefix*: how many leading rows of the first
+solution are known (every smaller prefix exhausted, this one proven completable).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nqmip.instance import Instance, make_instance
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nqmip.budget import Deadline
+    from nqmip.instance import FixedSpec
+    from nqmip.result import Result
+
+#: Nodes per kernel call between two looks at the deadline.
+CHUNK = 200_000
+
+#: Largest oracle search per node (nodes); beyond, the node is searched as usual.
+ORACLE_CAP = 5_000
+
+
+def default_oracle_from(n: int) -> int:
+    """The first row from which the prefix oracle is asked: none on small boards (plain
+    propagation is quicker there), from the first row on larger ones."""
+    return -1 if n < 24 else 0
+
+
+@dataclass(frozen=True)
+class LexSearch:
+    """The outcome of :func:`first_solution`.
+
+    ``placement`` is the first solution when ``complete``; otherwise the smallest solution
+    met (or None). ``proven_rows`` leading rows of the first solution are proven (``n`` when
+    complete; 0 when nothing is known). ``exhausted``: no solution at all (the fixed queens
+    leave none). ``nodes`` of the lexicographic search, ``oracle_nodes`` of the oracle's.
+    """
+
+    n: int
+    placement: tuple[int, ...] | None
+    complete: bool
+    exhausted: bool
+    proven_rows: int
+    nodes: int
+    oracle_nodes: int
+    oracle_calls: int
+    oracle_cuts: int
+    seconds: float
+    oracle_from: int
+
+    @property
+    def proven_prefix(self) -> tuple[int, ...]:
+        if self.placement is None:
+            return ()
+        return self.placement[: self.proven_rows]
+
+
+def first_solution(n: int | Instance, fixed: FixedSpec = None,
+                   deadline: Deadline | None = None, *, oracle_from: int | None = None,
+                   oracle_cap: int = ORACLE_CAP, chunk: int = CHUNK,
+                   node_limit: int | None = None) -> LexSearch:
+    """The lexicographically first solution (row 0 first, smallest column first) among the
+    placements that keep ``fixed`` queens, by exact search; stops at ``deadline``.
+
+    ``oracle_from`` is the row from which the prefix oracle runs (-1: never; default
+    :func:`default_oracle_from`); ``node_limit`` stops the search after about that many
+    nodes (oracle nodes included), as the deadline does."""
+    from nqmip.lex import kernels as k
+
+    instance = n if isinstance(n, Instance) else make_instance(n, None, fixed)
+    size = instance.n
+    begin = time.perf_counter()
+    if oracle_from is None:
+        oracle_from = default_oracle_from(size)
+    words = (size + 63) // 64
+    levels = 2 * size + 2
+    avail = np.zeros((levels, size, words), np.uint64)
+    row_count = np.zeros((levels, size), np.int64)
+    col_count = np.zeros((levels, size), np.int64)
+    queen = np.full((levels, size), -1, np.int64)
+    queue = np.zeros((6 * size * size + 16 * size, 2), np.int64)
+    branch_row = np.zeros(levels, np.int64)
+    next_col = np.zeros(levels, np.int64)
+    line = np.zeros(levels, np.int64)
+    pos = np.zeros(levels, np.int64)
+    meta = np.zeros(k.META_SIZE, np.int64)
+    best = np.full(size, -1, np.int64)
+    fixed_rows = np.array(instance.fixed, np.int64).reshape(-1, 2)
+    k.start(avail, row_count, col_count, queen, fixed_rows, queue, branch_row, next_col, meta)
+    status = int(meta[k.STATUS])
+    while status == k.RUNNING:
+        step = chunk if node_limit is None else max(min(chunk, node_limit // 4), 1000)
+        status = k.run(avail, row_count, col_count, queen, queue, branch_row, next_col, line,
+                       pos, meta, best, step, oracle_from, oracle_cap)
+        if status == k.RUNNING and deadline is not None and deadline.expired():
+            break
+        if node_limit is not None and meta[k.NODES] + meta[k.ORACLE_NODES] >= node_limit:
+            break
+    placement: tuple[int, ...] | None = None
+    complete = status == k.FOUND
+    proven = int(meta[k.PROVEN_ROWS])
+    if complete:
+        placement = tuple(int(c) for c in queen[max(int(meta[k.LEVEL]), 0)])
+        proven = size
+    elif best[0] >= 0:
+        placement = tuple(int(c) for c in best)
+    return LexSearch(n=size, placement=placement, complete=complete,
+                     exhausted=status in (k.EXHAUSTED, k.BLOCKED), proven_rows=proven,
+                     nodes=int(meta[k.NODES]), oracle_nodes=int(meta[k.ORACLE_NODES]),
+                     oracle_calls=int(meta[k.ORACLE_CALLS]),
+                     oracle_cuts=int(meta[k.ORACLE_CUTS]),
+                     seconds=time.perf_counter() - begin, oracle_from=oracle_from)
+
+
+def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None,
+                     oracle_from: int | None = None, oracle_cap: int = ORACLE_CAP) -> Result:
+    """:func:`first_solution` as a verified :class:`~nqmip.result.Result`.
+
+    ``status`` optimal: ``placement`` is the first solution (``extra["proven_rows"] == n``);
+    feasible: stopped at the limit, ``placement`` the smallest solution met and
+    ``extra["proven_rows"]`` leading rows of the first solution proven (``extra["proven_prefix"]``);
+    infeasible: the fixed queens leave no solution. ``objective`` is None (the order is
+    lexicographic, not a number); ``extra["objective"] == "lex-first"``.
+    """
+    from nqmip.result import Provenance, Result, Status, Termination
+    from nqmip.verify import verified
+
+    found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
+                           oracle_cap=oracle_cap)
+    if found.complete:
+        status, termination = Status.OPTIMAL, Termination.OPTIMAL
+        message = f"the first solution, after {found.nodes} nodes"
+    elif found.exhausted:
+        status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
+        message = f"no solution: the search tree ({found.nodes} nodes) is exhausted"
+    else:
+        status = Status.FEASIBLE if found.placement is not None else Status.UNKNOWN
+        termination = Termination.TIME_LIMIT
+        message = (f"stopped at the time limit after {found.nodes} nodes: the first "
+                   f"{found.proven_rows} rows are proven")
+    proven = found.complete or found.exhausted
+    extra = {"objective": "lex-first", "proven_rows": found.proven_rows,
+             "proven_prefix": list(found.proven_prefix), "oracle_nodes": found.oracle_nodes,
+             "oracle_calls": found.oracle_calls, "oracle_cuts": found.oracle_cuts,
+             "oracle_from": found.oracle_from}
+    return verified(instance, Result(
+        status=status, termination=termination, n=instance.n, method="lex-first",
+        solver="lex-first search (propagation + first-fail prefix oracle)", objective=None,
+        bound=None, placement=found.placement, wall_time=found.seconds,
+        weights_name=instance.name, seed=seed, nodes=found.nodes, message=message,
+        provenance=Provenance(plan=("lex-first search",), proof="solver" if proven else None,
+                              incumbent_source="lex-first search"
+                              if found.placement is not None else None),
+        extra=extra))
