@@ -308,7 +308,7 @@ def highs_paths(cells: list[dict[str, Any]]) -> list[list[str]]:
 def report(path: Path, doc: Path | None, command: str) -> str:
     """The measured part of the page: provenance, conditions, the tables. It replaces what
     lies between the markers of ``doc``; the page's own prose stays as written."""
-    records = read_rows(path)
+    records = read_rows(path, runs=False)  # runs mixed with meta, build and note lines
     cells = [r for r in records if r.get("kind") == "cell"]
     meta = next((r for r in records if r.get("kind") == "meta"), {})
     end = next((r for r in records if r.get("kind") == "end"), None)  # the main run's end

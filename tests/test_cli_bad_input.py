@@ -5,8 +5,16 @@ cases of tests/test_cli.py check the same through a real process."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -81,3 +89,103 @@ def test_generated_bad_input_is_refused_in_one_line(
 def test_the_generator_makes_only_bad_input() -> None:
     # a good command line passes the same checks' first step: the test can tell them apart
     assert solve_weighted_main(["--n", "4", "--quiet", "--method", "highs"]) == 0
+
+
+# --- files the commands read back: generated corrupt --resume and --record files -----------
+
+junk_line = st.text(max_size=40).map(lambda t: t.replace("\n", " ").replace("\r", " ")).filter(
+    lambda t: t.strip() != "")
+json_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+              st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8).map(json.dumps)
+RUN_ROW = {"n": 4, "method": "highs", "weights": "chess", "seed": 0, "warm_start": None,
+           "params": None, "time_limit": 5.0, "status": "optimal", "objective": 6.0,
+           "bound": 6.0, "wall_time": 0.03}
+wrong_value = st.one_of(st.none(), st.booleans(), st.text(max_size=4),
+                        st.lists(st.integers(), max_size=2), st.integers(max_value=0))
+# a run's row with one field of the wrong type: read as a finished cell, it would be shown
+
+
+def _wrong_for(field: str, value: object) -> bool:
+    """Whether ``value`` is wrong in ``field`` (None and integers are right for numbers)."""
+    numeric = field in ("seed", "objective", "bound", "wall_time", "time_limit")
+    return not (numeric and (value is None or type(value) is int))
+
+
+near_run_row = st.tuples(
+    st.sampled_from(["n", "method", "status", "weights", "seed", "objective", "bound",
+                     "wall_time", "time_limit"]), wrong_value).filter(
+    lambda kv: _wrong_for(*kv)).map(lambda kv: json.dumps({**RUN_ROW, kv[0]: kv[1]}))
+# a finished sub-tree of nqmip-count --n 8 with one part wrong (another count, no depth, ...)
+near_record_line = st.sampled_from([
+    {"job": "n=9 fixed= by=classes", "depth": 2, "task": [0, 2], "value": [1, 0, 0]},
+    {"job": "n=8 fixed= by=classes", "task": [0, 2], "value": [1]},
+    {"job": "n=8 fixed= by=classes", "depth": "two", "task": [0, 2], "value": [1]},
+    {"job": "n=8 fixed= by=classes", "depth": 2, "task": "0,2", "value": [1]},
+]).map(json.dumps)
+CORRUPT = st.tuples(
+    st.sampled_from(["compare", "count"]),
+    st.lists(st.one_of(junk_line, json_value, near_run_row, near_record_line), min_size=1,
+             max_size=4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(CORRUPT)
+def test_a_generated_corrupt_file_is_refused_naming_the_option_or_line(
+        case: tuple[str, list[str]]) -> None:
+    command, lines = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "runs.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        before = path.read_bytes()
+        argv = (["--n", "8", "--methods", "highs", "--time-limit", "5", "--resume", str(path),
+                 "--no-progress"] if command == "compare"
+                else ["--n", "8", "--record", str(path), "--no-progress"])
+        out = io.StringIO()
+        err = io.StringIO()
+        begin = time.perf_counter()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = COMMANDS[command](argv)
+        seconds = time.perf_counter() - begin
+        assert status == 2, (command, lines, out.getvalue(), err.getvalue())
+        assert out.getvalue() == "", (command, lines)
+        message = err.getvalue().strip().splitlines()
+        assert len(message) == 1 and "Traceback" not in err.getvalue(), (lines, message)
+        assert "line " in message[0] or "another count" in message[0], message
+        assert path.read_bytes() == before  # nothing appended to, nothing cut from the file
+        assert seconds < 1.0 + 1.0, (command, lines, seconds)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.text(alphabet="abcxyz_-", min_size=1, max_size=10),
+       st.sampled_from(["--output", "--plot"]))
+def test_compare_never_creates_a_missing_folder(name: str, option: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        missing = Path(folder) / name
+        target = missing / ("runs.jsonl" if option == "--output" else "t.png")
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            status = compare_main(["--n", "8", "--methods", "highs", option, str(target)])
+        assert status == 2 and len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+        assert option in err.getvalue() and not missing.exists()
+
+
+@pytest.mark.parametrize("command", ["nqmip.cli.count", "nqmip.compare"])
+def test_a_corrupt_file_is_refused_by_the_real_command_before_anything_compiles(
+        tmp_path: Path, command: str) -> None:
+    path = tmp_path / "corrupt.jsonl"
+    path.write_text("garbage\n")
+    option = "--record" if command == "nqmip.cli.count" else "--resume"
+    extra = [] if command == "nqmip.cli.count" else ["--methods", "highs"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    begin = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", command, "--n", "10", *extra, option,
+                        str(path)], capture_output=True, text=True, env=env, timeout=60)
+    seconds = time.perf_counter() - begin
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and "line 1" in p.stderr, p.stderr
+    assert "delete that line" in p.stderr or "remove that line" in p.stderr, p.stderr
+    assert seconds < 1.0 + 2.0, seconds  # 1 s and an interpreter's start on a loaded machine

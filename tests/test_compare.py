@@ -441,7 +441,9 @@ def test_no_arguments_print_usage_and_run_nothing() -> None:
 
 def test_a_corrupt_resume_file_is_refused_naming_the_line(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
-    runs.write_text('{"n": 5, "method": "highs", "status": "optimal"}\nnot json\n')
+    runs.write_text('{"n": 5, "method": "highs", "weights": "chess", "status": "optimal"}\n'
+                    'not json\n{"n": 5, "method": "highs", "weights": "chess", '
+                    '"status": "optimal", "objective": "twelve"}\n')
     before = runs.read_text()
     p = run("--n", "5", "--methods", "highs", "--resume", str(runs))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1

@@ -174,8 +174,19 @@ def count_main(argv: Sequence[str] | None = None) -> int:
             _list(args)
         if args.list or args.plot:
             return 0
-        from nqmip.enumeration.count import run_count
+        from nqmip.enumeration.count import MAX_N, check_record, run_count
 
+        if args.record is not None and args.fix and args.n > MAX_N:
+            raise UsageError(f"--record: beyond n = {MAX_N} the completions are counted in "
+                             "one call on the free rows, with no sub-trees to record; drop "
+                             "--record")
+        if args.record is not None:  # refused before the kernels compile
+            try:
+                check_record(args.record, args.n, dict(args.fix) if args.fix else None,
+                             args.unique)
+            except OSError as exc:
+                raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
+                                 "file that can be read and written") from None
         with _progress_bar(not (args.json or args.no_progress)) as progress:
             result = run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
                                workers=args.workers, scheduler=args.scheduler,

@@ -42,8 +42,33 @@ class StoreError(ValueError):
     """A runs file that is not what nqmip-compare writes, named by file and line."""
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSON Lines file. A line that is not a run's row raises
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def _check_row(row: Any) -> None:
+    """Raise ValueError unless ``row`` has a run's keys with a run's types (a row edited by
+    hand or cut from another file would otherwise be read as a finished cell)."""
+    if not isinstance(row, dict) or not {"n", "method", "status", "weights"} <= set(row):
+        raise ValueError("not a run's row")
+    if not (_is_int(row["n"]) and row["n"] >= 1):
+        raise ValueError("n is not a board size")
+    if not all(isinstance(row[k], str) for k in ("method", "status", "weights")):
+        raise ValueError("method, status and weights are not names")
+    if not (row.get("seed") is None or _is_int(row["seed"])):
+        raise ValueError("seed is not an integer")
+    if not all(_is_number(row.get(k)) for k in ("objective", "bound", "wall_time",
+                                                 "time_limit")):
+        raise ValueError("a time or an objective is not a number")
+
+
+def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
+    """Rows of a JSON Lines file. A line that is not a run's row (with ``runs=False``, for
+    a benchmark's file that mixes runs with notes: not a JSON object) raises
     :class:`StoreError` naming it; only an unfinished last line (no newline: a sweep
     killed while writing) is passed over, and :func:`unfinished_tail` says so."""
     rows: list[dict[str, Any]] = []
@@ -57,9 +82,12 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         last_unfinished = number == len(lines) and not text.endswith("\n")
         try:
             row = json.loads(line)
-            if not isinstance(row, dict) or not {"n", "method", "status"} <= set(row):
+            if not isinstance(row, dict):
                 raise ValueError("not a run's row")
-            rows.append(normalise(row))
+            row = normalise(row)
+            if runs:
+                _check_row(row)
+            rows.append(row)
         except (json.JSONDecodeError, ValueError):
             if last_unfinished:
                 continue

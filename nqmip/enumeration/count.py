@@ -355,14 +355,30 @@ def _read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int
             task = tuple(int(c) for c in entry["task"])
             value = tuple(int(v) for v in entry["value"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            raise CountError(f"record {path}: line {number} is not a finished sub-tree") from None
+            raise CountError(f"record {path}: line {number} is not a finished sub-tree; "
+                             "delete that line, or give a new file to start over") from None
         if key != job:
-            raise CountError(f"record {path} belongs to another count ({key}), not {job}")
+            raise CountError(f"record {path} belongs to another count ({key}), not {job}; "
+                             "give a new file for this count")
         if depth is not None and at != depth:
-            raise CountError(f"record {path}: line {number} splits at another depth")
+            raise CountError(f"record {path}: line {number} splits at another depth; "
+                             "delete that line, or give a new file to start over")
         depth = at
         done[task] = value
     return depth, done
+
+
+def check_record(record: str | Path, n: int | Instance, fixed: FixedSpec = None,
+                 unique: bool = False) -> int:
+    """How many finished sub-trees of this count ``record`` holds; a :class:`CountError`
+    naming the line when it is not a record of this count. Reads the file only (nothing
+    compiles), so a command can refuse a bad record at once."""
+    size, fix = _board(n, fixed, unique)
+    try:
+        return len(_read_record(Path(record), _job_key(size, fix))[1])
+    except UnicodeDecodeError:
+        raise CountError(f"record {record} is not a text file; give a new file to start "
+                         "over") from None
 
 
 def run_count(
