@@ -304,8 +304,9 @@ def compile_needed(method: str) -> bool:
 
     if method in EXACT_METHODS:
         return False
-    root = Path(__file__).resolve().parents[1]
-    return not any((root / "heuristics" / "__pycache__").glob("*.nbi"))
+    root = Path(__file__).resolve().parents[1] / "heuristics"
+    folder = root / "ga" if method == "ga" else root
+    return not any((folder / "__pycache__").glob("*.nbi"))
 
 
 def warm_up() -> int:
