@@ -40,13 +40,16 @@ def available_bytes() -> int | None:
     return None
 
 
-def estimate_bytes(n: int, *, dense_weights: bool, exact_model: bool) -> int:
-    """A generous estimate of the peak memory of solving an n-board."""
+def estimate_bytes(n: int, *, dense_weights: bool, exact_model: bool,
+                   model_rows: int | None = None) -> int:
+    """A generous estimate of the peak memory of solving an n-board; a model is built on
+    the ``model_rows`` rows fixed queens leave free (all n by default)."""
     total = BASE_BYTES + BYTES_PER_QUEEN * n
     if dense_weights:
         total += BYTES_PER_WEIGHT * n * n
     if exact_model:
-        total += BYTES_PER_MODEL_VARIABLE * n * n
+        free = n if model_rows is None else model_rows
+        total += BYTES_PER_MODEL_VARIABLE * free * free
     return total
 
 
@@ -59,9 +62,10 @@ def _human(nbytes: float) -> str:
 
 
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
-               method: str = "") -> None:
+               method: str = "", model_rows: int | None = None) -> None:
     """Raise :class:`CapacityError` when an n-board would not fit in available memory."""
-    need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model)
+    need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model,
+                          model_rows=model_rows)
     have = available_bytes()
     if have is None or need <= USABLE_SHARE * have:
         return

@@ -16,7 +16,15 @@ from typing import Any
 from nqmip.backends.base import EXACT_METHODS, Progress, ProgressCallback, SolveOptions
 from nqmip.budget import Deadline
 from nqmip.capacity import check_fits
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
+from nqmip.instance import (
+    CHESS_BLACK,
+    CHESS_WHITE,
+    FixedSpec,
+    Instance,
+    WeightsSpec,
+    free_rows,
+    make_instance,
+)
 from nqmip.result import DEFAULT_SEED, Result
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.verify import verified
@@ -116,7 +124,8 @@ def solve(
                          DEFAULT_SEED if seed is None else seed, weights, params)
     _refuse_ignored(method, mip_gap=mip_gap, strengthen=strengthen, bound_proof=bound_proof)
     check_fits(instance.n, dense_weights=instance.dense is not None,
-               exact_model=method in EXACT_METHODS, method=method)
+               exact_model=method in EXACT_METHODS, method=method,
+               model_rows=free_rows(instance))
     maximised, offset = to_maximisation(instance)
     if maximised is not instance and on_progress is not None:
         report = on_progress  # the live figures in the user's terms (costs)

@@ -244,9 +244,9 @@ def test_cli_fixed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
     good = tmp_path / "q.txt"
     good.write_text("1,3\n0,1\n")
-    assert solve_weighted_main(["--n", "4", "--fixed", str(good), "--quiet",
+    assert solve_weighted_main(["--n", "4", "--fixed", str(good), "--json",
                                 "--feasibility"]) == 0
-    assert "placement=[1, 3, 0, 2]" in capsys.readouterr().out
+    assert '"placement": [1, 3, 0, 2]' in capsys.readouterr().out
     csplib = tmp_path / "q.param"
     csplib.write_text("letting n = 4\nletting init = [[0, 1]]\n")
     assert solve_weighted_main(["--fixed", str(csplib), "--quiet"]) == 0

@@ -34,7 +34,7 @@ from nqmip.cli.parser import (
     seconds,
     seed_int,
 )
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
+from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, free_rows
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -284,7 +284,8 @@ def check_capacity(instance: Any, method: str) -> None:
 
     try:
         check_fits(instance.n, dense_weights=instance.dense is not None,
-                   exact_model=method in EXACT_METHODS, method=method)
+                   exact_model=method in EXACT_METHODS, method=method,
+                   model_rows=free_rows(instance))
     except CapacityError as exc:
         raise UsageError(f"--n: {exc}") from None
 
