@@ -185,7 +185,8 @@ SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "params", "kind", 
                       "status",
                       "time_median", "time_min", "time_max", "objective_median",
                       "objective_min", "objective_max", "bound_median", "bound_runs",
-                      "gap_median", "gap_runs", "gap_against", "best_known", "to_best_median",
+                      "gap_median", "gap_runs", "gap_against", "own_bound_median",
+                      "best_known", "to_best_median",
                       "to_best_runs", "evaluations_median")
 
 
