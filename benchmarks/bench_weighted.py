@@ -101,7 +101,8 @@ def page(rows: list[dict[str, Any]]) -> str:
              "`benchmarks/results/weighted.jsonl`). One thread per solver, each run its own "
              "process; a cell is the time to a proof, or `> limit (objective / bound)`. "
              "Measured on a shared 2-core machine with other jobs running: read ratios, "
-             "not seconds.", "",
+             "not seconds. `auto` uses Gurobi where gurobipy is installed and licensed for "
+             "the size (pip's licence: n <= 44), as on the machine that made this table.", "",
              "| family | n | seed | " + " | ".join(methods) + " |",
              "| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |"]
     keys = sorted({(r["family"], r["n"], r["seed"]) for r in rows})
