@@ -169,3 +169,10 @@ def test_heuristic_parameters_from_the_cli() -> None:
     assert nqmip.is_solution(data["placement"])
     p = run("--n", "8", "--method", "ga", "--param", "population=0")
     assert p.returncode == 2 and "population" in p.stderr
+
+
+def test_warm_up_compiles_every_kernel_and_exits(capsys: pytest.CaptureFixture[str]) -> None:
+    from nqmip.cli.solve import solve_weighted_main
+
+    assert solve_weighted_main(["--warm-up"]) == 0
+    assert "ready" in capsys.readouterr().err
