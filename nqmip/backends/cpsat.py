@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from nqmip.backends.base import (
@@ -47,8 +48,9 @@ class CpSatBackend(Backend):
         params.log_search_progress = bool(options.verbose or options.warm_start is not None)
         params.log_to_stdout = False
         solver.log_callback = log
-        # CP-SAT catches Ctrl-C itself and stops as at a time limit (catch_sigint_signal).
-        params.catch_sigint_signal = True
+        # On the main thread CP-SAT catches Ctrl-C itself and stops as at a time limit; off
+        # it the caller's Deadline stops it (nqmip.formulation.cpsat.cp_solver says why).
+        params.catch_sigint_signal = threading.current_thread() is threading.main_thread()
         limit = options.time_limit()
         if limit is not None:
             params.max_time_in_seconds = limit

@@ -26,12 +26,14 @@ from nqmip.result import Result, Status, Termination
 
 #: The exit status of a run stopped by Ctrl-C (128 + SIGINT), the placement printed.
 EXIT_INTERRUPTED = 130
-#: Seconds a cancelled solve has to return its own best placement.
+#: Seconds a solve cancelled by Ctrl-C has to return its own best placement.
 GRACE = 0.6
 #: Seconds of a ``--time-limit`` kept back for printing and exiting.
 RESERVE = 0.15
-#: The watchdog acts this long after the command's time is up (solvers may overrun).
-OVERRUN = 0.1
+#: At the time limit the watchdog cancels the solve this long before the command's time is
+#: up and gives it as long again: with a cold cache a search may still be compiling, and
+#: the command must end by the limit plus half a second all the same.
+LIMIT_GRACE = 0.3
 #: How often the main thread looks up from waiting.
 POLL = 0.05
 
@@ -83,12 +85,12 @@ def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
     worker = threading.Thread(target=work, name="nqmip-solve", daemon=True)
     worker.start()
     interrupted = False
-    watchdog = None if time_limit is None else started + time_limit - RESERVE + OVERRUN
+    watchdog = None if time_limit is None else started + time_limit - LIMIT_GRACE
     try:
         while not done.wait(POLL):
             if watchdog is not None and time.perf_counter() > watchdog:
                 deadline.cancel()
-                done.wait(GRACE)
+                done.wait(LIMIT_GRACE)
                 break
     except KeyboardInterrupt:
         interrupted = True
@@ -115,8 +117,8 @@ def fallback(instance: Instance, method: str, elapsed: float, interrupted: bool)
 
     why = "interrupted" if interrupted else "out of time"
     termination = Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT
-    message = (f"{why}: the {method} search did not stop within {GRACE:g} s, so this is "
-               "the explicit construction, not the search's best")
+    message = (f"{why}: the {method} search did not stop in time (a kernel may still have "
+               "been compiling), so this is the explicit construction, not its best")
     placement = None if instance.fixed else explicit_solution(instance.n)
     if placement is not None:
         try:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.formulation.cpsat import cp_solver
 
 #: Seconds CP-SAT gets to sample one line set (it usually takes well under a second).
 SAMPLE_TIME_LIMIT = 2.0
@@ -135,7 +136,7 @@ def _solve_sample(model: Any, n: int, u: list[Any], v: list[Any], seed: int,
     rng = np.random.default_rng(seed)
     for x, bit in zip(u + v, rng.integers(0, 2, size=2 * len(u)), strict=True):
         model.AddHint(x, int(bit))
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = int(seed) % (2**31)
     solver.parameters.randomize_search = True
@@ -259,7 +260,7 @@ def enumerate_line_sets(
                 too_many = True
                 self.StopSearch()
 
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = float(time_limit)
@@ -364,7 +365,7 @@ def _cover_cpsat(
     x = [model.NewBoolVar(f"c{k}") for k in range(len(cells))]
     for t in range(4 * n):
         model.AddExactlyOne([x[int(o)] for o in item_opts[item_ptr[t]:item_ptr[t + 1]]])
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     solver.parameters.num_workers = 1
     solver.parameters.linearization_level = 2
     solver.parameters.max_time_in_seconds = float(time_limit)

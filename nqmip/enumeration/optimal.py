@@ -19,6 +19,7 @@ from typing import Literal, overload
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.formulation.cpsat import cp_solver
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ def _by_cpsat(instance: Instance, w: np.ndarray, time_limit: float | None,
     coefs = [[round(float(w[i, j])) for j in range(size)] for i in range(size)]
 
     cps = build_cpsat_model(instance)
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = 1
@@ -196,7 +197,7 @@ def _by_cpsat(instance: Instance, w: np.ndarray, time_limit: float | None,
             if max_solutions is not None and len(found) >= max_solutions:
                 self.stop_search()
 
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
     if time_limit is not None:

@@ -107,3 +107,18 @@ def build_cpsat_model(instance: Instance) -> CpSatModel:
         optimise(sum(float(w) * v for w, v in zip(weights.tolist(), flat, strict=True))
                  + board.fixed_value)
     return CpSatModel(model=model, x=x, queen=queen, n=n, fixed=dict(board.fixed))
+
+
+def cp_solver() -> Any:
+    """A CP-SAT solver that leaves Ctrl-C to Python off the main thread. CP-SAT installs its
+    own SIGINT handler by default; installed from a worker thread (the command line solves
+    in one, auto runs proofs beside searches) a Ctrl-C racing its removal aborted the
+    process ("std::bad_function_call"). There the caller's Deadline stops the search."""
+    import threading
+
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.catch_sigint_signal = (threading.current_thread()
+                                            is threading.main_thread())
+    return solver

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip.formulation.cpsat import cp_solver
 from nqmip.instance import Instance
 
 
@@ -64,7 +65,7 @@ def permutation_model(instance: Instance, fixed: dict[int, int] | None = None) -
 def _cpsat_solver(deadline: Any, first_solution: bool = False) -> Any:
     from ortools.sat.python import cp_model
 
-    solver = cp_model.CpSolver()
+    solver = cp_solver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     if deadline is not None and deadline.limited:
