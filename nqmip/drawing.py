@@ -17,12 +17,13 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nqmip.result import Result
+#: A :class:`nqmip.result.Result`, read by its fields only (this module imports nothing of
+#: the package: the result imports it for its notebook picture).
+Result = Any
 
 #: Largest n drawn square by square; beyond it, a density picture.
 DRAW_LIMIT = 64

@@ -15,17 +15,14 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from nqmip.cli.parser import EXIT_BAD_INPUT, Parser, UsageError, fixed_queen, glue_values
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+from nqmip.cli.parser import (
+    EXIT_BAD_INPUT,
+    Parser,
+    UsageError,
+    fixed_queen,
+    glue_values,
+    positive_int,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count every solution of the N-Queens problem (OEIS A000170), its "
         "symmetry classes (A002562) or the completions of fixed queens; or list them.",
     )
-    parser.add_argument("--n", type=_positive, default=None,
+    parser.add_argument("--n", type=positive_int, default=None,
                         help="board size (1 .. 32; any size with --fix/--fixed leaving at most "
                              "32 free rows); taken from a --fixed CSPLib file if not given")
     parser.add_argument("--unique", action="store_true",
@@ -50,11 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", default=None, metavar="PNG",
                         help="draw the solutions (at most 48; the fundamental ones with "
                         "--unique) into an image file")
-    parser.add_argument("--limit", type=_positive, default=None,
+    parser.add_argument("--limit", type=positive_int, default=None,
                         help="with --list: stop after this many")
     parser.add_argument("--json", action="store_true",
                         help="JSON: the count with its timings, or one line per solution")
-    parser.add_argument("--workers", type=_positive, default=None,
+    parser.add_argument("--workers", type=positive_int, default=None,
                         help="split the search over this many processes")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="split the search over a Dask cluster (tcp://host:8786)")
