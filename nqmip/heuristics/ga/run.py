@@ -42,10 +42,11 @@ from nqmip.heuristics.common import (
     kernel_seed,
     make_rng,
     random_permutation,
-    seconds_left,
+    stop_clock,
     timed_compile,
     weight_bound,
 )
+from nqmip.heuristics.loop import run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
@@ -674,12 +675,11 @@ def _warm_up() -> None:
     # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
     for instance in (Instance(n=4), make_instance(6, "chess"),
                      make_instance(6, "random", weights_seed=0)):
-        _run_kernel(instance, config, make_rng(0), None)
+        _run_kernel(instance, config, make_rng(0), Deadline(None))
 
 
 def _run_kernel(
-    instance: Instance, config: GAConfig, rng: np.random.Generator, time_limit: float | None,
-    deadline: Deadline | None = None,
+    instance: Instance, config: GAConfig, rng: np.random.Generator, deadline: Deadline,
 ) -> tuple[dict[str, Any], float]:
     k = _kernels()
     start = time.perf_counter()
@@ -703,28 +703,20 @@ def _run_kernel(
     best = np.zeros(n, dtype=np.int32)
     best_weight = np.zeros(1, dtype=np.float64)
     chunk, chunk_max = chunk_sizes(free.size)
-    termination = Termination.ITERATION_LIMIT
-    try:
-        while True:
-            code = k.ga_chunk(pop, cost, weight, hashes, free, weights, icfg, fcfg, counters,
-                              best, best_weight, int(counters[k.C_EVALS]) + chunk,
-                              kernel_seed(rng))
-            if code == k.RUN_SOLVED:
-                termination = Termination.SOLUTION_FOUND
-                break
-            if code == k.RUN_BUDGET:
-                termination = Termination.ITERATION_LIMIT
-                break
-            if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
-                    deadline is not None and deadline.expired()):  # a cancel is heard too
-                termination = Termination.TIME_LIMIT
-                break
-            chunk = min(2 * chunk, chunk_max)
-    except KeyboardInterrupt:
-        # Ctrl-C lands between chunks (numba does not look at signals), in the kernel's
-        # return or in the Python lines around it: the best placement recorded so far is
-        # whole and is returned.
-        termination = Termination.INTERRUPTED
+    per_call = [chunk]
+
+    def step() -> Termination | None:
+        code = k.ga_chunk(pop, cost, weight, hashes, free, weights, icfg, fcfg, counters,
+                          best, best_weight, int(counters[k.C_EVALS]) + per_call[0],
+                          kernel_seed(rng))
+        if code == k.RUN_SOLVED:
+            return Termination.SOLUTION_FOUND
+        if code == k.RUN_BUDGET:
+            return Termination.ITERATION_LIMIT
+        per_call[0] = min(2 * per_call[0], chunk_max)
+        return None
+
+    termination = run_chunks(step, deadline)
     wall = time.perf_counter() - start
     out = {
         "placement": best.copy() if counters[k.C_FOUND] else None,
@@ -767,7 +759,7 @@ def solve_ga(
     config = GAConfig.build(preset, **params)
     rng = make_rng(seed)
     compile_time = timed_compile(_warm_up)
-    limit = seconds_left(time_limit)
+    clock = stop_clock(time_limit)
     if fixed_queens_clash(instance):
         # No placement can keep them all: nothing to search (and no permutation exists
         # when two share a column).
@@ -778,8 +770,7 @@ def solve_ga(
             extra={"config": config.describe(), "reason": "fixed queens attack each other"},
         )
         return result.with_(status=Status.INFEASIBLE)
-    out, wall = _run_kernel(instance, config, rng, limit,
-                            time_limit if isinstance(time_limit, Deadline) else None)
+    out, wall = _run_kernel(instance, config, rng, clock)
     extra = {
         "config": config.describe(),
         "solved_at_evaluation": out["solved_at_evaluation"],
