@@ -480,15 +480,14 @@ def _search(
     termination, diag_bits, anti_bits, reached = _greedy(instance, board, params, deadline)
     greedy_time = time.perf_counter() - start
     state = board.state
-    deferred = board.deferred
-    tail_rows = (board.free_rows[reached:] if instance.fixed
-                 else np.arange(reached, n, dtype=np.int32))
-    repair_rows = np.concatenate([deferred[: state[LIST_SIZE]], tail_rows])
     stats["greedy_rows"] = reached - int(state[LIST_SIZE])
     stats["deferred_rows"] = int(state[LIST_SIZE])
-    state[LIST_SIZE] = 0
     passes = 0
-    if termination is PHASE_DONE:  # a stopped greedy needs no counters (O(n) to build)
+    if termination is PHASE_DONE:  # a stopped greedy needs no repair rows nor counters
+        tail_rows = (board.free_rows[reached:] if instance.fixed
+                     else np.arange(reached, n, dtype=np.int32))
+        repair_rows = np.concatenate([board.deferred[: state[LIST_SIZE]], tail_rows])
+        state[LIST_SIZE] = 0
         _counters(n, board, diag_bits, anti_bits, repair_rows, params.small_from)
         del diag_bits, anti_bits
         termination, passes = _strict_repair(board, repair_rows, params, deadline)
