@@ -41,7 +41,7 @@ CASES: list[tuple[str, int, Any, dict[str, Any], float]] = [
     ("quota", 2_000, "chess", {}, 0.5), ("quota", 100_000, "chess", {}, 2.0),
     ("topsquares", 400, "band", {"stage_moves": 10**12}, 0.5),
     ("topsquares", 2_000, "band", {"stage_moves": 10**12}, 1.0),
-    ("minconflicts", 1_000_000, None, {}, 0.05),
+    ("minconflicts", 1_000_000, None, {}, 0.05), ("minconflicts", 2_000_000, None, {}, 0.05),
     ("minconflicts", 10_000_000, None, {}, 0.3),
     ("auto", 300, "chess", {}, 1.0),
 ]
