@@ -1,8 +1,9 @@
 """Anytime quality: the best objective each method reaches within a budget, and its gap.
 
-Every cell (method, weights, n, budget, seed) runs in its own process (so a peak RSS is the
-run's own, and a crash or a hang costs one cell), through ``nqmip.solve`` with that
-``time_limit``. The numba cache is warmed once before the grid, so compile time stays out.
+Every cell (method, weights, n, budget, seed) runs in its own process through compare's
+harness (``nqmip.compare.harness.run_in_process``: a peak RSS is the run's own, and a crash
+or a hang costs one cell), through ``nqmip.solve`` with that ``time_limit``. The numba
+cache is warmed once before the grid, so compile time stays out.
 Rows go to a JSONL file as they finish (``--resume`` skips the cells already there); the
 summary prints, per (weights, n, budget), each method's median objective over the seeds,
 the best bound any method proved, the gap of each median to that bound, and whether
@@ -21,7 +22,6 @@ import argparse
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))  # runs from a clone without installing, as the ce
 
 # Gurobi's pip licence: at most 2000 variables and constraints (n <= 44), spelled once.
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N  # noqa: E402
+from nqmip.compare.harness import run_in_process  # noqa: E402
 
 #: The grid of the issue: n, the budgets, the methods; exact backends only where they load.
 SIZES = (40, 64, 100, 200, 1000, 10_000)
@@ -45,21 +46,21 @@ SEEDS = (0, 1, 2)
 #: Seconds a cell may run past its budget before it is killed (and recorded as a timeout).
 GRACE = 30.0
 
-CELL = r"""
-import json, resource, sys, time
-import nqmip
-args = json.loads(sys.argv[1])
-weights = "random" if args["weights"] == "random" else "chess"
-begin = time.perf_counter()
-r = nqmip.solve(args["n"], weights, method=args["method"], time_limit=args["budget"],
-                seed=args["seed"], weights_seed=0)
-wall = time.perf_counter() - begin
-out = {"status": str(r.status), "objective": r.objective, "bound": r.bound,
-       "wall": wall, "wall_time": r.wall_time, "compile_time": r.compile_time,
-       "solver": r.solver,
-       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-print("RESULT " + json.dumps(out))
-"""
+
+
+def solve_anytime(cell: dict[str, Any]) -> dict[str, Any]:
+    """In the worker process: one cell through :func:`nqmip.solve`, with its peak RSS."""
+    import resource
+
+    import nqmip
+
+    begin = time.perf_counter()
+    r = nqmip.solve(cell["n"], cell["weights"], method=cell["method"],
+                    time_limit=cell["budget"], seed=cell["seed"], weights_seed=0)
+    return {"status": str(r.status), "objective": r.objective, "bound": r.bound,
+            "wall": time.perf_counter() - begin, "wall_time": r.wall_time,
+            "compile_time": r.compile_time, "solver": r.solver,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
 #: The issue's targets for the weighted search: (weights, n, budget s, objective to reach).
@@ -108,14 +109,21 @@ def run_targets(methods: list[str], seeds: list[int], output: Path,
                   f"| {method} | {value} | {reached} | {rss} |")
 
 
+def warm(_: object) -> None:
+    """In a worker process: compile (or load) every numba kernel once."""
+    import nqmip
+
+    for m in ("sa", "tabu", "ga", "minconflicts", "lns"):
+        nqmip.solve(20, "chess", method=m, time_limit=1, seed=0)
+        nqmip.solve(20, "random", method=m, time_limit=1, seed=0, weights_seed=0)
+    nqmip.solve(70, "chess", method="auto", time_limit=2, seed=0)
+
+
 def warm_cache() -> None:
     """Compile (or load) every numba kernel once, outside the timed cells."""
-    code = ("import nqmip\n"
-            "for m in ('sa', 'tabu', 'ga', 'minconflicts', 'lns'):\n"
-            "    nqmip.solve(20, 'chess', method=m, time_limit=1, seed=0)\n"
-            "    nqmip.solve(20, 'random', method=m, time_limit=1, seed=0, weights_seed=0)\n"
-            "nqmip.solve(70, 'chess', method='auto', time_limit=2, seed=0)\n")
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    outcome = run_in_process(f"{Path(__file__).resolve()}:warm", None, 600)
+    if outcome.status != "ok":
+        raise RuntimeError(f"warming the numba cache: {outcome.status}: {outcome.message}")
 
 
 def methods_for(n: int) -> list[str]:
@@ -126,20 +134,14 @@ def methods_for(n: int) -> list[str]:
 
 
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
-    begin = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-c", CELL, json.dumps(cell)], cwd=ROOT,
-                              capture_output=True, text=True,
-                              timeout=cell["budget"] + GRACE)
-    except subprocess.TimeoutExpired:
-        return {**cell, "status": "timeout", "wall": time.perf_counter() - begin}
-    row: dict[str, Any] = dict(cell)
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            row.update(json.loads(line[len("RESULT "):]))
-            return row
-    tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-    return {**row, "status": "error", "error": tail[:300]}
+    """One cell in its own process (compare's harness: killed ``GRACE`` s after its
+    budget, a crash or an error is a row)."""
+    outcome = run_in_process(f"{Path(__file__).resolve()}:solve_anytime", cell,
+                             cell["budget"] + GRACE)
+    if outcome.status == "ok":
+        return {**cell, **outcome.value}
+    return {**cell, "status": outcome.status, "wall": outcome.process_time,
+            "error": outcome.message[:300]}
 
 
 def key(row: dict[str, Any]) -> tuple[Any, ...]:

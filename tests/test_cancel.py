@@ -1,7 +1,12 @@
 """One cancel reaches every search: a Deadline cancelled from another thread stops each
-method within 0.2 s (with a margin for a loaded machine, and one retry), and the method
-returns its best verified placement; and auto, once one part proves the optimum, stops
-the other part at once."""
+method within 0.2 s, and the method returns its best verified placement; and auto, once
+one part proves the optimum, stops the other part at once.
+
+Every search runs its kernel through the one chunk loop (nqmip.heuristics.loop), which
+reads the deadline between chunks of well under 0.1 s. On a loaded machine a busy core can
+steal the time: a case over 0.2 s is measured once more and passes if the retry is within
+0.2 s (the promise), and never over 0.5 s. Medians: ``python benchmarks/bench_cancel.py``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
 import pytest
 
 import nqmip
@@ -17,49 +23,76 @@ from nqmip.budget import Deadline
 
 from .conftest import backend_params
 
-#: The promise is 0.2 s; the test allows this much on a shared, loaded machine.
-BOUND = 0.5
+#: The promise.
+BOUND = 0.2
+#: No single measurement may exceed this, even on a loaded machine.
+HARD_BOUND = 0.5
 
-CASES: dict[str, tuple[int, Any]] = {
-    "ga": (60, "random"), "tabu": (60, "random"), "sa": (200, "chess"),
-    "minconflicts": (2_000_000, None), "topsquares": (400, "random"),
-    "quota": (400, "chess"), "lns": (200, "random"), "auto": (300, "chess"),
+
+def band(n: int) -> np.ndarray:
+    """Weights 2 on the squares next to the main diagonal, 1 elsewhere: no placement uses
+    only the 2s (two neighbouring queens of the band share an anti-diagonal), so topsquares
+    searches the top level until its stage budget, i.e. until the cancel."""
+    rows = np.arange(n)
+    return np.where(np.abs(rows[:, None] - rows[None, :]) <= 1, 2.0, 1.0)
+
+
+#: (n, weights, extra parameters, seconds before the cancel): each still searching then
+#: (weighted runs below their bound; minconflicts at 2·10^6 queens is in its greedy phase,
+#: about 0.2 s long).
+CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
+    "ga": (60, "random", {}, 0.5), "tabu": (60, "random", {}, 0.5),
+    "sa": (200, "chess", {}, 0.5), "lns": (200, "chess", {}, 0.5),
+    "quota": (2_000, "chess", {}, 0.5), "auto": (300, "chess", {}, 1.0),
+    "topsquares": (400, band(400), {"stage_moves": 10**12}, 0.5),
+    "minconflicts": (2_000_000, None, {}, 0.05),
 }
-EXACT_CASES: dict[str, tuple[int, Any]] = {
-    "highs": (40, "random"), "cpsat": (40, "random"), "gurobi": (40, "random")}
+WARM_WEIGHTS: dict[str, Any] = {"topsquares": "random", "minconflicts": None}
+EXACT_CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
+    "highs": (40, "random", {}, 2.0), "cpsat": (40, "random", {}, 2.0),
+    "gurobi": (40, "random", {}, 2.0)}
 #: HiGHS looks for an interrupt only at its own checks: in the root node of the random
 #: 40-board it runs up to ~4 s without one (measured: 0.03 s after a cancel at 0.5 s,
 #: 1.7-4.2 s after a cancel at 1-5 s). The command line's watchdog answers Ctrl-C there.
 SLOW_TO_HEAR = {"highs": 10.0}
 
 
-def cancelled_after(method: str, n: int, weights: Any, after: float) -> tuple[float, Any]:
+def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
+                    after: float) -> tuple[float, Any]:
+    """Seconds from the cancel to the return, and the result."""
     deadline = Deadline(60)
     box: dict[str, Any] = {}
 
     def work() -> None:
-        box["result"] = nqmip.solve(n, weights, method=method, time_limit=deadline, seed=1)
+        box["result"] = nqmip.solve(n, weights, method=method, time_limit=deadline, seed=1,
+                                    **params)
 
     worker = threading.Thread(target=work, daemon=True)
     worker.start()
     time.sleep(after)
-    if not worker.is_alive():  # finished before the cancel (a proof): nothing to measure
-        return 0.0, box.get("result")
+    assert worker.is_alive(), f"{method} ended before the cancel: nothing was measured"
     sent = time.perf_counter()
     deadline.cancel()
     worker.join(30)
     return time.perf_counter() - sent, box.get("result")
 
 
-def check(method: str, n: int, weights: Any) -> None:
+def check(method: str, n: int, weights: Any, params: dict[str, Any], after: float) -> None:
+    # numba's cache loaded in this process first: the cancel lands in the search
+    nqmip.solve(12, WARM_WEIGHTS.get(method, "chess"), method=method, time_limit=0.3)
     bound = SLOW_TO_HEAR.get(method, BOUND)
-    seconds, result = cancelled_after(method, n, weights, 2.0)
+    seconds, result = cancelled_after(method, n, weights, params, after)
     if seconds > bound:  # a busy core stole the time: once more
-        seconds, result = cancelled_after(method, n, weights, 2.0)
+        assert seconds <= max(bound, HARD_BOUND), f"{method}: {seconds:.3f} s after the cancel"
+        seconds, result = cancelled_after(method, n, weights, params, after)
     assert seconds <= bound, f"{method}: {seconds:.3f} s after the cancel"
     assert result is not None
     if result.status != "unknown":  # a search that had found nothing has nothing to give
         assert nqmip.is_solution(result.placement)
+    if method != "auto":
+        assert result.termination == "interrupted"
+    if method in ("ga", "tabu", "sa", "lns", "quota", "auto"):  # each holds a placement
+        assert result.placement is not None
 
 
 @pytest.mark.parametrize("method", sorted(CASES))
@@ -69,17 +102,36 @@ def test_a_cancel_stops_every_search(method: str) -> None:
 
 @pytest.mark.parametrize("method", backend_params(tuple(sorted(EXACT_CASES))))
 def test_a_cancel_stops_the_exact_backends(method: str) -> None:
-    check(method, *EXACT_CASES[method])
+    n, weights, params, after = EXACT_CASES[method]
+    bound = SLOW_TO_HEAR.get(method, HARD_BOUND)
+    seconds, result = cancelled_after(method, n, weights, params, after)
+    if seconds > bound:
+        seconds, result = cancelled_after(method, n, weights, params, after)
+    assert seconds <= bound, f"{method}: {seconds:.3f} s after the cancel"
+    assert result is not None
+    if result.placement is not None:
+        assert nqmip.is_solution(result.placement)
 
 
-def test_auto_stops_the_other_part_once_one_proves() -> None:
+def proof_to_return(n: int) -> float:
+    """Seconds from the progress report that shows the optimum proven to auto's return."""
     proven_at: list[float] = []
 
     def on_progress(p: Progress) -> None:
         if p.incumbent is not None and p.bound is not None and p.incumbent >= p.bound - 1e-9:
             proven_at.append(time.perf_counter())
 
-    result = nqmip.solve(40, "chess", time_limit=60, on_progress=on_progress)
+    result = nqmip.solve(n, "chess", time_limit=60, on_progress=on_progress)
     returned = time.perf_counter()
     assert result.status == "optimal" and proven_at
-    assert returned - proven_at[0] <= BOUND, f"{returned - proven_at[0]:.3f} s after the proof"
+    assert nqmip.is_solution(result.placement)
+    return returned - proven_at[0]
+
+
+def test_auto_stops_the_other_part_once_one_proves() -> None:
+    # chess n = 40: the colour proof proves the optimum while the annealing runs beside it
+    # in a thread, which must stop at once (the proof cancels its deadline)
+    seconds = proof_to_return(40)
+    if seconds > BOUND:
+        seconds = proof_to_return(40)
+    assert seconds <= BOUND, f"{seconds:.3f} s after the proof"

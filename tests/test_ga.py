@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nqmip.heuristics.common import ParameterError
-from nqmip.heuristics.ga.run import PRESETS, GAConfig, solve_ga
+from nqmip.heuristics.ga.config import PRESETS, GAConfig
+from nqmip.heuristics.ga.run import solve_ga
 from nqmip.instance import InstanceError, make_instance
 from nqmip.result import Status, Termination
 from nqmip.verify import conflicts, is_solution
 
-ga_kernels = pytest.importorskip("nqmip.heuristics.ga.kernels")
+ga_kernels = pytest.importorskip("nqmip.heuristics.ga.operator_kernels")
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -263,8 +264,8 @@ def test_reference_numbers_are_aliases_of_the_named_presets() -> None:
 def test_descent_is_capped_on_large_boards_so_a_time_limit_holds() -> None:
     """One improvement call is bounded work: uncapped below IMPROVE_UNCAPPED_M free rows,
     IMPROVE_WORK / m steps above (a kernel call reads no clock)."""
-    from nqmip.heuristics.ga import kernels as k
-    from nqmip.heuristics.ga.run import IMPROVE_UNCAPPED_M, IMPROVE_WORK, GAConfig
+    from nqmip.heuristics.ga import codes as k
+    from nqmip.heuristics.ga.operators import IMPROVE_UNCAPPED_M, IMPROVE_WORK
 
     config = GAConfig.build("default")
     small, _ = config.arrays(IMPROVE_UNCAPPED_M, True, 1.0)

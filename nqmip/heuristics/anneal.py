@@ -210,17 +210,7 @@ def solve_sa(
     """
     weighted = not instance.is_feasibility
     n = instance.n
-    if hard is None:
-        hard = weighted and n >= HARD_FROM["colours" if instance.colours is not None
-                                           else "dense"]
-    hard = bool(hard)
-    if t_start is None:
-        t_start = (0.3 if hard else 0.75 if instance.colours is not None else 1.0) \
-            if weighted else 0.5
-    t_start = check_float("t_start", t_start, 0.0, 1e9, low_open=True)
-    if t_end is None:
-        t_end = t_start / 25 if weighted else min(0.02, t_start / 2)
-    t_end = check_float("t_end", t_end, 0.0, t_start, low_open=True)
+    hard, t_start, t_end = _temperatures(instance, hard, t_start, t_end)
     cooling = check_float("cooling", cooling, 0.0, 1.0, low_open=True)
     if cooling == 1.0:  # check_float has no open upper end; 1.0 would never cool
         raise ParameterError("cooling must be in (0, 1), got 1.0")
@@ -229,15 +219,7 @@ def solve_sa(
     if penalty is None:
         penalty = sa_penalty(instance)
     penalty = check_float("penalty", penalty, 0.0, 1e12, low_open=True)
-    given: np.ndarray | None = None
-    if start is not None and not isinstance(start, str):
-        given = _start_placement(instance, start)
-        start = "placement"
-    if start is None:
-        start = "minconflicts" if weighted else "random"
-    if start not in ("random", "minconflicts", "placement"):
-        raise ParameterError(f"start must be 'random', 'minconflicts' or a placement, "
-                             f"got {start!r}")
+    start, given = _start_kind(instance, start)
     free_count = n - len(instance.fixed)
     if max_iterations is None:
         max_iterations = default_budget(
@@ -289,6 +271,40 @@ def solve_sa(
             "final_temperature": float(search.fstate[TEMPERATURE]),
         },
     )
+
+
+def _temperatures(instance: Instance, hard: bool | None, t_start: float | None,
+                  t_end: float | None) -> tuple[bool, float, float]:
+    """``hard``, ``t_start`` and ``t_end`` of a run, defaults filled in and checked."""
+    weighted = not instance.is_feasibility
+    if hard is None:
+        hard = weighted and instance.n >= HARD_FROM["colours" if instance.colours is not None
+                                                    else "dense"]
+    hard = bool(hard)
+    if t_start is None:
+        t_start = (0.3 if hard else 0.75 if instance.colours is not None else 1.0) \
+            if weighted else 0.5
+    t_start = check_float("t_start", t_start, 0.0, 1e9, low_open=True)
+    if t_end is None:
+        t_end = t_start / 25 if weighted else min(0.02, t_start / 2)
+    t_end = check_float("t_end", t_end, 0.0, t_start, low_open=True)
+    return hard, t_start, t_end
+
+
+def _start_kind(instance: Instance,
+                start: str | np.ndarray | None) -> tuple[str, np.ndarray | None]:
+    """The kind of start (``"random"``, ``"minconflicts"``, ``"placement"``) and the
+    caller's placement, checked, if one is given."""
+    given: np.ndarray | None = None
+    if start is not None and not isinstance(start, str):
+        given = _start_placement(instance, start)
+        start = "placement"
+    if start is None:
+        start = "minconflicts" if not instance.is_feasibility else "random"
+    if start not in ("random", "minconflicts", "placement"):
+        raise ParameterError(f"start must be 'random', 'minconflicts' or a placement, "
+                             f"got {start!r}")
+    return start, given
 
 
 def _start_placement(instance: Instance, start: object) -> np.ndarray:

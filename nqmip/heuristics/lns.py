@@ -33,10 +33,11 @@ from nqmip.heuristics.common import (
     heuristic_result,
     kernel_seed,
     make_rng,
-    seconds_left,
+    stop_clock,
     timed_compile,
 )
 from nqmip.heuristics.localsearch import counters_for
+from nqmip.heuristics.loop import run_chunks, stopped
 from nqmip.heuristics.minconflicts import _warm_up as minconflicts_warm_up
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.instance import Instance, make_instance
@@ -283,17 +284,16 @@ def solve_lns(
                           else (2**62 if limited else 200 * n + 10**4), 1)
     compile_time = timed_compile(_warm_up)
     begin = time.perf_counter()
-    limit = seconds_left(time_limit)
+    clock = stop_clock(time_limit)
     rng = make_rng(seed)
     if start is not None:
         perm = checked_start(instance, start)
-    else:
-        found, _ = minconflicts_placement(
-            instance, seed=seed,
-            time_limit=None if limit is None else max(limit * 0.5, 1e-3))
+    else:  # a min-conflicts solution within half of the time left
+        found, _ = minconflicts_placement(instance, seed=seed, time_limit=clock.sub(share=0.5))
         if found is None:
             return heuristic_result(instance, METHOD, None, wall_time=time.perf_counter()
-                                    - begin, seed=seed, termination=Termination.TIME_LIMIT,
+                                    - begin, seed=seed,
+                                    termination=stopped(clock) or Termination.TIME_LIMIT,
                                     compile_time=compile_time)
         perm = found.astype(np.int64)
     diag, anti, inv, diag_row, anti_row = _board(perm)
@@ -309,35 +309,31 @@ def solve_lns(
     state = np.zeros(SLOTS, np.int64)
     fstate = np.array([float(instance.objective(perm))])
     bound = float(row_top.sum())
-    outcome = Termination.ITERATION_LIMIT
     steps = max(1, NODES_PER_CALL // node_limit)
     adapt = window is None
-    size = START_WINDOW if window is None else window
+    width = [START_WINDOW if window is None else window]
     sizes: list[int] = []
-    try:
-        while state[STEPS_DONE] < max_steps:
-            if limit is not None and time.perf_counter() - begin >= limit:
-                outcome = Termination.TIME_LIMIT
-                break
-            if isinstance(time_limit, Deadline) and time_limit.expired():
-                outcome = Termination.TIME_LIMIT
-                break
-            done, cut = int(state[STEPS_DONE]), int(state[CUT])
-            if lns_chunk(perm, inv, diag, anti, diag_row, anti_row, movable, free_rows,
-                         weights, row_top, size, node_limit, state, fstate, bound,
-                         kernel_seed(rng), int(min(steps, max_steps - state[STEPS_DONE]))):
-                outcome = Termination.OPTIMAL
-                break
-            if adapt:
-                # The largest window whose searches still end within the node limit.
-                rate = (int(state[CUT]) - cut) / max(1, int(state[STEPS_DONE]) - done)
-                if rate < CUT_RATE[0]:
-                    size = min(size + 1, free_rows.size)
-                elif rate > CUT_RATE[1]:
-                    size = max(2, size - 1)
-                sizes.append(size)
-    except KeyboardInterrupt:
-        outcome = Termination.INTERRUPTED
+
+    def chunk() -> Termination | None:
+        if state[STEPS_DONE] >= max_steps:
+            return Termination.ITERATION_LIMIT
+        done, cut = int(state[STEPS_DONE]), int(state[CUT])
+        if lns_chunk(perm, inv, diag, anti, diag_row, anti_row, movable, free_rows,
+                     weights, row_top, width[0], node_limit, state, fstate, bound,
+                     kernel_seed(rng), int(min(steps, max_steps - state[STEPS_DONE]))):
+            return Termination.OPTIMAL
+        if adapt:
+            # The largest window whose searches still end within the node limit.
+            rate = (int(state[CUT]) - cut) / max(1, int(state[STEPS_DONE]) - done)
+            if rate < CUT_RATE[0]:
+                width[0] = min(width[0] + 1, free_rows.size)
+            elif rate > CUT_RATE[1]:
+                width[0] = max(2, width[0] - 1)
+            sizes.append(width[0])
+        return None
+
+    outcome = run_chunks(chunk, clock)
+    size = width[0]
     return heuristic_result(
         instance, METHOD, perm.astype(np.int32), wall_time=time.perf_counter() - begin,
         seed=seed, termination=outcome, compile_time=compile_time,

@@ -3,10 +3,8 @@
 * the starting state: a permutation that keeps the fixed queens, the free rows, and the
   occupancy counters, built with numpy only (no Python loop over n, so 10^8 queens fit);
 * a conflicted-row list kept lazily in numba (see :func:`pick_conflicted`);
-* a driver that runs a kernel in chunks of iterations and checks the clock in Python
-  between chunks (numba cannot read the clock), drawing one kernel seed per chunk from the
-  run's generator so that a run is reproducible whatever the machine's speed, as long as
-  the time limit does not cut it.
+* the run of a tabu or annealing search through the shared chunk loop
+  (:mod:`nqmip.heuristics.loop`).
 """
 
 from __future__ import annotations
@@ -23,11 +21,12 @@ from nqmip.heuristics.common import (
     fixed_queens_clash,
     kernel_seed,
     make_rng,
-    seconds_left,
+    stop_clock,
     timed_compile,
     weight_bound,
 )
 from nqmip.heuristics.kernels import queen_conflicts
+from nqmip.heuristics.loop import budgeted, run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
@@ -163,45 +162,6 @@ def note_row(
         state[LIST_SIZE] += 1
 
 
-def run_chunks(
-    step: Callable[[int, int], bool],
-    counters: np.ndarray,
-    rng: np.random.Generator,
-    *,
-    budget: int,
-    time_limit: float | None,
-    start: float,
-    chunk: int,
-    budget_slot: int = ITERATIONS,
-    deadline: Deadline | None = None,
-) -> str:
-    """Call ``step(seed, budget)`` until it reports done, the budget is spent or the time
-    limit passes; return ``"done"``, ``"iterations"``, ``"time"`` or ``"interrupted"``
-    (Ctrl-C).
-
-    The budget is counted in ``counters[budget_slot]`` (iterations by default, or
-    evaluations); ``step`` runs at most ``budget`` more units and returns True when its
-    goal is reached. The clock is read only between chunks, so a run overshoots its time limit by
-    at most one chunk (a few milliseconds with the chunk sizes used). A ``deadline``
-    given too is read as well: it may be cancelled from another thread.
-    """
-    try:
-        while True:
-            left = budget - int(counters[budget_slot])
-            if left <= 0:
-                return "iterations"
-            if time_limit is not None and time.perf_counter() - start >= time_limit:
-                return "time"
-            if deadline is not None and deadline.expired():
-                return "time"
-            if step(kernel_seed(rng), min(chunk, left)):
-                return "done"
-    except KeyboardInterrupt:
-        # Ctrl-C lands between chunks (numba code does not look at signals), so the
-        # state arrays hold a consistent search: the caller returns its best so far.
-        return "interrupted"
-
-
 # Slots of the float64 state array of the swap searches.
 WEIGHT = 0  # Σ weights[r, perm[r]] of the current placement
 BEST_WEIGHT = 1  # best weight of a conflict-free placement seen (-inf before the first)
@@ -323,7 +283,7 @@ def swap_search_result(
     instance: Instance,
     method: str,
     search: SwapSearch,
-    outcome: str,
+    termination: Termination,
     *,
     wall_time: float,
     seed: int | None,
@@ -339,14 +299,6 @@ def swap_search_result(
         placement = search.best_perm if np.isfinite(search.fstate[BEST_WEIGHT]) else None
     else:
         placement = search.perm if state[CONFLICTS] == 0 else None
-    if outcome == "done":
-        termination = Termination.SOLUTION_FOUND
-    elif outcome == "time":
-        termination = Termination.TIME_LIMIT
-    elif outcome == "interrupted":
-        termination = Termination.INTERRUPTED
-    else:
-        termination = Termination.ITERATION_LIMIT
     extra = dict(extra)
     extra["restarts"] = int(state[RESTARTS])
     return heuristic_result(
@@ -390,27 +342,25 @@ def run_swap_search(
     Infeasible fixed queens end it at once; otherwise the kernel is compiled
     (``warm_up``), the start is built (``first(deadline)`` if given and not None, e.g. a
     conflict-free placement, else a random permutation), ``prepare(search, deadline)``
-    returns the chunk step for :func:`run_chunks`, and ``extra(search)``, read after the
+    returns the kernel ``step(seed, units)`` the shared chunk loop
+    (:func:`nqmip.heuristics.loop.run_chunks`) calls, and ``extra(search)``, read after the
     run, joins the result. The deadline starts after the compile (a number of seconds) or
     is the caller's (a :class:`Deadline`).
     """
     if fixed_queens_clash(instance):
         return infeasible_result(instance, method, seed)
     compile_time = timed_compile(warm_up)
-    limit = seconds_left(time_limit)
     start = time.perf_counter()
-    # The caller's deadline, when it gives one, is followed as well: it may be cancelled.
-    deadline = (time_limit.sub() if isinstance(time_limit, Deadline)
-                else Deadline(limit, start=start))
+    deadline = stop_clock(time_limit)  # the caller's (it may be cancelled), or from now
     rng = make_rng(seed)
     begin = first(deadline) if first is not None else None
     search = new_swap_search(instance, rng, weight_bound(instance), penalty, begin)
     step = prepare(search, deadline)
-    outcome = run_chunks(step, search.state, rng, budget=max_iterations, time_limit=limit,
-                         start=start, chunk=chunk, deadline=deadline)
+    termination = run_chunks(budgeted(step, rng, search.state, ITERATIONS, max_iterations,
+                                      chunk), deadline)
     wall = time.perf_counter() - start
     return swap_search_result(
-        instance, method, search, outcome, wall_time=wall, seed=seed,
+        instance, method, search, termination, wall_time=wall, seed=seed,
         compile_time=compile_time, extra=extra(search),
     )
 

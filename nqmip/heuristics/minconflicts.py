@@ -30,6 +30,7 @@ module borders.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from nqmip.heuristics.common import (
     heuristic_result,
     kernel_seed,
     make_rng,
-    seconds_left,
+    stop_clock,
     timed_compile,
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
@@ -57,9 +58,9 @@ from nqmip.heuristics.localsearch import (
     STATE_SLOTS,
     note_row,
     pick_conflicted,
-    run_chunks,
     sorted_start,
 )
+from nqmip.heuristics.loop import budgeted, run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
@@ -67,7 +68,9 @@ METHOD = "minconflicts"
 #: From this many queens on, the line counters are uint8 (a line holds at most tail + 1
 #: queens after the greedy phase, and the repair never adds a queen to a full line).
 SMALL_COUNTERS_FROM = 2**20
-GREEDY_CHUNK = 1 << 21  # rows per kernel call between clock checks
+#: Rows per kernel call between clock checks: about 0.03 s at 10^6 queens and 0.05 s at
+#: 10^7, so a cancel is heard at once (2^21 rows took 0.4 s at 10^7).
+GREEDY_CHUNK = 1 << 18
 REPAIR_CHUNK = 1 << 20  # evaluations per kernel call in the repair phases
 COUNTER_CAP_UINT8 = 255
 #: Rows the greedy may defer before it stops and leaves the rest to the repair.
@@ -310,158 +313,201 @@ def minconflicts_placement(
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
     compile_time = timed_compile(_warm_up)
-    perm, stats = _search(instance, seed=seed, time_limit=seconds_left(time_limit),
-                          budget=budget,
-                          cancel=time_limit if isinstance(time_limit, Deadline) else None,
-                          tail=tail, greedy_attempts=greedy_attempts, window=window,
-                          repair_tries=repair_tries, samples=samples, noise=noise,
-                          small_from=SMALL_COUNTERS_FROM)
+    params = _Params(budget=budget, tail=tail, greedy_attempts=greedy_attempts, window=window,
+                     repair_tries=repair_tries, samples=samples, noise=noise,
+                     small_from=SMALL_COUNTERS_FROM)
+    perm, stats = _search(instance, seed=seed, deadline=stop_clock(time_limit), params=params)
     stats["compile_time"] = compile_time
     return perm, stats
 
 
-def _search(
-    instance: Instance,
-    *,
-    seed: int | None,
-    time_limit: float | None,
-    budget: int,
-    tail: int,
-    cancel: Deadline | None = None,
-    greedy_attempts: int,
-    window: int,
-    repair_tries: int,
-    samples: int,
-    noise: float,
-    small_from: int,
-) -> tuple[np.ndarray | None, dict[str, object]]:
+@dataclass(frozen=True)
+class _Params:
+    budget: int  # evaluations in all
+    tail: int
+    greedy_attempts: int
+    window: int
+    repair_tries: int
+    samples: int
+    noise: float
+    small_from: int  # uint8 line counters from this n on
+
+
+#: A phase that ends by itself (greedy rows placed, strict passes no longer freeing queens)
+#: reports this: the next phase goes on.
+PHASE_DONE = Termination.SOLUTION_FOUND
+
+
+@dataclass
+class _Board:
+    """The arrays the three phases share."""
+
+    perm: np.ndarray
+    free_rows: np.ndarray  # the free rows (empty: every row is free)
+    free_count: int
+    state: np.ndarray
+    rng: np.random.Generator
+    diag: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    anti: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    deferred: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+
+
+def _start(instance: Instance, rng: np.random.Generator) -> _Board:
+    """The pool of unused columns in random order on the free rows (fixed queens kept)."""
     n = instance.n
-    start = time.perf_counter()
-    stats: dict[str, object] = {"termination": "done"}
-    if fixed_queens_clash(instance):
-        stats.update(wall_time=time.perf_counter() - start, termination="infeasible")
-        return None, stats
-    rng = make_rng(seed)
     if instance.fixed:
         perm, free_rows = sorted_start(instance)
-        rows_arg = free_rows
+        perm[free_rows] = rng.permutation(perm[free_rows])  # in place: no int64 temporary
     else:
         # Every row is free: no free-row array at all (4n bytes saved, and the int64
         # temporaries of building one); the kernels read an empty array as the identity.
         perm = np.arange(n, dtype=np.int32)
-        free_rows = rows_arg = np.empty(0, dtype=np.int32)
-    free_count = n - len(instance.fixed)
-    # The pool of unused columns in random order (in place: no int64 temporary).
-    if instance.fixed:
-        perm[free_rows] = rng.permutation(perm[free_rows])
-    else:
+        free_rows = np.empty(0, dtype=np.int32)
         rng.shuffle(perm)
-    size = max(2 * n - 1, 1)
-    words = (size + 63) // 64
+    return _Board(perm, free_rows, n - len(instance.fixed),
+                  np.zeros(STATE_SLOTS, dtype=np.int64), rng)
+
+
+def _greedy(instance: Instance, board: _Board, params: _Params,
+            deadline: Deadline) -> tuple[Termination, np.ndarray, np.ndarray, int]:
+    """Phase 1: the termination, the occupancy bits of both line families, and the free
+    rows placed (deferred ones included)."""
+    n = instance.n
+    words = (max(2 * n - 1, 1) + 63) // 64
     diag_bits = np.zeros(words, dtype=np.uint64)
     anti_bits = np.zeros(words, dtype=np.uint64)
     for row, col in instance.fixed:
         diag_bits[(row - col + n - 1) >> 6] |= np.uint64(1) << np.uint64((row - col + n - 1) & 63)
         anti_bits[(row + col) >> 6] |= np.uint64(1) << np.uint64((row + col) & 63)
-    state = np.zeros(STATE_SLOTS, dtype=np.int64)
+    greedy_end = max(board.free_count - params.tail, 0)
+    deferred = board.deferred = np.empty(DEFERRED_CAPACITY, dtype=np.int32)
+    reached = [0]
+    state = board.state
 
-    # 1. greedy
-    greedy_end = max(free_count - tail, 0)
-    deferred = np.empty(DEFERRED_CAPACITY, dtype=np.int32)
-    reached = 0
-    outcome = "done"
-    while reached < greedy_end:
-        if state[EVALUATIONS] >= budget:
-            outcome = "iterations"
-            break
-        if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
-                cancel is not None and cancel.expired()):  # a cancel is heard too
-            outcome = "time"
-            break
-        stop = min(reached + GREEDY_CHUNK, greedy_end)
-        try:
-            got = greedy_chunk(perm, diag_bits, anti_bits, rows_arg, reached, stop,
-                               free_count, window, greedy_attempts, deferred,
-                               kernel_seed(rng), state)
-        except KeyboardInterrupt:
-            # Ctrl-C before the repair: no conflict-free placement exists yet, so the run
-            # ends with status unknown (the later phases run only after a "done" greedy).
-            outcome = "interrupted"
-            break
-        reached = got
-        if got < stop:
-            break
-    greedy_time = time.perf_counter() - start
-    tail_rows = free_rows[reached:] if instance.fixed else np.arange(reached, n, dtype=np.int32)
-    repair_rows = np.concatenate([deferred[: state[LIST_SIZE]], tail_rows])
-    stats["greedy_rows"] = reached - int(state[LIST_SIZE])
-    stats["deferred_rows"] = int(state[LIST_SIZE])
-    state[LIST_SIZE] = 0
-    # Counters for the repair. A line holds at most one greedy or fixed queen plus the
-    # repair rows on it: uint8 on huge boards (0.2 GB per family at 10^8), unless a line
-    # would saturate, which place_rows reports; then int32.
-    diag = anti = np.empty(0, dtype=np.int32)
+    def chunk() -> Termination | None:
+        if state[EVALUATIONS] >= params.budget:
+            return Termination.ITERATION_LIMIT
+        stop = min(reached[0] + GREEDY_CHUNK, greedy_end)
+        reached[0] = int(greedy_chunk(board.perm, diag_bits, anti_bits, board.free_rows,
+                                      reached[0], stop, board.free_count, params.window,
+                                      params.greedy_attempts, deferred,
+                                      kernel_seed(board.rng), state))
+        # done, or stopped early: the deferred list is full, the repair takes the rest
+        return PHASE_DONE if reached[0] < stop or reached[0] >= greedy_end else None
+
+    # Ctrl-C here ends the run with status unknown: no conflict-free placement exists yet
+    # (the later phases run only after a finished greedy).
+    termination = run_chunks(chunk, deadline) if greedy_end > 0 else PHASE_DONE
+    return termination, diag_bits, anti_bits, reached[0]
+
+
+def _counters(n: int, board: _Board, diag_bits: np.ndarray, anti_bits: np.ndarray,
+              repair_rows: np.ndarray, small_from: int) -> None:
+    """Line counters for the repair, with the deferred and tail rows on them.
+
+    A line holds at most one greedy or fixed queen plus the repair rows on it: uint8 on huge
+    boards (0.2 GB per family at 10^8), unless a line would saturate, which place_rows
+    reports; then int32."""
+    size = max(2 * n - 1, 1)
     for dtype, cap in ((np.uint8, COUNTER_CAP_UINT8), (np.int32, 2**31 - 1)):
         if dtype is np.uint8 and n < small_from:
             continue
-        diag = np.empty(size, dtype=dtype)
-        bits_to_counts(diag_bits, diag)
-        anti = np.empty(size, dtype=dtype)
-        bits_to_counts(anti_bits, anti)
-        added = place_rows(perm, diag, anti, repair_rows, cap)
+        board.diag = np.empty(size, dtype=dtype)
+        bits_to_counts(diag_bits, board.diag)
+        board.anti = np.empty(size, dtype=dtype)
+        bits_to_counts(anti_bits, board.anti)
+        added = place_rows(board.perm, board.diag, board.anti, repair_rows, cap)
         if added >= 0:
-            state[CONFLICTS] = added
-            break
-    del diag_bits, anti_bits
+            board.state[CONFLICTS] = added
+            return
 
-    # 2. strict repair of the deferred and tail rows, while each pass still frees queens
+
+def _strict_repair(board: _Board, repair_rows: np.ndarray, params: _Params,
+                   deadline: Deadline) -> tuple[Termination, int]:
+    """Phase 2: passes over the deferred and tail rows while each still frees queens; the
+    termination and the passes made."""
+    state = board.state
+    passes = [0]
+    left = [repair_rows.size]
+
+    def chunk() -> Termination | None:
+        if state[CONFLICTS] == 0 or state[EVALUATIONS] >= params.budget:
+            return PHASE_DONE
+        passes[0] += 1
+        now_left = strict_repair_pass(board.perm, board.diag, board.anti, board.free_rows,
+                                      board.free_count, repair_rows, params.repair_tries,
+                                      kernel_seed(board.rng), state)
+        if now_left == 0 or now_left >= left[0]:
+            return PHASE_DONE
+        left[0] = now_left
+        return None
+
+    if state[CONFLICTS] == 0:
+        return PHASE_DONE, 0
+    return run_chunks(chunk, deadline), passes[0]
+
+
+def _fallback(instance: Instance, board: _Board, params: _Params,
+              deadline: Deadline) -> Termination:
+    """Phase 3: min-conflicts steps until no conflict is left or the budget is spent."""
+    n = instance.n
+    if board.diag.dtype != np.int32:  # noise may pile queens up on a line
+        board.diag, board.anti = board.diag.astype(np.int32), board.anti.astype(np.int32)
+    free_rows = board.free_rows if instance.fixed else np.arange(n, dtype=np.int32)
+    conflicted = np.empty(max(board.free_count, 1), dtype=np.int32)
+    in_list = np.zeros(n, dtype=np.uint8)
+    board.state[LIST_SIZE] = 0
+
+    def kernel(kseed: int, units: int) -> bool:
+        return bool(min_conflicts_chunk(board.perm, board.diag, board.anti, free_rows,
+                                        conflicted, in_list, board.state, params.samples,
+                                        params.noise, kseed, units))
+
+    return run_chunks(budgeted(kernel, board.rng, board.state, EVALUATIONS, params.budget,
+                               REPAIR_CHUNK), deadline)
+
+
+def _search(
+    instance: Instance, *, seed: int | None, deadline: Deadline, params: _Params,
+) -> tuple[np.ndarray | None, dict[str, object]]:
+    n = instance.n
+    start = time.perf_counter()
+    stats: dict[str, object] = {}
+    if fixed_queens_clash(instance):
+        stats.update(wall_time=time.perf_counter() - start, termination=Termination.INFEASIBLE)
+        return None, stats
+    board = _start(instance, make_rng(seed))
+    termination, diag_bits, anti_bits, reached = _greedy(instance, board, params, deadline)
+    greedy_time = time.perf_counter() - start
+    state = board.state
+    stats["greedy_rows"] = reached - int(state[LIST_SIZE])
+    stats["deferred_rows"] = int(state[LIST_SIZE])
     passes = 0
-    if outcome == "done" and state[CONFLICTS] > 0:
-        left = repair_rows.size
-        while state[CONFLICTS] > 0 and state[EVALUATIONS] < budget:
-            if (time_limit is not None and time.perf_counter() - start >= time_limit) or (
-                    cancel is not None and cancel.expired()):
-                outcome = "time"
-                break
-            passes += 1
-            now_left = strict_repair_pass(perm, diag, anti, rows_arg, free_count, repair_rows,
-                                          repair_tries, kernel_seed(rng), state)
-            if now_left == 0 or now_left >= left:
-                break
-            left = now_left
-    stats["strict_passes"] = passes
-
-    # 3. min-conflicts fallback
-    if outcome == "done" and state[CONFLICTS] > 0:
-        stats["fallback"] = True
-        if diag.dtype != np.int32:
-            diag, anti = diag.astype(np.int32), anti.astype(np.int32)  # noise may pile up
-        if not instance.fixed:
-            free_rows = np.arange(n, dtype=np.int32)  # min_conflicts_chunk indexes it
-        conflicted = np.empty(max(free_count, 1), dtype=np.int32)
-        in_list = np.zeros(n, dtype=np.uint8)
+    if termination is PHASE_DONE:  # a stopped greedy needs no repair rows nor counters
+        tail_rows = (board.free_rows[reached:] if instance.fixed
+                     else np.arange(reached, n, dtype=np.int32))
+        repair_rows = np.concatenate([board.deferred[: state[LIST_SIZE]], tail_rows])
         state[LIST_SIZE] = 0
-
-        def step(kseed: int, chunk: int) -> bool:
-            return bool(min_conflicts_chunk(perm, diag, anti, free_rows, conflicted, in_list,
-                                            state, samples, noise, kseed, chunk))
-
-        outcome = run_chunks(step, state, rng, budget=budget, time_limit=time_limit,
-                             start=start, chunk=REPAIR_CHUNK, budget_slot=EVALUATIONS)
-    wall = time.perf_counter() - start
-    solved = int(state[CONFLICTS]) == 0 and outcome == "done"
+        _counters(n, board, diag_bits, anti_bits, repair_rows, params.small_from)
+        del diag_bits, anti_bits
+        termination, passes = _strict_repair(board, repair_rows, params, deadline)
+    stats["strict_passes"] = passes
+    if termination is PHASE_DONE and state[CONFLICTS] > 0:
+        stats["fallback"] = True
+        termination = _fallback(instance, board, params, deadline)
+    solved = int(state[CONFLICTS]) == 0 and termination is Termination.SOLUTION_FOUND
     stats.update(
-        wall_time=wall,
+        wall_time=time.perf_counter() - start,
         greedy_time=greedy_time,
-        termination=outcome,
+        termination=termination,
         evaluations=int(state[EVALUATIONS]),
         iterations=int(state[ITERATIONS]),
         improvements=int(state[IMPROVEMENTS]),
         noise_steps=int(state[RESTARTS]),
-        conflicts=int(state[CONFLICTS]),
-        counter_dtype=str(diag.dtype),
+        conflicts=int(state[CONFLICTS]) if board.diag.size else None,
+        counter_dtype=str(board.diag.dtype),
     )
-    return perm if solved else None, stats
+    return board.perm if solved else None, stats
 
 
 def solve_minconflicts(
@@ -484,35 +530,28 @@ def solve_minconflicts(
     return _to_result(instance, perm, stats, seed)
 
 
-_TERMINATIONS = {
-    "done": Termination.SOLUTION_FOUND,
-    "iterations": Termination.ITERATION_LIMIT,
-    "time": Termination.TIME_LIMIT,
-    "interrupted": Termination.INTERRUPTED,
-}
-
-
 def _to_result(
     instance: Instance, perm: np.ndarray | None, stats: dict[str, object], seed: int | None
 ) -> Result:
     compile_time = float(stats["compile_time"])  # type: ignore[arg-type]
     wall = float(stats["wall_time"])  # type: ignore[arg-type]
-    if stats["termination"] == "infeasible":
+    termination = Termination(str(stats["termination"]))
+    if termination is Termination.INFEASIBLE:
         return heuristic_result(
             instance, METHOD, None, wall_time=wall, seed=seed,
-            termination=Termination.INFEASIBLE, compile_time=compile_time,
+            termination=termination, compile_time=compile_time,
         ).with_(status=Status.INFEASIBLE, message="two fixed queens attack each other")
     extra = {k: v for k, v in stats.items()
              if k not in ("compile_time", "wall_time", "termination", "evaluations",
                           "iterations", "improvements", "conflicts")}
     return heuristic_result(
-        instance, METHOD, perm, wall_time=wall, seed=seed,
-        termination=_TERMINATIONS[str(stats["termination"])],
+        instance, METHOD, perm, wall_time=wall, seed=seed, termination=termination,
         evaluations=int(stats["evaluations"]),  # type: ignore[call-overload]
         iterations=int(stats["iterations"]),  # type: ignore[call-overload]
         improvements=int(stats["improvements"]),  # type: ignore[call-overload]
         compile_time=compile_time,
-        best_conflicts=int(stats["conflicts"]),  # type: ignore[call-overload]
+        best_conflicts=(None if stats["conflicts"] is None
+                        else int(stats["conflicts"])),  # type: ignore[call-overload]
         extra=extra,
     )
 
@@ -523,5 +562,6 @@ def _warm_up() -> None:
     for instance, small_from in ((make_instance(12, fixed={0: 1}), SMALL_COUNTERS_FROM),
                                  (make_instance(12), 1), (make_instance(8), SMALL_COUNTERS_FROM),
                                  (make_instance(8, fixed={0: 1}), SMALL_COUNTERS_FROM)):
-        _search(instance, seed=0, time_limit=None, budget=10_000, tail=4, greedy_attempts=64,
-                window=4, repair_tries=16, samples=4, noise=0.1, small_from=small_from)
+        _search(instance, seed=0, deadline=Deadline(None),
+                params=_Params(budget=10_000, tail=4, greedy_attempts=64, window=4,
+                               repair_tries=16, samples=4, noise=0.1, small_from=small_from))

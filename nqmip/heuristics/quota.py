@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from nqmip.heuristics.common import (
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
 from nqmip.heuristics.localsearch import counters_for
+from nqmip.heuristics.loop import run_chunks
 from nqmip.instance import Instance
 from nqmip.result import Result, Termination
 
@@ -262,6 +264,108 @@ class _Board:
                                samples, self.state, seed))
 
 
+@dataclass(frozen=True)
+class _Settings:
+    temperature: float
+    samples: int
+    stage_moves: int
+    limited: bool  # under a time limit: no stop after failed repairs
+
+
+class _QuotaRun:
+    """One run's stages: a start, repairs of one chunk each, and raises; :meth:`chunk` is
+    the step of the shared chunk loop."""
+
+    def __init__(self, instance: Instance, settings: _Settings, rng: np.random.Generator,
+                 start: np.ndarray | None, start_fraction: float, stages: int) -> None:
+        colours = instance.colours
+        assert colours is not None
+        n = instance.n
+        self.instance, self.settings, self.rng = instance, settings, rng
+        self.good_parity = 0 if colours.black > colours.white else 1
+        fixed_rows = {r for r, _ in instance.fixed}
+        self.free = np.array([r for r in range(n) if r not in fixed_rows], dtype=np.int64)
+        self.start = start
+        self.step = max(2, (n // 50) & ~1)
+        self.good = int(start_fraction * n)
+        self.stages_left = stages
+        self.board: _Board | None = None
+        self.best: np.ndarray | None = None
+        self.best_good = -1
+        self.moves = self.evals = 0
+        self.stages: deque[dict[str, Any]] = deque(maxlen=20)  # the last repairs, reported
+        self.stage_count = 0
+        self.batch, self.since_raise, self.failed_in_a_row = 1, 0, 0
+
+    def _new_board(self) -> _Board | None:
+        """A start: the caller's, or a random one at the count (None: no such board)."""
+        n = self.instance.n
+        if self.start is not None:
+            return _Board(self.start, self.good_parity, self.free)
+        if not 0 <= self.good <= n:
+            return None
+        black = self.good if self.good_parity == 0 else n - self.good
+        black -= (black - n) % 2
+        made = count_permutation(n, black, self.instance.fixed, self.rng)
+        if made is None:
+            self.stages.append({"black": black, "result": "no such permutation"})
+            return None
+        return _Board(made, self.good_parity, self.free)
+
+    def _count_moves(self, board: _Board) -> None:
+        self.moves += int(board.state[MOVES])
+        self.evals += int(board.state[EVALS])
+
+    def chunk(self) -> Termination | None:
+        """One repair chunk, and at the end of a stage the raise (or the way back)."""
+        if self.stages_left <= 0:
+            return Termination.ITERATION_LIMIT
+        board = self.board
+        if board is None:
+            board = self.board = self._new_board()
+            if board is None:
+                return Termination.ITERATION_LIMIT
+            self.since_raise = 0
+        settings = self.settings
+        solved = board.repair(settings.temperature, kernel_seed(self.rng), CHUNK)
+        self.since_raise += CHUNK
+        if not solved and self.since_raise < settings.stage_moves:
+            return None
+        return self._end_stage(board, solved)
+
+    def _end_stage(self, board: _Board, solved: bool) -> Termination | None:
+        self.stages_left -= 1
+        self.stage_count += 1
+        count = int(board.state[GOOD])
+        since = self.since_raise
+        self.stages.append({"good": count, "moves": since, "solved": solved,
+                            "attacking_pairs": int(board.state[TOTAL])})
+        if solved:
+            self.failed_in_a_row = 0
+            if count > self.best_good:
+                self.best, self.best_good = board.perm.astype(np.int32), count
+            batch = self.batch
+            self.batch = (min(2 * batch, max(1, self.instance.n // 500)) if since <= CHUNK
+                          else batch if since <= 8 * CHUNK else max(1, batch // 2))
+        elif self.best is None:  # not even the start: a lower count, afresh
+            self._count_moves(board)
+            self.board, self.start, self.good = None, None, self.good - self.step
+            return None
+        else:  # the raise could not be repaired: back to the best board
+            self.failed_in_a_row = self.failed_in_a_row + 1 if self.batch == 1 else 0
+            if not self.settings.limited and self.failed_in_a_row >= 3:
+                return Termination.ITERATION_LIMIT
+            self._count_moves(board)
+            board = self.board = _Board(self.best.astype(np.int64), self.good_parity,
+                                        self.free)
+            self.batch = max(1, self.batch // 2)
+        self.since_raise = 0
+        if board.raise_pairs(self.good_parity, self.batch, self.settings.samples,
+                             kernel_seed(self.rng)) == 0:
+            return Termination.ITERATION_LIMIT  # no pair left on the worse colour
+        return None
+
+
 def solve_quota(
     instance: Instance,
     *,
@@ -287,103 +391,32 @@ def solve_quota(
     if colours is None or instance.is_feasibility or colours.black == colours.white:
         raise ValueError("quota needs weights constant per colour with two different values "
                          "(chess, --black/--white): use sa or topsquares otherwise")
-    start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
-    temperature = check_float("temperature", temperature, 1e-3, 100.0)
-    samples = check_int("samples", samples, 1)
     n = instance.n
-    stage_moves = check_int("stage_moves", 1000 * n + 10**6 if stage_moves is None
-                            else stage_moves, 1)
-    limited = (time_limit.limited if isinstance(time_limit, Deadline)
-               else time_limit is not None)
-    stages_left = check_int("max_stages", max_stages if max_stages is not None
-                            else 2**62, 1)
+    settings = _Settings(
+        temperature=check_float("temperature", temperature, 1e-3, 100.0),
+        samples=check_int("samples", samples, 1),
+        stage_moves=check_int("stage_moves", 1000 * n + 10**6 if stage_moves is None
+                              else stage_moves, 1),
+        limited=(time_limit.limited if isinstance(time_limit, Deadline)
+                 else time_limit is not None))
+    start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
+    stages = check_int("max_stages", max_stages if max_stages is not None else 2**62, 1)
     compile_time = timed_compile(_warm_up)
     clock = stop_clock(time_limit)
     begin = time.perf_counter()
-    rng = make_rng(seed)
-    good_parity = 0 if colours.black > colours.white else 1
-    fixed_rows = {r for r, _ in instance.fixed}
-    free = np.array([r for r in range(n) if r not in fixed_rows], dtype=np.int64)
-    if start is not None:
-        perm = checked_start(instance, start)
-    step = max(2, (n // 50) & ~1)
-    good = int(start_fraction * n)
-    board: _Board | None = None
-    best: np.ndarray | None = None
-    best_good = -1
-    moves = evals = 0
-    stages: deque[dict[str, Any]] = deque(maxlen=20)  # the last repairs, for the report
-    stage_count = 0
-    batch, since_raise, failed_in_a_row = 1, 0, 0
-    outcome = "iterations"
-
-    def out_of_time() -> bool:
-        return clock.expired()
-
-    try:
-        while stages_left > 0:
-            if out_of_time():
-                outcome = "time"
-                break
-            if board is None:  # a start: the caller's, or a random one at the count
-                if start is not None:
-                    board = _Board(perm, good_parity, free)
-                else:
-                    if not 0 <= good <= n:
-                        break
-                    black = good if good_parity == 0 else n - good
-                    black -= (black - n) % 2
-                    made = count_permutation(n, black, instance.fixed, rng)
-                    if made is None:
-                        stages.append({"black": black, "result": "no such permutation"})
-                        break
-                    board = _Board(made, good_parity, free)
-                since_raise = 0
-            solved = board.repair(temperature, kernel_seed(rng), CHUNK)
-            since_raise += CHUNK
-            if not solved and since_raise < stage_moves:
-                continue
-            stages_left -= 1
-            stage_count += 1
-            count = int(board.state[GOOD])
-            stages.append({"good": count, "moves": since_raise, "solved": solved,
-                           "attacking_pairs": int(board.state[TOTAL])})
-            if solved:
-                failed_in_a_row = 0
-                if count > best_good:
-                    best, best_good = board.perm.astype(np.int32), count
-                batch = (min(2 * batch, max(1, n // 500)) if since_raise <= CHUNK
-                         else batch if since_raise <= 8 * CHUNK else max(1, batch // 2))
-            elif best is None:  # not even the start: a lower count, afresh
-                moves += int(board.state[MOVES])
-                evals += int(board.state[EVALS])
-                board, start, good = None, None, good - step
-                continue
-            else:  # the raise could not be repaired: back to the best board
-                failed_in_a_row = failed_in_a_row + 1 if batch == 1 else 0
-                if not limited and failed_in_a_row >= 3:
-                    break
-                moves += int(board.state[MOVES])
-                evals += int(board.state[EVALS])
-                board = _Board(best.astype(np.int64), good_parity, free)
-                batch = max(1, batch // 2)
-            since_raise = 0
-            if board.raise_pairs(good_parity, batch, samples, kernel_seed(rng)) == 0:
-                break  # no pair left on the worse colour
-    except KeyboardInterrupt:
-        outcome = "interrupted"
-    if board is not None:
-        moves += int(board.state[MOVES])
-        evals += int(board.state[EVALS])
-    termination = {"time": Termination.TIME_LIMIT,
-                   "interrupted": Termination.INTERRUPTED}.get(outcome,
-                                                              Termination.ITERATION_LIMIT)
+    run = _QuotaRun(instance, settings, make_rng(seed),
+                    None if start is None else checked_start(instance, start),
+                    start_fraction, stages)
+    termination = run_chunks(run.chunk, clock)
+    if run.board is not None:
+        run._count_moves(run.board)
     return heuristic_result(
-        instance, METHOD, best, wall_time=time.perf_counter() - begin, seed=seed,
-        termination=termination, compile_time=compile_time, iterations=moves,
-        evaluations=evals,
-        extra={"temperature": temperature, "samples": samples, "stage_moves": stage_moves,
-               "stage_count": stage_count, "best_good": best_good, "stages": list(stages)},
+        instance, METHOD, run.best, wall_time=time.perf_counter() - begin, seed=seed,
+        termination=termination, compile_time=compile_time, iterations=run.moves,
+        evaluations=run.evals,
+        extra={"temperature": settings.temperature, "samples": settings.samples,
+               "stage_moves": settings.stage_moves, "stage_count": run.stage_count,
+               "best_good": run.best_good, "stages": list(run.stages)},
     )
 
 

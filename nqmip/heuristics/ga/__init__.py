@@ -1,2 +1,3 @@
-"""The genetic algorithm: the driver, operators and presets (:mod:`.run`) and its numba
-kernels (:mod:`.kernels`)."""
+"""The genetic algorithm: the run (:mod:`.run`), the operator base and the concrete
+operators (:mod:`.base`, :mod:`.operators`), parameters and presets (:mod:`.config`), and
+numba code (:mod:`.codes`, :mod:`.operator_kernels`, :mod:`.kernels`)."""

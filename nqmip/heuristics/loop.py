@@ -1,0 +1,74 @@
+"""The one chunk loop of every search: a :class:`Deadline` in, a :class:`Termination` out.
+
+numba code cannot read the clock nor hear a signal, so every search runs its kernel in
+chunks and looks between them: at its deadline (which may be cancelled from another
+thread: auto stops the search beside a proof that way, the command line on Ctrl-C), at an
+optional stop condition (a target reached elsewhere), and at what the chunk says (goal
+reached, budget spent). Each chunk draws its kernel seed from the run's generator, so a run
+with a budget and no time limit is the same whatever the machine's speed.
+
+Chunks are sized so that one lasts well under 0.1 s at the sizes each search is meant for:
+a cancel is heard within that time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from nqmip.budget import Deadline
+from nqmip.heuristics.common import kernel_seed
+from nqmip.result import Termination
+
+#: One chunk of work: None to go on, or why the search ends (goal reached: SOLUTION_FOUND
+#: or OPTIMAL, budget spent: ITERATION_LIMIT).
+Chunk = Callable[[], Termination | None]
+
+
+def stopped(deadline: Deadline) -> Termination | None:
+    """Why a search must stop now, or None: its deadline passed (``time_limit``) or was
+    cancelled (``interrupted``). Setup steps between chunks ask this too."""
+    if not deadline.expired():
+        return None
+    return Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+
+
+def run_chunks(chunk: Chunk, deadline: Deadline, *,
+               stop: Callable[[], bool] | None = None) -> Termination:
+    """Call ``chunk()`` until it says why the search ends, the deadline passes or is
+    cancelled, or ``stop()`` turns true (``solution_found``: a target reached); Ctrl-C
+    ends it as ``interrupted``.
+
+    The deadline is read before every chunk, the first included: a search overshoots it by
+    at most one chunk. Ctrl-C lands between chunks (numba code does not look at signals),
+    so the caller's arrays hold a consistent search and it returns its best so far.
+    """
+    try:
+        while True:
+            why = stopped(deadline)
+            if why is not None:
+                return why
+            if stop is not None and stop():
+                return Termination.SOLUTION_FOUND
+            why = chunk()
+            if why is not None:
+                return why
+    except KeyboardInterrupt:
+        return Termination.INTERRUPTED
+
+
+def budgeted(kernel: Callable[[int, int], bool], rng: np.random.Generator,
+             counters: np.ndarray, slot: int, budget: int, size: int) -> Chunk:
+    """The chunk of a kernel ``kernel(seed, units) -> goal reached`` that counts its work in
+    ``counters[slot]``: at most ``size`` units a call and ``budget`` in all."""
+
+    def chunk() -> Termination | None:
+        left = budget - int(counters[slot])
+        if left <= 0:
+            return Termination.ITERATION_LIMIT
+        if kernel(kernel_seed(rng), min(size, left)):
+            return Termination.SOLUTION_FOUND
+        return None
+
+    return chunk
