@@ -59,7 +59,7 @@ class Portfolio:
         ):
             self.best = result
             self.incumbent_source = result.provenance.incumbent_source or step
-        self.tighten(result.bound, result.provenance.bound_source or step)
+        self._tighten(result.bound, result.provenance.bound_source or step)
         refuted = result.provenance.refuted_black_counts
         if refuted:
             self.refuted = tuple(refuted)
@@ -74,9 +74,15 @@ class Portfolio:
         self.on_progress(Progress("auto", self.deadline.elapsed(), incumbent, self.bound))
 
     def tighten(self, bound: float | None, source: str) -> None:
+        if self._tighten(bound, source):
+            self.report()
+
+    def _tighten(self, bound: float | None, source: str) -> bool:
+        """Take ``bound`` if it is tighter; whether it was (the caller reports)."""
         if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
             self.bound, self.bound_from = float(bound), source
-            self.report()
+            return True
+        return False
 
     def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC, *,
                   from_best: bool = False) -> Result:

@@ -61,7 +61,7 @@ def file_name(col: int) -> str:
     return name
 
 
-def square_name(row: int, col: int, n: int | None = None) -> str:
+def square_name(row: int, col: int) -> str:
     """Chess name of row ``row``, column ``col`` (0-based): (0, 0) is a1, a black corner."""
     return f"{file_name(col)}{row + 1}"
 
