@@ -45,9 +45,10 @@ CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
     "sa": (200, "chess", {}, 0.5), "lns": (200, "chess", {}, 0.5),
     "quota": (2_000, "chess", {}, 0.5), "auto": (300, "chess", {}, 1.0),
     "topsquares": (400, band(400), {"stage_moves": 10**12}, 0.5),
-    "minconflicts": (2_000_000, None, {}, 0.05),
+    "minconflicts": (2_000_000, None, {}, 0.05), "bnb": (40, "random", {}, 0.5),
 }
-WARM_WEIGHTS: dict[str, Any] = {"topsquares": "random", "minconflicts": None}
+WARM_WEIGHTS: dict[str, Any] = {"topsquares": "random", "minconflicts": None,
+                                "bnb": "random"}
 EXACT_CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
     "highs": (40, "random", {}, 2.0), "cpsat": (40, "random", {}, 2.0),
     "gurobi": (40, "random", {}, 2.0)}
@@ -91,7 +92,7 @@ def check(method: str, n: int, weights: Any, params: dict[str, Any], after: floa
         assert nqmip.is_solution(result.placement)
     if method != "auto":
         assert result.termination == "interrupted"
-    if method in ("ga", "tabu", "sa", "lns", "quota", "auto"):  # each holds a placement
+    if method in ("ga", "tabu", "sa", "lns", "quota", "auto", "bnb"):  # each holds one
         assert result.placement is not None
 
 

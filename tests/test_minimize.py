@@ -29,7 +29,7 @@ def brute_force(n: int, weights: np.ndarray, sense: str) -> float:
 
 @pytest.mark.parametrize("sense", ["min", "max"])
 @pytest.mark.parametrize(
-    "method", ["auto", "sa", *backend_params(("highs", "cpsat", "scip", "toulbar2"))])
+    "method", ["auto", "sa", *backend_params(("highs", "cpsat", "scip", "toulbar2", "bnb"))])
 @pytest.mark.parametrize("n", [4, 6, 8])
 def test_both_senses_match_brute_force(n: int, method: str, sense: str) -> None:
     weights = np.random.default_rng(n).integers(1, 10, (n, n)).astype(float)

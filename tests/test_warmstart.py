@@ -21,7 +21,7 @@ from nqmip.warmstart import WarmStartError
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCEPTS_STARTS = {"highs": True, "highs-pyomo": True, "gurobi": True, "cpsat": True,
-                  "glpk": False, "scip": True, "toulbar2": False}
+                  "glpk": False, "scip": True, "toulbar2": False, "bnb": True}
 
 
 @pytest.fixture(scope="module")

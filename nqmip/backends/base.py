@@ -225,6 +225,7 @@ _REGISTRY: dict[str, str] = {
     "highs-pyomo": "nqmip.backends.highs_pyomo:HighsPyomoBackend",
     "scip": "nqmip.backends.scip:ScipBackend",
     "toulbar2": "nqmip.backends.toulbar2:Toulbar2Backend",
+    "bnb": "nqmip.backends.bnb:BnbBackend",
 }
 
 #: The exact methods, in the order the CLI lists them.

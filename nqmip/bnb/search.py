@@ -1,0 +1,162 @@
+"""The branch and bound over rows for any weights (maximisation): its state, its chunks
+between looks at the deadline, and what it returns.
+
+The search itself is in :mod:`nqmip.bnb.kernels`. Here: the board with its fixed queens
+turned into free lines, the start (a placement from a heuristic or the explicit solution
+becomes the incumbent), the root's long run of subgradient steps, then chunks of
+``CHUNK_NODES`` nodes until the search is complete or the deadline passes or is cancelled.
+The global bound when it stops early is the best among the untried children on the stack.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from nqmip.bnb import kernels as k
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+from nqmip.result import Termination
+
+#: Subgradient steps at the root (from zero multipliers) and at every other node (from its
+#: parent's multipliers).
+ROOT_ITERS = 400
+NODE_ITERS = 3
+#: The first step's scale (Polyak's rule, halved after 20 steps without progress).
+THETA = 1.0
+#: Nodes per call of the kernel: well under 0.1 s at n = 48, so a cancel is heard fast.
+CHUNK_NODES = 200
+
+
+@dataclass
+class Outcome:
+    """What the search ended with, in the maximisation's terms."""
+
+    termination: Termination
+    placement: tuple[int, ...] | None
+    objective: float | None
+    bound: float | None
+    nodes: int
+    root_bound: float | None
+
+
+def _integral(w: np.ndarray) -> bool:
+    return bool(np.all(np.abs(w - np.round(w)) < 1e-9))
+
+
+def branch_and_bound(instance: Instance, deadline: Deadline,
+                     start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
+                     root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
+                     report: Callable[[float | None, float | None], None] | None = None,
+                     ) -> Outcome:
+    """Solve ``instance`` (maximised) to optimality or until ``deadline``.
+
+    ``start``: a complete placement (fixed queens included) whose value is the first
+    incumbent. ``mip_gap``: stop once the bound is within this relative gap of the
+    incumbent. ``report(incumbent, bound)`` is called between chunks.
+    """
+    n = instance.n
+    w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
+                             else np.ones((n, n)), dtype=np.float64)
+    m = 2 * n - 1
+    rowf = np.ones(n, np.int8)
+    colf = np.ones(n, np.int8)
+    d1f = np.ones(m, np.int8)
+    d2f = np.ones(m, np.int8)
+    qcol = np.full(n, -1, np.int64)
+    values = np.zeros(n + 2)
+    for r, c in instance.fixed:
+        if not (rowf[r] and colf[c] and d1f[r - c + n - 1] and d2f[r + c]):
+            return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
+        k._place(r, c, 1, rowf, colf, d1f, d2f, qcol)
+        values[0] += w[r, c]
+    integral = _integral(w)
+    fs = np.zeros(2)
+    st = np.zeros(5, np.int64)
+    st[k.NODE_ITERS] = node_iters
+    best = np.full(n, -1, np.int64)
+    if start is not None:
+        fs[k.INCUMBENT] = float(sum(w[r, c] for r, c in enumerate(start)))
+        st[k.HAVE_INCUMBENT] = 1
+        best[:] = start
+    fs[k.NEED_STEP] = 1.0 - 1e-6 if integral else 1e-9
+    lam1 = np.zeros((n + 1, m))
+    lam2 = np.zeros((n + 1, m))
+    U = np.zeros((n + 1, n))
+    V = np.zeros((n + 1, n))
+    RM = np.full((n + 1, n), -1, np.int64)
+    brow = np.zeros(n + 1, np.int64)
+    cand = np.zeros((n + 1, n), np.int64)
+    est = np.zeros((n + 1, n))
+    ncand = np.zeros(n + 1, np.int64)
+    pos = np.zeros(n + 1, np.int64)
+    work = np.zeros((9 + n + 1, 2 * n + 1))
+    iwork = np.zeros((8, 2 * n + 1), np.int64)
+
+    def set_gap() -> None:
+        if mip_gap > 0.0 and st[k.HAVE_INCUMBENT]:
+            fs[k.NEED_STEP] = max(fs[k.NEED_STEP], mip_gap * abs(fs[k.INCUMBENT]))
+
+    set_gap()
+    root = k.expand(w, rowf, colf, d1f, d2f, qcol, best, values[0], 0, lam1, lam2, U, V,
+                    RM, cand, est, ncand, pos, fs, st, root_iters, THETA, work, iwork)
+    root_bound = None if root == -k.INF else _rounded(root, integral)
+    done = False
+    why: Termination | None = None
+    last = time.perf_counter()
+    while True:
+        set_gap()
+        if k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, brow,
+                 cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork):
+            done = True
+            break
+        if deadline.expired():
+            why = Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+            break
+        if report is not None and time.perf_counter() - last >= 0.2:
+            last = time.perf_counter()
+            report(_incumbent(fs, st), _open(est, ncand, pos, st, fs, integral))
+    nodes = int(st[k.NODES])
+    placement = tuple(int(c) for c in best) if st[k.HAVE_INCUMBENT] else None
+    objective = _incumbent(fs, st)
+    if done:
+        if placement is None:
+            return Outcome(Termination.INFEASIBLE, None, None, None, nodes, root_bound)
+        bound = objective if mip_gap == 0.0 else _rounded(
+            fs[k.INCUMBENT] + fs[k.NEED_STEP], integral)
+        return Outcome(Termination.OPTIMAL, placement, objective, bound, nodes, root_bound)
+    assert why is not None
+    bound = _open(est, ncand, pos, st, fs, integral)
+    if root_bound is not None:
+        bound = root_bound if bound is None else min(bound, root_bound)
+    return Outcome(why, placement, objective, bound, nodes, root_bound)
+
+
+def _rounded(value: float, integral: bool) -> float:
+    return float(np.floor(value + 1e-6)) if integral else float(value)
+
+
+def _incumbent(fs: np.ndarray, st: np.ndarray) -> float | None:
+    return float(fs[k.INCUMBENT]) if st[k.HAVE_INCUMBENT] else None
+
+
+def _open(est: np.ndarray, ncand: np.ndarray, pos: np.ndarray, st: np.ndarray,
+          fs: np.ndarray, integral: bool) -> float | None:
+    """The global bound of a search stopped early: the best untried child, or the
+    incumbent when none is left."""
+    top = k.open_bound(est, ncand, pos, int(st[k.DEPTH]))
+    inc = _incumbent(fs, st)
+    if top == -k.INF:
+        return inc
+    bound = _rounded(top, integral)
+    return bound if inc is None else max(bound, inc)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels on a tiny board."""
+    from nqmip.instance import make_instance
+
+    branch_and_bound(make_instance(5, "random", weights_seed=0), Deadline(None))
