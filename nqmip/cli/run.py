@@ -104,13 +104,20 @@ def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
         if interrupted and result.termination not in (Termination.OPTIMAL,
                                                        Termination.INFEASIBLE):
             result = result.with_(termination=Termination.INTERRUPTED)
+        if result.status is Status.UNKNOWN and not instance.fixed:
+            # stopped before its search held a placement (a cold compile ate the time)
+            return Outcome(fallback(instance, method, time.perf_counter() - started,
+                                    interrupted, returned=True),
+                           interrupted=interrupted, abandoned=True)
         return Outcome(result, interrupted=interrupted)
     return Outcome(fallback(instance, method, time.perf_counter() - started, interrupted),
                    interrupted=interrupted, abandoned=True)
 
 
-def fallback(instance: Instance, method: str, elapsed: float, interrupted: bool) -> Result:
-    """The verified explicit construction, or no placement where it does not apply."""
+def fallback(instance: Instance, method: str, elapsed: float, interrupted: bool,
+             returned: bool = False) -> Result:
+    """The verified explicit construction, or no placement where it does not apply
+    (``returned``: the search did return, but with no placement)."""
     from nqmip.construct import explicit_solution
     from nqmip.heuristics.common import heuristic_result
     from nqmip.verify import VerificationError, verified
@@ -119,6 +126,9 @@ def fallback(instance: Instance, method: str, elapsed: float, interrupted: bool)
     termination = Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT
     message = (f"{why}: the {method} search did not stop in time (a kernel may still have "
                "been compiling), so this is the explicit construction, not its best")
+    if returned:
+        message = (f"{why}: the {method} search stopped before it held a placement (a "
+                   "kernel may have been compiling), so this is the explicit construction")
     placement = None if instance.fixed else explicit_solution(instance.n)
     if placement is not None:
         try:
