@@ -20,8 +20,10 @@ it knows:
   searches at the bound from another seed before the annealing, and the proof's core does
   too once the proof has moved below the bound.
 - **Other weights**, n <= ``MIP_PORTFOLIO_MAX_N``: a short annealing for an incumbent,
-  then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from it
-  beside the annealing from the same placement.
+  then the MIP (Gurobi where installed and licensed for n, else HiGHS) warm-started from
+  it; on the other core, up to ``BNB_PORTFOLIO_MAX_N`` free rows, nqmip's own branch and
+  bound (:mod:`nqmip.bnb`) from the start, and the first to prove stops the other; beyond,
+  the annealing from the MIP's start.
 - **Larger boards**: for dense weights from ``TOPSQUARES_MIN_N``, the search on the
   heaviest squares (``topsquares``, which proves the optimum where every row's top weight
   fits) beside the annealing; for colour weights from ``COLOUR_QUOTA_MIN_N`` (beyond the
@@ -46,6 +48,7 @@ from nqmip.auto.policy import (
     AUTO_COLOUR_HEURISTIC,
     AUTO_EXACT_MAX_N,
     AUTO_HEURISTIC,
+    BNB_PORTFOLIO_MAX_N,
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
     INCUMBENT_SECONDS,
@@ -158,21 +161,40 @@ def _feasibility(call: Call) -> None:
 
 
 def _mip(call: Call) -> None:
-    """A short annealing for an incumbent, then the MIP warm-started from it here and the
-    annealing from the same placement beside it, until the MIP proves or time is up. Beyond
-    the exact range only Gurobi's incumbents beat the heuristics in the grid (random
-    n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344; docs/anytime.md)."""
+    """A short annealing for an incumbent, then the MIP warm-started from it, until it
+    proves or time is up; on the other core the branch and bound from the first moment
+    (up to ``BNB_PORTFOLIO_MAX_N`` free rows: the first proof stops the other part), else
+    the annealing from the MIP's start. Beyond the exact range only Gurobi's incumbents beat
+    the heuristics in the grid (random n = 40, 20 s: Gurobi alone 355, GA 345, HiGHS 344;
+    docs/anytime.md)."""
     run, deadline = call.run, call.deadline
-    run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+    engine = call.size <= BNB_PORTFOLIO_MAX_N
+    mip_deadline = deadline.sub()
 
-    def mip() -> None:
-        if not deadline.expired():
-            call.exact(deadline, start=run.best.placement if run.best is not None else None,
+    def solve_mip(limit: Deadline) -> None:
+        if not limit.expired() and not run.proven():
+            call.exact(limit, start=run.best.placement if run.best is not None else None,
                        threads=call.threads if call.threads is not None else spare_cores())
         if run.bound is None:
             run.tighten(*cheap_bound(run.instance, deadline.sub(2.0)))
 
-    run.beside(deadline, mip, from_best=True)
+    if not engine:
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+        run.beside(deadline, lambda: solve_mip(deadline), from_best=True)
+        return
+
+    def mip() -> None:
+        run.heuristic(mip_deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+        solve_mip(mip_deadline)
+
+    def branch_and_bound(limit: Deadline) -> None:
+        call.exact(limit, backend="bnb", threads=None,
+                   start=run.best.placement if run.best is not None else None)
+        if run.proven():  # the MIP (and its annealing) stop, and so does this thread
+            mip_deadline.cancel()
+            limit.cancel()
+
+    run.beside(deadline, mip, lead=branch_and_bound)
 
 
 def _colour_quota(call: Call) -> None:
@@ -292,10 +314,11 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
 
 def warm_up(plan: Plan) -> None:
     """Compile (or load from numba's cache) the kernels ``plan`` runs."""
+    from nqmip.bnb.search import warm_up as bnb_warm_up
     from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
 
     loaders: dict[str, Callable[[], None]] = {
-        "anneal-start": anneal._warm_up_start, "quota": quota._warm_up,
+        "anneal-start": anneal._warm_up_start, "quota": quota._warm_up, "bnb": bnb_warm_up,
         "topsquares": topsquares._warm_up, "lns": lns._warm_up,
         "minconflicts": minconflicts._warm_up}
     for kernel in plan.kernels:

@@ -23,6 +23,12 @@ AUTO_EXACT_MAX_N = 36
 #: portfolio on other weights, warm-started from the heuristic. Measured (random 1..9):
 #: n = 64, 5 s: GA alone 559, GA + HiGHS 549; n = 100, 20 s: GA 881, GA + HiGHS 877.
 MIP_PORTFOLIO_MAX_N = 60
+#: Other weights up to this many free rows: nqmip's own branch and bound (method "bnb")
+#: runs on the second core beside the MIP from the start, and the first to prove stops the
+#: other. The toulbar2 family (one run each, loaded machine): bnb N = 20 0.3 s, 24 1.9 s,
+#: 28 20 s (HiGHS 7.0, 12.5, 29 s); random 1..9: n = 24 1.4 s (HiGHS 4.0), 30 7.9 s
+#: (HiGHS 16.5), 36 not proven in 60 s (HiGHS 38 s): neither wins everywhere.
+BNB_PORTFOLIO_MAX_N = 40
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md).
 AUTO_COLOUR_EXACT_MAX_N = 64
@@ -111,11 +117,13 @@ PLANS: tuple[Plan, ...] = (
           "core 2: a search at the bound from another seed (n > "
           f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("anneal-start",)),
     Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
-         "with Gurobi)", (f"the annealing alone for {INCUMBENT_SHARE:.0%} of the budget "
-                          f"(at most {INCUMBENT_SECONDS:g} s)",
-                          "core 1: the MIP warm-started from it",
-                          "core 2: the annealing from the same placement"),
-         ("anneal-start",)),
+         "with Gurobi)", (f"core 1: the annealing for {INCUMBENT_SHARE:.0%} of the budget "
+                          f"(at most {INCUMBENT_SECONDS:g} s), then the MIP warm-started "
+                          "from it",
+                          f"core 2 (<= {BNB_PORTFOLIO_MAX_N} free rows): nqmip's branch and "
+                          "bound from the explicit solution, then the annealing; beyond: "
+                          "the annealing from the MIP's start"),
+         ("anneal-start", "bnb")),
     Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
          ("core 1: the quota search from the explicit solution",
           "core 2: the quota search from a random start"), ("anneal-start", "quota")),

@@ -39,11 +39,17 @@ class Portfolio:
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
         self.compile_outside = 0.0  # compile before the clock started (not in wall_time)
-        # held by a thread offering while another may (a second stream beside a proof)
-        self.lock = threading.Lock()
+        # taken by every offer and tighten (two parts may offer at once: the engine beside
+        # the MIP, a second stream beside a proof); re-entrant, so a part may hold it
+        # around several steps
+        self.lock = threading.RLock()
 
     def offer(self, result: Result, step: str) -> Result:
         """Keep ``result`` if it beats the incumbent; take its bound if it is tighter."""
+        with self.lock:
+            return self._offer(result, step)
+
+    def _offer(self, result: Result, step: str) -> Result:
         self.plan.append(step)
         self.last = result
         self.compile_time += result.compile_time or 0.0
@@ -74,8 +80,9 @@ class Portfolio:
         self.on_progress(Progress("auto", self.deadline.elapsed(), incumbent, self.bound))
 
     def tighten(self, bound: float | None, source: str) -> None:
-        if self._tighten(bound, source):
-            self.report()
+        with self.lock:
+            if self._tighten(bound, source):
+                self.report()
 
     def _tighten(self, bound: float | None, source: str) -> bool:
         """Take ``bound`` if it is tighter; whether it was (the caller reports)."""
@@ -104,7 +111,7 @@ class Portfolio:
         The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
         stops when ``work`` ends, and starts again from the best placement with what is left
         (the specialist's placement may be the better start). ``lead(deadline)`` runs in the
-        thread first (offering under :attr:`lock`), the heuristic after it."""
+        thread first, the heuristic after it."""
         from concurrent.futures import ThreadPoolExecutor
 
         search_deadline = deadline.sub()
