@@ -106,6 +106,8 @@ def solve_exact(
     compile_time = None
     if start is not None and start.heuristic_result is not None:
         compile_time = start.heuristic_result.compile_time
+    if raw.extra.get("compile_time"):  # a backend of numba kernels (bnb): its load apart
+        compile_time = (compile_time or 0.0) + raw.extra["compile_time"]
     proven = raw.status in (Status.OPTIMAL, Status.INFEASIBLE)
     plan = (method,) if start is None or start.source in ("placement", "result", "explicit") \
         else (start.source, method)

@@ -155,8 +155,14 @@ def _open(est: np.ndarray, ncand: np.ndarray, pos: np.ndarray, st: np.ndarray,
     return bound if inc is None else max(bound, inc)
 
 
+_WARM: list[bool] = []
+
+
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernels on a tiny board."""
+    """Compile (or load from numba's cache) the kernels on a tiny board, once a process."""
+    if _WARM:
+        return
     from nqmip.instance import make_instance
 
     branch_and_bound(make_instance(5, "random", weights_seed=0), Deadline(None))
+    _WARM.append(True)
