@@ -81,7 +81,8 @@ def solve(
     :param fixed: pre-placed queens, ``{row: col}`` or ``[(row, col), ...]``, 0-based.
     :param method: ``"auto"`` (default: proves the optimum where it can and keeps the best
         placement until the time limit, :mod:`nqmip.auto.plans`), an exact backend
-        (``"highs"``, ``"glpk"``, ``"gurobi"``, ``"cpsat"``, ``"highs-pyomo"``) or a
+        (``"highs"``, ``"glpk"``, ``"gurobi"``, ``"cpsat"``, ``"highs-pyomo"``,
+        ``"scip"``, ``"toulbar2"``, or nqmip's own ``"bnb"`` for any weights) or a
         heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``, ``"topsquares"``,
         ``"quota"``, ``"lns"``); :func:`all_methods` lists them.
     :param time_limit: seconds for the whole call, or a :class:`~nqmip.budget.Deadline`

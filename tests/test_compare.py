@@ -468,3 +468,29 @@ def test_a_heuristics_gap_is_measured_against_the_best_bound_of_the_board() -> N
     # alone on its board, the heuristic's own bound is the tightest known
     assert by[9, "sa"]["gap_median"] == pytest.approx(5 / 13)
     assert "gap*" in summary_markdown(list(by.values()))
+
+
+def test_costs_are_compared_the_other_way_round() -> None:
+    """Minimised rows (sense "min"): the best objective is the least, the tightest bound the
+    greatest lower bound, and a heuristic's gap is its cost above that bound."""
+    from nqmip.compare.summary import summarize
+
+    rows = [
+        {"n": 20, "method": "bnb", "weights": "toulbar2", "status": "optimal", "sense": "min",
+         "objective": 69.0, "bound": 69.0, "gap": 0.0, "wall_time": 0.3},
+        {"n": 20, "method": "highs", "weights": "toulbar2", "status": "feasible",
+         "sense": "min", "objective": 71.0, "bound": 60.0, "wall_time": 9.0},
+        {"n": 20, "method": "sa", "weights": "toulbar2", "status": "feasible", "sense": "min",
+         "objective": 72.0, "bound": 20.0, "wall_time": 1.0},
+    ]
+    by = {e["method"]: e for e in summarize(rows)}
+    assert by["bnb"]["best_known"] == 69.0 and by["bnb"]["to_best_median"] == 0.0
+    assert by["highs"]["to_best_median"] == pytest.approx(2 / 69)
+    assert by["sa"]["bound_median"] == 69.0  # the greatest lower bound, not the least
+    assert by["sa"]["gap_median"] == pytest.approx(3 / 72)
+
+
+def test_the_toulbar2_family_is_a_grid_weight() -> None:
+    row = run_cell(Cell(n=12, method="bnb", weights="toulbar2", seed=0, repeat=0,
+                        time_limit=30, hard_limit=90))
+    assert row["status"] == "optimal" and row["sense"] == "min" and row["objective"] == 48

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-#: The ``--weights`` of a grid: chess (black 2, white 1), none (feasibility), or random
-#: integers 1..9 drawn with each cell's seed.
-WEIGHT_CHOICES = ("chess", "none", "random")
+#: The ``--weights`` of a grid: chess (black 2, white 1), none (feasibility), random
+#: integers 1..9 drawn with each cell's seed, or toulbar2's weighted-queens tutorial costs
+#: (minimised; :func:`nqmip.instances.families.toulbar2_tutorial`, its own seed).
+WEIGHT_CHOICES = ("chess", "none", "random", "toulbar2")
 #: The fields of a cell that go into its row (``memory_limit_mb`` is the harness's only).
 CELL_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "repeat", "warm_start",
                                 "params", "time_limit", "hard_limit")

@@ -223,7 +223,12 @@ def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
     weights = spec["weights"]
     if weights == "random":
         kwargs.setdefault("weights_seed", spec["seed"])
-    result = solve(spec["n"], weights=None if weights == "none" else weights,
+    board: Any = spec["n"]
+    if weights == "toulbar2":  # an instance of costs, minimised
+        from nqmip.instances.families import toulbar2_tutorial
+
+        board, weights = toulbar2_tutorial(spec["n"]), None
+    result = solve(board, weights=None if weights == "none" else weights,
                    method=spec["method"], time_limit=spec["time_limit"], seed=spec["seed"],
                    **kwargs)
     return result.to_dict()

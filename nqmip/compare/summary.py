@@ -25,6 +25,19 @@ def _numbers(rows: Iterable[dict[str, Any]], name: str) -> list[float]:
     return values
 
 
+def _sense(row: dict[str, Any]) -> str:
+    """A row's or entry's objective sense: "min" (costs) or "max" (older rows: "max")."""
+    return "min" if row.get("sense") == "min" else "max"
+
+
+def _sign(row: dict[str, Any]) -> int:
+    return -1 if _sense(row) == "min" else 1
+
+
+def _board(row: dict[str, Any]) -> tuple[Any, Any, str]:
+    return (row["n"], row["weights"], _sense(row))
+
+
 def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
@@ -44,6 +57,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         times = _numbers(group, "wall_time")
         summary.append({
             "n": n, "method": method, "weights": weights, "warm_start": warm,
+            "sense": _sense(group[0]),
             "params": json.loads(params) or None,
             "kind": method_kind(method), "runs": len(group),
             "status": dict(sorted(Counter(str(r["status"]) for r in group).items())),
@@ -60,20 +74,23 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "evaluations_median": _median(_numbers(group, "evaluations")),
         })
     # Quality beside time: each median against the best objective any method of the same
-    # (n, weights) reached (a heuristic that stops early with a poor answer is not "fast").
-    best: dict[tuple[Any, Any], float] = {}
+    # (n, weights, sense) reached (a heuristic that stops early with a poor answer is not
+    # "fast"). Values are signed so that larger is better in both senses (costs negated).
+    best: dict[tuple[Any, Any, str], float] = {}
     for row in rows:
         values = _numbers([row], "objective")
         if values:
-            board = (row["n"], row["weights"])
-            best[board] = max(best.get(board, -math.inf), values[0])
+            board = _board(row)
+            best[board] = max(best.get(board, -math.inf), _sign(row) * values[0])
     for entry in summary:
-        known = best.get((entry["n"], entry["weights"]))
+        sign = _sign(entry)
+        signed = best.get(_board(entry))
+        known = None if signed is None else sign * signed
         value = entry["objective_median"]
         entry["best_known"] = known
         entry["to_best_median"] = (
-            None if known is None or value is None
-            else (known - value) / max(abs(known), 1e-9))
+            None if signed is None or value is None
+            else (signed - sign * value) / max(abs(signed), 1e-9))
         entry["to_best_runs"] = entry["runs"] if entry["to_best_median"] is not None else 0
     _gap_against_best_bound(rows, summary)
     return summary
@@ -85,21 +102,23 @@ def _gap_against_best_bound(rows: Sequence[dict[str, Any]],
     optimal answer 33 % off): its gap is measured instead against the tightest bound any
     method found for the same board (every bound is valid; the exact methods' are the
     tight ones), and ``gap_against`` says so."""
-    tightest: dict[tuple[Any, Any], float] = {}
+    tightest: dict[tuple[Any, Any, str], float] = {}  # signed: the least is the tightest
     for row in rows:
         values = _numbers([row], "bound")
         if values:
-            board = (row["n"], row["weights"])
-            tightest[board] = min(tightest.get(board, math.inf), values[0])
+            board = _board(row)
+            tightest[board] = min(tightest.get(board, math.inf), _sign(row) * values[0])
     for entry in summary:
         entry["gap_against"] = "own bound"
         if entry["kind"] != "heuristic":
             continue
-        bound = tightest.get((entry["n"], entry["weights"]))
+        sign = _sign(entry)
+        signed = tightest.get(_board(entry))
         value = entry["objective_median"]
-        if bound is None or value is None:
+        if signed is None or value is None:
             continue
-        entry["gap_median"] = max(bound - value, 0.0) / max(1.0, abs(value))
+        bound = sign * signed
+        entry["gap_median"] = max(signed - sign * value, 0.0) / max(1.0, abs(value))
         entry["gap_runs"] = entry["runs"]
         entry["gap_against"] = "best bound"
         entry["own_bound_median"] = entry["bound_median"]
