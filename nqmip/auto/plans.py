@@ -109,12 +109,19 @@ def solve_auto(
         raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
                          "(beyond it no exact backend runs)")
 
+    def shared_incumbent() -> tuple[float, tuple[int, ...]] | None:
+        """The portfolio's best placement, for a backend that takes one while it runs."""
+        best = run.best
+        if best is None or best.placement is None or best.objective is None:
+            return None
+        return best.objective, tuple(int(c) for c in best.placement)
+
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
               step: str | None = None, backend: str | None = None,
               threads: int | None = threads) -> Result:
         backend = backend or pick_backend(size)
         options = SolveOptions(deadline=limit, seed=seed, threads=threads, verbose=verbose,
-                               on_progress=on_progress)
+                               on_progress=on_progress, incumbent=shared_incumbent)
         result = solve_exact(instance, backend, options, warm_start=start,
                              bound_proof=bound_proof)
         label = step or backend

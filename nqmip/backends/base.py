@@ -62,6 +62,9 @@ class SolveOptions:
     # Add the valid rows of nqmip.formulation.strengthen (colour bound, ...) to the model.
     strengthen: bool = True
     on_progress: ProgressCallback | None = None
+    # A better placement found elsewhere while the solver runs, as (objective, placement)
+    # (auto's other part); read between chunks by the backends that can take it (bnb).
+    incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None
 
     def time_limit(self) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""

@@ -43,7 +43,8 @@ class BnbBackend(Backend):
         progress = ProgressReporter(self.name, options.on_progress)
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
-            report=lambda inc, bound: progress(incumbent=inc, bound=bound))
+            report=lambda inc, bound: progress(incumbent=inc, bound=bound),
+            incumbent=options.incumbent)
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:
             raw = solution(Termination.INFEASIBLE, nodes=outcome.nodes)

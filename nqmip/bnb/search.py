@@ -51,12 +51,15 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
                      report: Callable[[float | None, float | None], None] | None = None,
+                     incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
                      ) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
     incumbent. ``mip_gap``: stop once the bound is within this relative gap of the
-    incumbent. ``report(incumbent, bound)`` is called between chunks.
+    incumbent. ``report(incumbent, bound)`` is called between chunks. ``incumbent()``, also
+    called between chunks, may return a better placement found elsewhere (auto's other
+    part) with its value: it becomes the incumbent, and prunes from the next node on.
     """
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
@@ -88,6 +91,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     U = np.zeros((n + 1, n))
     V = np.zeros((n + 1, n))
     RM = np.full((n + 1, n), -1, np.int64)
+    BLK = np.zeros((n + 1, n, n), np.int8)
     brow = np.zeros(n + 1, np.int64)
     cand = np.zeros((n + 1, n), np.int64)
     est = np.zeros((n + 1, n))
@@ -102,14 +106,16 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
 
     set_gap()
     root = k.expand(w, rowf, colf, d1f, d2f, qcol, best, values[0], 0, lam1, lam2, U, V,
-                    RM, cand, est, ncand, pos, fs, st, root_iters, THETA, work, iwork)
+                    RM, BLK, cand, est, ncand, pos, fs, st, root_iters, THETA, work, iwork)
     root_bound = None if root == -k.INF else _rounded(root, integral)
     done = False
     why: Termination | None = None
     last = time.perf_counter()
     while True:
+        if incumbent is not None:
+            _take(incumbent(), fs, st, best)
         set_gap()
-        if k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, brow,
+        if k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, BLK, brow,
                  cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork):
             done = True
             break
@@ -133,6 +139,19 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     if root_bound is not None:
         bound = root_bound if bound is None else min(bound, root_bound)
     return Outcome(why, placement, objective, bound, nodes, root_bound)
+
+
+def _take(offer: tuple[float, tuple[int, ...]] | None, fs: np.ndarray, st: np.ndarray,
+          best: np.ndarray) -> None:
+    """A placement from elsewhere as the incumbent, if it is better."""
+    if offer is None:
+        return
+    value, placement = offer
+    if st[k.HAVE_INCUMBENT] and value <= fs[k.INCUMBENT] + 1e-9:
+        return
+    fs[k.INCUMBENT] = value
+    st[k.HAVE_INCUMBENT] = 1
+    best[:] = placement
 
 
 def _rounded(value: float, integral: bool) -> float:
