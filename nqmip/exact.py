@@ -22,7 +22,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from nqmip.backends.base import MIN_SOLVER_SECONDS, RawSolution, SolveOptions, get_backend
+from nqmip.backends.base import RawSolution, SolveOptions, get_backend
+from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.instance import Instance
 from nqmip.result import Provenance, Result, Status, Termination
 from nqmip.verify import VerificationError, verified
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 WARM_START_SHARE = 0.2
 #: Share of the time left for the colour proof of ``bound_proof`` (the backend gets the
 #: rest), and its seconds when the call has no limit (the proof's search is incomplete: it
-#: needs a limit to end).
+#: needs a limit to end). auto's colour-proof plan splits its budget the same way and
+#: reads both here (:mod:`nqmip.auto.policy`).
 PROOF_SHARE = 0.75
 PROOF_SECONDS = 60.0
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from nqmip.budget import MIN_SOLVER_SECONDS as MIN_SOLVER_SECONDS  # its old home
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
@@ -67,9 +68,6 @@ class SolveOptions:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""
         return self.deadline.seconds(floor=MIN_SOLVER_SECONDS)
 
-
-#: Solvers refuse a zero or negative time limit: what is left is passed as at least this.
-MIN_SOLVER_SECONDS = 0.01
 
 
 class SolverLog:

@@ -35,6 +35,10 @@ class Search:
 
 #: Nodes per kernel call between two looks at the deadline.
 SEARCH_CHUNK = 200_000
+#: Largest number of free rows the kernels take (a row's columns are the bits of one int64,
+#: sign bit unused): their capacity, spelled here rather than in the kernel module so that
+#: reading it (auto's policy does) does not import numba.
+MAX_FREE = 62
 
 
 def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
@@ -50,8 +54,8 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     begin = time.perf_counter()
     board = free_board(instance)
     f = int(board.rows.size)
-    if f > k.MAX_FREE:
-        raise InstanceError(f"{f} free rows: the completion search takes at most {k.MAX_FREE}")
+    if f > MAX_FREE:
+        raise InstanceError(f"{f} free rows: the completion search takes at most {MAX_FREE}")
     if f == 0 or board.blocked() is not None:
         placement = board.placement([]) if f == 0 else None
         return Search(placement, True, int(f == 0), 0, time.perf_counter() - begin)

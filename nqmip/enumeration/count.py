@@ -37,7 +37,10 @@ from nqmip.enumeration.count_tasks import (
 )
 from nqmip.instance import FixedSpec, Instance, make_instance
 
-#: The largest board the kernels count (64-bit masks).
+#: The largest board the kernels count (:mod:`.count_kernels`, :mod:`.takaken_kernels`):
+#: masks are 64-bit words and a diagonal mask shifts a bit (below n) by up to n - 1
+#: places. The kernels' capacity, spelled here rather than in the kernel module so that
+#: reading it does not import numba.
 MAX_N = 32
 
 #: OEIS A000170, the number of solutions of the n x n board, as known (n = 1 .. 27).
@@ -202,7 +205,8 @@ def run_count(
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
         from nqmip.enumeration.completion import count_free
 
-        return Count(*count_free(n, fixed))  # on the free board: up to 62 free rows
+        # on the free board: up to completion.MAX_FREE free rows
+        return Count(*count_free(n, fixed))
     size, fix = _board(n, fixed, unique)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):

@@ -9,7 +9,9 @@ solutions come out in lexicographic order of their column tuples. No recursion: 
 of the rows above live in small arrays used as an explicit stack.
 
 Masks are int64 words. A queen's bit sits below bit n and moves one place per row, so for
-n <= 32 no diagonal mask ever reaches the sign bit (``MAX_N``).
+n <= 32 no diagonal mask ever reaches the sign bit: that capacity is
+:data:`nqmip.enumeration.count.MAX_N`, spelled there, in the module without numba, so that
+checking a board against it does not import numba (about a second).
 
 Takaken's class counting is in :mod:`nqmip.enumeration.takaken_kernels`. The module
 imports numba at import time; :mod:`nqmip.enumeration.count` imports it lazily.
@@ -19,10 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-#: The largest board the kernels take: masks are 64-bit words and a diagonal mask shifts a
-#: bit (below n) by up to n - 1 places.
-MAX_N = 32
 
 
 @njit(cache=True, nogil=True)
