@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nqmip.backends.base import get_backend
-from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
 from nqmip.bounds import colour_bound_applies
 from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
 from nqmip.enumeration.completion import MAX_FREE
@@ -75,13 +74,12 @@ COMPLETION_SEARCH_MAX_FREE = MAX_FREE
 
 
 def pick_backend(n: int) -> str:
+    """The first of ``AUTO_BACKENDS`` that says it can take an n x n board
+    (:meth:`~nqmip.backends.base.Backend.available_for`: installed and licensed for n);
+    else HiGHS."""
     for name in AUTO_BACKENDS:
-        backend = get_backend(name)
-        if not backend.available():
-            continue
-        if name == "gurobi" and n > GUROBI_SIZE_LIMITED_MAX_N:
-            continue  # pip's licence; a full licence user can ask for method="gurobi"
-        return name
+        if get_backend(name).available_for(n):
+            return name
     return "highs"
 
 

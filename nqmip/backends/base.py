@@ -192,6 +192,12 @@ class Backend(ABC):
     @abstractmethod
     def available(self) -> bool: ...
 
+    def available_for(self, n: int) -> bool:
+        """Whether this backend can be counted on for an n x n board: installed, and n
+        within any size limit of its licence. As cheap as :meth:`available`, and like it
+        never touches a licence (auto's policy asks it of every backend it prefers)."""
+        return self.available()
+
     @abstractmethod
     def version(self) -> str: ...
 
