@@ -4,7 +4,7 @@
   occupancy counters, built with numpy only (no Python loop over n, so 10^8 queens fit);
 * a conflicted-row list kept lazily in numba (see :func:`pick_conflicted`);
 * the run of a tabu or annealing search through the shared chunk loop
-  (:mod:`nqmip.heuristics.loop`).
+  (:mod:`nqmip.chunks`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from nqmip.budget import Deadline
+from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     fixed_queens_clash,
     kernel_seed,
@@ -26,7 +27,6 @@ from nqmip.heuristics.common import (
     weight_bound,
 )
 from nqmip.heuristics.kernels import queen_conflicts
-from nqmip.heuristics.loop import budgeted, run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
@@ -343,7 +343,7 @@ def run_swap_search(
     (``warm_up``), the start is built (``first(deadline)`` if given and not None, e.g. a
     conflict-free placement, else a random permutation), ``prepare(search, deadline)``
     returns the kernel ``step(seed, units)`` the shared chunk loop
-    (:func:`nqmip.heuristics.loop.run_chunks`) calls, and ``extra(search)``, read after the
+    (:func:`nqmip.chunks.run_chunks`) calls, and ``extra(search)``, read after the
     run, joins the result. The deadline starts after the compile (a number of seconds) or
     is the caller's (a :class:`Deadline`).
     """

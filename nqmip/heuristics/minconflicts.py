@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     check_float,
     check_int,
@@ -55,7 +56,6 @@ from nqmip.heuristics.localsearch import (
     STATE_SLOTS,
     sorted_start,
 )
-from nqmip.heuristics.loop import budgeted, run_chunks
 from nqmip.heuristics.minconflicts_kernels import (
     bits_to_counts,
     greedy_chunk,

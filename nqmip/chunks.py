@@ -8,7 +8,9 @@ reached, budget spent). Each chunk draws its kernel seed from the run's generato
 with a budget and no time limit is the same whatever the machine's speed.
 
 Chunks are sized so that one lasts well under 0.1 s at the sizes each search is meant for:
-a cancel is heard within that time.
+a cancel is heard within that time. The loop sits beside :mod:`nqmip.budget`, below every
+search that uses it: the heuristics, the completion search (:mod:`nqmip.enumeration.completion`)
+and the lexicographic search (:mod:`nqmip.lex.search`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.budget import Deadline
-from nqmip.heuristics.common import kernel_seed
 from nqmip.result import Termination
 
 #: One chunk of work: None to go on, or why the search ends (goal reached: SOLUTION_FOUND
 #: or OPTIMAL, budget spent: ITERATION_LIMIT).
 Chunk = Callable[[], Termination | None]
+
+
+def kernel_seed(rng: np.random.Generator) -> int:
+    """A seed for numba's own generator (``np.random.seed`` inside a kernel), drawn from rng."""
+    return int(rng.integers(0, 2**31 - 1))
 
 
 def stopped(deadline: Deadline) -> Termination | None:
