@@ -41,10 +41,12 @@ def stopped(deadline: Deadline) -> Termination | None:
 
 
 def run_chunks(chunk: Chunk, deadline: Deadline, *,
-               stop: Callable[[], bool] | None = None) -> Termination:
+               stop: Callable[[], bool] | None = None,
+               progress: Callable[[], None] | None = None) -> Termination:
     """Call ``chunk()`` until it says why the search ends, the deadline passes or is
     cancelled, or ``stop()`` turns true (``solution_found``: a target reached); Ctrl-C
-    ends it as ``interrupted``.
+    ends it as ``interrupted``. ``progress()``, if given, is called after every chunk that
+    does not end the search (the search reports its incumbent there, throttled on its side).
 
     The deadline is read before every chunk, the first included: a search overshoots it by
     at most one chunk. Ctrl-C lands between chunks (numba code does not look at signals),
@@ -60,6 +62,8 @@ def run_chunks(chunk: Chunk, deadline: Deadline, *,
             why = chunk()
             if why is not None:
                 return why
+            if progress is not None:
+                progress()
     except KeyboardInterrupt:
         return Termination.INTERRUPTED
 

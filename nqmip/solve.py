@@ -217,6 +217,7 @@ def _dispatch(instance: Instance, method: str, time_limit: float | Deadline | No
         # count from the end of the heuristic's compile.
         result = run_heuristic(method, instance, seed=seed,
                                time_limit=time_limit if isinstance(time_limit, Deadline)
-                               else deadline.seconds(floor=MIN_SOLVER_SECONDS), **params)
+                               else deadline.seconds(floor=MIN_SOLVER_SECONDS),
+                               on_progress=on_progress, **params)
         return verified(instance, result)
     raise ValueError(f"unknown method {method!r}: choose from {', '.join(all_methods())}")
