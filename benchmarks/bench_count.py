@@ -240,7 +240,7 @@ def run_numba(n: int) -> tuple[int, float]:
 
 def run_numba_takaken(n: int) -> tuple[int, float]:
     """Classes under the 8 symmetries (Takaken), as ``unique=True`` runs."""
-    from nqmip.enumeration.count_kernels import takaken_all
+    from nqmip.enumeration.takaken_kernels import takaken_all
 
     start = time.perf_counter()
     c8, c4, c2 = takaken_all(n)

@@ -3,7 +3,7 @@ colour), the LP relaxation (dense weights, small n), the row and column maxima."
 
 from __future__ import annotations
 
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.instance import Instance
 
 #: Largest n for which the LP relaxation is solved for a bound. It costs 0.4 s at n = 100,
@@ -31,7 +31,7 @@ def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | No
     lm = build_linear_model(instance)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    limit = None if deadline is None else deadline.seconds(floor=0.01)
+    limit = None if deadline is None else deadline.seconds(floor=MIN_SOLVER_SECONDS)
     if limit is not None:
         h.setOptionValue("time_limit", limit)
     lp = to_highs_lp(lm, highspy)

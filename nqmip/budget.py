@@ -13,6 +13,10 @@ from __future__ import annotations
 import math
 import time
 
+#: The least time limit handed to a solver or a search: solvers refuse a zero or negative
+#: limit, so what is left is passed as at least this (and less than it left counts as none).
+MIN_SOLVER_SECONDS = 0.01
+
 
 class Deadline:
     """A point in time (``time.perf_counter``) by which work must stop, or none.

@@ -20,19 +20,24 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nqmip.backends.base import MIN_SOLVER_SECONDS, SolveOptions, get_backend
+from nqmip.backends.base import RawSolution, SolveOptions, get_backend
+from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.instance import Instance
 from nqmip.result import Provenance, Result, Status, Termination
 from nqmip.verify import VerificationError, verified
 from nqmip.warmstart import Start, WarmStartSpec, prepare_start
 
+if TYPE_CHECKING:
+    from nqmip.colour.proof import ColourProof
+
 #: Share of the time left that a named warm-start heuristic may use before the exact solve.
 WARM_START_SHARE = 0.2
 #: Share of the time left for the colour proof of ``bound_proof`` (the backend gets the
 #: rest), and its seconds when the call has no limit (the proof's search is incomplete: it
-#: needs a limit to end).
+#: needs a limit to end). auto's colour-proof plan splits its budget the same way and
+#: reads both here (:mod:`nqmip.auto.policy`).
 PROOF_SHARE = 0.75
 PROOF_SECONDS = 60.0
 
@@ -66,13 +71,10 @@ def solve_exact(
     colour = None
     start_label: str | None = None
     if bound_proof and options.strengthen and warm_start is None:
-        from nqmip.colour.proof import colour_proof, proof_by_bound
-
-        colour = colour_proof(
-            instance, seed=options.seed,
-            time_limit=deadline.sub(None if deadline.limited else PROOF_SECONDS,
-                                    share=PROOF_SHARE))
+        colour = _colour_proof(instance, options)
         if colour is not None and colour.proven:
+            from nqmip.colour.proof import proof_by_bound
+
             return proof_by_bound(instance, method, backend.solver_label(), options.seed,
                                   begin, colour)
         if colour is not None and colour.placement is not None:
@@ -80,19 +82,8 @@ def solve_exact(
             start_label = "colour proof"
     if warm_start is None and deadline.limited and not instance.fixed:
         # Never empty-handed: a limit that stops the proof still returns this placement.
-        from nqmip.construct import explicit_solution
-
-        explicit = explicit_solution(instance.n)
-        if explicit is not None:
-            warm_start = tuple(int(c) for c in explicit)
-            start_label = "explicit"
-    if warm_start is False or warm_start is True:
-        warm_start = None  # True asks for nothing more than the default above
-    start = prepare_start(instance, warm_start, seed=options.seed,
-                          time_limit=deadline.sub(share=WARM_START_SHARE),
-                          params=warm_start_params)
-    if start is not None and start_label is not None:
-        start = replace(start, source=start_label)
+        warm_start, start_label = _explicit_start(instance.n, start_label)
+    start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
     if deadline.limited:
@@ -103,6 +94,57 @@ def solve_exact(
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     solve_time = time.perf_counter() - solve_begin
+    result = verified(instance, _solver_result(instance, method, backend.solver_label(),
+                                               options.seed, raw, start, begin, solve_time))
+    if start is not None:
+        result = _keep_better_start(instance, result, start)
+    if colour is not None:
+        from nqmip.colour.proof import with_colour_bound
+
+        result = with_colour_bound(instance, result, colour)
+    return result
+
+
+def _colour_proof(instance: Instance, options: SolveOptions) -> ColourProof | None:
+    """The colour proof of ``bound_proof``, within ``PROOF_SHARE`` of the time left."""
+    from nqmip.colour.proof import colour_proof
+
+    deadline = options.deadline
+    return colour_proof(
+        instance, seed=options.seed,
+        time_limit=deadline.sub(None if deadline.limited else PROOF_SECONDS,
+                                share=PROOF_SHARE))
+
+
+def _explicit_start(n: int, label: str | None) -> tuple[tuple[int, ...] | None, str | None]:
+    """The explicit solution of :mod:`nqmip.construct` as the start (None where it has none;
+    the label is then left as it was)."""
+    from nqmip.construct import explicit_solution
+
+    explicit = explicit_solution(n)
+    if explicit is None:
+        return None, label
+    return tuple(int(c) for c in explicit), "explicit"
+
+
+def _prepare(instance: Instance, warm_start: WarmStartSpec | bool, label: str | None,
+             options: SolveOptions, params: dict[str, Any] | None) -> Start | None:
+    """The checked start (a named heuristic within ``WARM_START_SHARE``), with its source
+    renamed to ``label`` when the pipeline chose it."""
+    if warm_start is False or warm_start is True:
+        warm_start = None  # True asks for nothing more than the default of solve_exact
+    start = prepare_start(instance, warm_start, seed=options.seed,
+                          time_limit=options.deadline.sub(share=WARM_START_SHARE),
+                          params=params)
+    if start is not None and label is not None:
+        start = replace(start, source=label)
+    return start
+
+
+def _solver_result(instance: Instance, method: str, solver: str, seed: int | None,
+                   raw: RawSolution, start: Start | None, begin: float,
+                   solve_time: float) -> Result:
+    """The backend's answer as a :class:`Result` (not yet verified)."""
     compile_time = None
     if start is not None and start.heuristic_result is not None:
         compile_time = start.heuristic_result.compile_time
@@ -111,19 +153,19 @@ def solve_exact(
     proven = raw.status in (Status.OPTIMAL, Status.INFEASIBLE)
     plan = (method,) if start is None or start.source in ("placement", "result", "explicit") \
         else (start.source, method)
-    result = Result(
+    return Result(
         status=raw.status,
         termination=raw.termination,
         n=instance.n,
         method=method,
-        solver=backend.solver_label(),
+        solver=solver,
         objective=raw.objective,
         bound=raw.bound,
         placement=raw.placement,
         # numba's compile or cache load is reported apart, as for the heuristics themselves
         wall_time=time.perf_counter() - begin - (compile_time or 0.0),
         weights_name=instance.name,
-        seed=options.seed,
+        seed=seed,
         nodes=raw.nodes,
         warm_start_accepted=_accepted(start, raw.warm_start_accepted),
         start_objective=start.objective if start is not None else None,
@@ -138,14 +180,6 @@ def solve_exact(
             warm_start=start.source if start is not None else None),
         extra=dict(raw.extra),
     )
-    result = verified(instance, result)
-    if start is not None:
-        result = _keep_better_start(instance, result, start)
-    if colour is not None:
-        from nqmip.colour.proof import with_colour_bound
-
-        result = with_colour_bound(instance, result, colour)
-    return result
 
 
 def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | None,

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from nqmip.backends.base import EXACT_METHODS, Progress, ProgressCallback, SolveOptions
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.capacity import check_fits
 from nqmip.instance import (
     CHESS_BLACK,
@@ -218,6 +218,7 @@ def _dispatch(instance: Instance, method: str, time_limit: float | Deadline | No
         # count from the end of the heuristic's compile.
         result = run_heuristic(method, instance, seed=seed,
                                time_limit=time_limit if isinstance(time_limit, Deadline)
-                               else deadline.seconds(floor=0.01), **params)
+                               else deadline.seconds(floor=MIN_SOLVER_SECONDS),
+                               on_progress=on_progress, **params)
         return verified(instance, result)
     raise ValueError(f"unknown method {method!r}: choose from {', '.join(all_methods())}")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.instance import Instance
 from nqmip.result import Result
 from nqmip.verify import conflicts, verified
@@ -79,7 +79,7 @@ def prepare_start(
                 f"unknown warm-start heuristic {warm_start!r}: choose from "
                 f"{', '.join(HEURISTIC_METHODS)}, or pass a placement or a Result"
             )
-        limit = Deadline.of(time_limit).seconds(floor=0.01)
+        limit = Deadline.of(time_limit).seconds(floor=MIN_SOLVER_SECONDS)
         result = verified(instance, run_heuristic(warm_start, instance, seed=seed,
                                                   time_limit=limit, **(params or {})))
         spent = result.wall_time  # numba's compile (or cache load) is in compile_time

@@ -1,5 +1,5 @@
-"""The package's layout: no import circle among its modules, and no long module without a
-reason written at its top.
+"""The package's layout: no import circle among its modules, and no long module or long
+function without a reason written at its top.
 
 The import graph is read with ``ast`` from the source (no module is imported): every
 ``import``/``from … import`` anywhere in a module counts, function-level ones included;
@@ -20,6 +20,11 @@ MAX_LINES = 500
 LONG_MARKER = "Long module:"
 #: Long modules being rewritten on other branches; each entry must go when it lands.
 PENDING_SPLIT: dict[str, str] = {}
+#: A function longer than this (numba kernels apart) says why in its docstring or in a
+#: comment on its first lines (a line with "Over 100 lines:").
+MAX_FUNCTION_LINES = 100
+LONG_FUNCTION_MARKER = "Over 100 lines:"
+NUMBA_DECORATORS = {"njit", "jit", "vectorize", "guvectorize", "cfunc"}
 
 
 def module_name(path: Path) -> str:
@@ -143,6 +148,57 @@ def test_long_modules_say_why(name: str) -> None:
     assert LONG_MARKER in doc, (
         f"{path.relative_to(PACKAGE.parent)} has {len(lines)} lines (> {MAX_LINES}) and no "
         f"'{LONG_MARKER}' reason in its docstring")
+
+
+def _is_numba_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in NUMBA_DECORATORS:
+            return True
+    return False
+
+
+def long_functions(path: Path) -> list[str]:
+    """The functions of ``path`` over ``MAX_FUNCTION_LINES`` lines (numba kernels apart)
+    that give no reason, as ``name (lines)``."""
+    text = path.read_text()
+    source = text.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        length = (node.end_lineno or node.lineno) - node.lineno + 1
+        if length <= MAX_FUNCTION_LINES or _is_numba_kernel(node):
+            continue
+        doc = ast.get_docstring(node) or ""
+        first = node.body[0].lineno if node.body else node.lineno
+        head = "\n".join(source[node.lineno - 1: first + 2])  # signature and first comments
+        if LONG_FUNCTION_MARKER not in doc and LONG_FUNCTION_MARKER not in head:
+            found.append(f"{node.name} ({length} lines)")
+    return found
+
+
+def test_the_function_length_check_sees_a_long_function(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    plain = tmp_path / "plain.py"
+    plain.write_text(f"def f():\n{body}\n")
+    assert long_functions(plain) == [f"f ({MAX_FUNCTION_LINES + 1} lines)"]
+    reasoned = tmp_path / "reasoned.py"
+    reasoned.write_text(f'def f():\n    """{LONG_FUNCTION_MARKER} one table."""\n{body}\n')
+    assert long_functions(reasoned) == []
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(f"@njit(cache=True)\ndef f():\n{body}\n")
+    assert long_functions(kernel) == []
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_long_functions_say_why(name: str) -> None:
+    path = modules()[name]
+    found = long_functions(path)
+    assert not found, (
+        f"{path.relative_to(PACKAGE.parent)}: {', '.join(found)} over "
+        f"{MAX_FUNCTION_LINES} lines with no '{LONG_FUNCTION_MARKER}' reason; split it")
 
 
 def test_the_architecture_page_lists_every_module() -> None:

@@ -3,6 +3,7 @@ verifier (nqmip.verify) and, for weighted boards, against the exact optimum (HiG
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -221,3 +222,35 @@ def test_lean_sorting_checker_equals_bincount_checker(cols: list[int], chunk: in
         assert verify.conflicts(board.astype(np.int32)) == expected
     finally:
         verify.LEAN_FROM, verify._RUN_CHUNK = old_from, old_chunk
+
+
+def test_the_chunk_loop_reports_between_chunks() -> None:
+    from nqmip.budget import Deadline
+    from nqmip.chunks import run_chunks
+
+    calls: list[str] = []
+    left = [3]
+
+    def chunk() -> Termination | None:
+        calls.append("chunk")
+        left[0] -= 1
+        return Termination.SOLUTION_FOUND if left[0] == 0 else None
+
+    assert run_chunks(chunk, Deadline(None), progress=lambda: calls.append("progress")) \
+        == Termination.SOLUTION_FOUND
+    assert calls == ["chunk", "progress", "chunk", "progress", "chunk"]
+
+
+@pytest.mark.parametrize("method", ["sa", "tabu"])
+def test_swap_searches_report_their_best_live(method: str) -> None:
+    from nqmip.backends.base import Progress
+
+    seen: list[Progress] = []
+    result = nqmip.solve(100, "random", weights_seed=1, method=method, seed=1,
+                         time_limit=1.5, on_progress=seen.append)
+    assert seen and all(p.method == method for p in seen)
+    found = [p.incumbent for p in seen if p.incumbent is not None]
+    assert found and result.objective is not None
+    assert found == sorted(found) and found[-1] <= result.objective + 1e-9
+    times = [p.elapsed for p in seen]
+    assert all(b - a >= 0.2 - 1e-9 for a, b in itertools.pairwise(times))

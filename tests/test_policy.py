@@ -61,3 +61,37 @@ def test_every_plan_runs_somewhere_and_loads_known_kernels() -> None:
 def test_the_docs_show_the_policy_table_of_the_code() -> None:
     page = (ROOT / "docs" / "anytime.md").read_text()
     assert policy_markdown() in page, "regenerate: python -m nqmip.auto.policy >> docs"
+
+
+def test_available_for_defaults_to_available_and_gurobi_adds_its_licence_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from nqmip.backends.base import get_backend
+    from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N, GurobiBackend
+
+    highs = get_backend("highs")
+    for n in (1, 44, 45, 10_000):
+        assert highs.available_for(n) == highs.available()
+    gurobi = GurobiBackend()
+    monkeypatch.setattr(GurobiBackend, "available", lambda self: True)
+    assert gurobi.available_for(SIZE_LIMITED_MAX_N)
+    assert not gurobi.available_for(SIZE_LIMITED_MAX_N + 1)  # pip's licence is assumed
+    monkeypatch.setattr(GurobiBackend, "available", lambda self: False)
+    assert not gurobi.available_for(1)
+
+
+def test_pick_backend_asks_each_backend_for_n(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nqmip.auto.policy as policy
+
+    class Sized:
+        def __init__(self, largest: int) -> None:
+            self.largest = largest
+
+        def available_for(self, n: int) -> bool:
+            return n <= self.largest
+
+    sizes = {"gurobi": 44, "highs": 10**9}
+    monkeypatch.setattr(policy, "get_backend", lambda name: Sized(sizes[name]))
+    assert [policy.pick_backend(n) for n in (8, 44, 45, 500)] == [
+        "gurobi", "gurobi", "highs", "highs"]
+    sizes["gurobi"] = -1  # not installed
+    assert policy.pick_backend(8) == "highs"

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nqmip.backends.base import get_backend
-from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_SIZE_LIMITED_MAX_N
 from nqmip.bounds import colour_bound_applies
+from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
+from nqmip.enumeration.completion import MAX_FREE
+from nqmip.exact import PROOF_SECONDS, PROOF_SHARE
 from nqmip.instance import Instance, free_rows
 
 #: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
@@ -30,13 +32,15 @@ MIP_PORTFOLIO_MAX_N = 60
 #: (HiGHS 16.5), 36 not proven in 60 s (HiGHS 38 s): neither wins everywhere.
 BNB_PORTFOLIO_MAX_N = 40
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
-#: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md).
+#: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
+#: line model (:data:`nqmip.colour.line_model.COLOUR_PROOF_MAX_N`, spelled there).
 AUTO_COLOUR_EXACT_MAX_N = 64
-COLOUR_PROOF_MAX_N = 128
 #: The colour proof runs beside the annealing with the whole budget (without a limit:
-#: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it.
-COLOUR_PROOF_SECONDS = 60.0
-COLOUR_PROOF_EXACT_SHARE = 0.75
+#: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it: the same
+#: split as ``bound_proof`` in the exact pipeline, so the values are
+#: :data:`nqmip.exact.PROOF_SECONDS` and :data:`nqmip.exact.PROOF_SHARE`.
+COLOUR_PROOF_SECONDS = PROOF_SECONDS
+COLOUR_PROOF_EXACT_SHARE = PROOF_SHARE
 #: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
 INCUMBENT_SHARE = 0.15
@@ -68,20 +72,20 @@ SECOND_HEURISTIC = "lns"
 #: the annealing: n = 200 350 against 350, n = 400 704 against 610; 20 s: n = 1000 1766
 #: against 1726; 60 s: n = 10^4 17,578 (the annealing after the old quota: 17,194).
 AUTO_COLOUR_HEURISTIC = "quota"
-COLOUR_QUOTA_MIN_N = 129
+COLOUR_QUOTA_MIN_N = COLOUR_PROOF_MAX_N + 1
 #: Most free rows for which auto answers a feasibility completion with the complete search
-#: of :func:`nqmip.enumeration.completion.search_free_board` (its masks hold 62 columns).
-COMPLETION_SEARCH_MAX_FREE = 62
+#: of :func:`nqmip.enumeration.completion.search_free_board`: all it takes (its masks hold
+#: 62 columns, :data:`nqmip.enumeration.completion.MAX_FREE`).
+COMPLETION_SEARCH_MAX_FREE = MAX_FREE
 
 
 def pick_backend(n: int) -> str:
+    """The first of ``AUTO_BACKENDS`` that says it can take an n x n board
+    (:meth:`~nqmip.backends.base.Backend.available_for`: installed and licensed for n);
+    else HiGHS."""
     for name in AUTO_BACKENDS:
-        backend = get_backend(name)
-        if not backend.available():
-            continue
-        if name == "gurobi" and n > GUROBI_SIZE_LIMITED_MAX_N:
-            continue  # pip's licence; a full licence user can ask for method="gurobi"
-        return name
+        if get_backend(name).available_for(n):
+            return name
     return "highs"
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from nqmip.budget import MIN_SOLVER_SECONDS as MIN_SOLVER_SECONDS  # its old home
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Status, Termination
@@ -70,9 +71,6 @@ class SolveOptions:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""
         return self.deadline.seconds(floor=MIN_SOLVER_SECONDS)
 
-
-#: Solvers refuse a zero or negative time limit: what is left is passed as at least this.
-MIN_SOLVER_SECONDS = 0.01
 
 
 class SolverLog:
@@ -196,6 +194,12 @@ class Backend(ABC):
 
     @abstractmethod
     def available(self) -> bool: ...
+
+    def available_for(self, n: int) -> bool:
+        """Whether this backend can be counted on for an n x n board: installed, and n
+        within any size limit of its licence. As cheap as :meth:`available`, and like it
+        never touches a licence (auto's policy asks it of every backend it prefers)."""
+        return self.available()
 
     @abstractmethod
     def version(self) -> str: ...

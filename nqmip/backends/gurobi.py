@@ -45,6 +45,13 @@ class GurobiBackend(Backend):
     def available(self) -> bool:
         return module_available("gurobipy") and module_available("scipy")
 
+    def available_for(self, n: int) -> bool:
+        """Installed, and n within pip's size-limited licence (``SIZE_LIMITED_MAX_N``).
+        Which licence is there is known only by starting an environment, which checks one
+        out, so the size-limited licence is assumed; with a full licence ask for
+        ``method="gurobi"`` by name."""
+        return n <= SIZE_LIMITED_MAX_N and self.available()
+
     def version(self) -> str:
         import gurobipy
 

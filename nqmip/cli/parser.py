@@ -9,8 +9,11 @@ import re
 from collections.abc import Sequence
 from typing import NoReturn
 
+#: The exit statuses of the package's commands (``nqmip-compare`` too), spelled once.
 EXIT_BAD_INPUT = 2
 EXIT_SOLVER_FAILED = 1
+#: A run stopped by Ctrl-C (128 + SIGINT), its best placement printed.
+EXIT_INTERRUPTED = 130
 
 _SQUARE = re.compile(r"([a-z]+)([0-9]+)")
 

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
+from nqmip.cli.parser import EXIT_INTERRUPTED as EXIT_INTERRUPTED  # run's exit status
 from nqmip.instance import Instance
 from nqmip.result import Result, Status, Termination
 
-#: The exit status of a run stopped by Ctrl-C (128 + SIGINT), the placement printed.
-EXIT_INTERRUPTED = 130
 #: Seconds a solve cancelled by Ctrl-C has to return its own best placement.
 GRACE = 0.6
 #: Seconds of a ``--time-limit`` kept back for printing and exiting.
@@ -69,7 +68,8 @@ def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
 
     budget = None
     if time_limit is not None:
-        budget = max(time_limit - RESERVE - (time.perf_counter() - started), 0.01)
+        budget = max(time_limit - RESERVE - (time.perf_counter() - started),
+                     MIN_SOLVER_SECONDS)
     deadline = Deadline(budget)
     box: dict[str, Any] = {}
     done = threading.Event()

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import ColourWeights, Instance
 
 #: Seconds given to the diagonal IP of :func:`black_queen_range`; on time-out its dual
@@ -89,8 +90,8 @@ def black_queen_bound(
 #: Beyond this n the line IP gives way to the Lagrangian bound of :func:`_lagrangian_bound`
 #: (O(n) numpy, 0.02 s at 10^5). Measured for n = 4 … 100: the IP is tighter only at
 #: n = 8, 9, 18, 28, 33, 66 (by 2), and equal from there to n = 500 while it costs 0.5-1.8 s
-#: (n = 100-300); the colour proof's range (n <= 128) keeps the IP.
-LINE_IP_MAX_N = 128
+#: (n = 100-300); the colour proof's range keeps the IP.
+LINE_IP_MAX_N = COLOUR_PROOF_MAX_N
 #: Board on which the LP that supplies the Lagrange multipliers is solved (0.05 s).
 MULTIPLIER_N = 2000
 

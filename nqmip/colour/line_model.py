@@ -13,7 +13,8 @@ integer program, whatever the placement.
 - :func:`to_highs`: the HiGHS MIP that *bounds* the number of black queens (maximise or
   minimise it; :mod:`nqmip.colour.bound`). Corner caps as running sums, O(n) non-zeros.
 - :func:`to_cpsat`: the CP-SAT model with the black count *fixed*, whose solutions are the
-  line sets (:mod:`nqmip.colour.lines`). Corner caps as direct rows (n <= 128 there).
+  line sets (:mod:`nqmip.colour.lines`). Corner caps as direct rows (n <=
+  ``COLOUR_PROOF_MAX_N`` there).
 
 Variables: ``u_s`` at index ``s`` (0..2n-2), ``v_d`` at index ``m + d + n - 1``.
 """
@@ -25,6 +26,11 @@ from typing import Any
 
 import numpy as np
 
+#: The colour proof's range: the largest n on which the proof uses the line model (its IP
+#: bound in :mod:`nqmip.colour.bound`, its line-set search in :mod:`nqmip.colour.search`,
+#: the corner caps as direct rows here); auto runs the proof up to it
+#: (:mod:`nqmip.auto.policy`, docs/frontier.md). The one place this size is spelled.
+COLOUR_PROOF_MAX_N = 128
 #: An equality row: (variable indices, coefficients, right-hand side).
 Row = tuple[np.ndarray, np.ndarray, float]
 

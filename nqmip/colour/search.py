@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
+from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import Instance
 
 
@@ -46,9 +47,10 @@ def start_permutation(
 
 
 #: Sizes for which the line-set search runs first (below, the walk is instant; above, the
-#: line model and the cover grow quadratically and the walk's lower targets are easier).
+#: line model and the cover grow quadratically and the walk's lower targets are easier):
+#: the colour proof's range.
 LINE_SEARCH_MIN_N = 8
-LINE_SEARCH_MAX_N = 128
+LINE_SEARCH_MAX_N = COLOUR_PROOF_MAX_N
 #: Seconds spent on one line set before sampling another, and nodes per restart of the
 #: exact-cover search (measured on chess n = 36..64, benchmarks/bench_colour.py).
 LINE_SET_SECONDS = 3.0
@@ -205,7 +207,7 @@ def corner_possible(n: int, target_black: int, deadline: Deadline | None = None)
         return known
     limit = CORNER_CHECK_SECONDS if deadline is None else min(
         CORNER_CHECK_SECONDS, deadline.remaining())
-    if limit <= 0.01:
+    if limit <= MIN_SOLVER_SECONDS:
         return True  # not checked: the caller's time is out anyway
     outcome = sample_line_set(n, target_black, ((n - 1, n - 1),), time_limit=limit)
     possible = outcome is not Sample.NONE_EXIST
@@ -232,7 +234,7 @@ def _symmetric_attempt(
     )
 
     left = deadline.remaining()
-    if left <= 0.01:
+    if left <= MIN_SOLVER_SECONDS:
         return None
     lines = sample_symmetric_line_set(n, target_black, seed=int(rng.integers(2**31 - 1)),
                                       time_limit=min(left, SAMPLE_TIME_LIMIT), quarter=quarter)
@@ -273,7 +275,7 @@ def search_line_sets(
     deadline = Deadline.of(time_limit)
     while True:
         left = deadline.remaining()
-        if left <= 0.01:
+        if left <= MIN_SOLVER_SECONDS:
             return None
         lines = sample_line_set(n, target_black, instance.fixed,
                                 seed=int(rng.integers(2**31 - 1)),

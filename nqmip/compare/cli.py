@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_INTERRUPTED
 from nqmip.compare.grid import (
     WEIGHT_CHOICES,
     Cell,
@@ -35,8 +36,6 @@ from nqmip.compare.store import (
 )
 
 PROG = "nqmip-compare"
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
 from nqmip.instance import Instance, InstanceError
+from nqmip.result import Termination
 
 if TYPE_CHECKING:  # pragma: no cover
-    from nqmip.budget import Deadline
     from nqmip.result import Result
 
 
@@ -31,27 +33,34 @@ class Search:
     count: int
     nodes: int
     seconds: float
+    #: Why a search that neither found nor exhausted stopped (``time_limit`` or
+    #: ``interrupted``: a cancelled deadline, Ctrl-C); None otherwise.
+    stopped_by: Termination | None = None
 
 
 #: Nodes per kernel call between two looks at the deadline.
 SEARCH_CHUNK = 200_000
+#: Largest number of free rows the kernels take (a row's columns are the bits of one int64,
+#: sign bit unused): their capacity, spelled here rather than in the kernel module so that
+#: reading it (auto's policy does) does not import numba.
+MAX_FREE = 62
 
 
 def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
                       first: bool = True) -> Search:
     """A complete search for completions of ``instance``'s fixed queens on its free board
     (:mod:`nqmip.enumeration.completion_kernels`: first-fail over rows and columns); the
-    first one with ``first``, else all of them counted. Stops at ``deadline`` (then neither found
-    nor
-    exhausted). Raises InstanceError beyond ``MAX_FREE`` free rows."""
+    first one with ``first``, else all of them counted. Stops at ``deadline`` (then neither
+    found nor exhausted), in chunks of ``SEARCH_CHUNK`` nodes through the one chunk loop
+    (:func:`nqmip.chunks.run_chunks`). Raises InstanceError beyond ``MAX_FREE`` free rows."""
     from nqmip.enumeration import completion_kernels as k
     from nqmip.instance import free_board
 
     begin = time.perf_counter()
     board = free_board(instance)
     f = int(board.rows.size)
-    if f > k.MAX_FREE:
-        raise InstanceError(f"{f} free rows: the completion search takes at most {k.MAX_FREE}")
+    if f > MAX_FREE:
+        raise InstanceError(f"{f} free rows: the completion search takes at most {MAX_FREE}")
     if f == 0 or board.blocked() is not None:
         placement = board.placement([]) if f == 0 else None
         return Search(placement, True, int(f == 0), 0, time.perf_counter() - begin)
@@ -74,26 +83,28 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     idx = np.zeros(f + 1, np.int64)
     meta = np.zeros(4, np.int64)
     k.start(avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta)
-    while True:
-        code = k.run(attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta,
-                     SEARCH_CHUNK, first)
-        if code == 1:
-            depth = int(meta[k.DEPTH])
-            cells = {}
-            for d in range(depth + 1):
-                j = int(idx[d]) - 1
-                cells[int(board.rows[cand_r[d, j]])] = int(board.cols[cand_c[d, j]])
-            cols = dict(board.fixed)
-            cols.update(cells)
-            placement = tuple(cols[i] for i in range(instance.n))
-            return Search(placement, False, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
-        if code == 2:
-            return Search(None, True, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
-        if deadline is not None and deadline.expired():
-            return Search(None, False, int(meta[k.FOUND]), int(meta[k.NODES]),
-                          time.perf_counter() - begin)
+    code = [0]  # the kernel's last answer: 1 found, 2 exhausted, 0 stopped at its budget
+
+    def chunk() -> Termination | None:
+        code[0] = int(k.run(attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta,
+                            SEARCH_CHUNK, first))
+        return Termination.SOLUTION_FOUND if code[0] else None
+
+    why = run_chunks(chunk, Deadline(None) if deadline is None else deadline)
+    found, nodes = int(meta[k.FOUND]), int(meta[k.NODES])
+    if code[0] == 1:
+        depth = int(meta[k.DEPTH])
+        cells = {}
+        for d in range(depth + 1):
+            j = int(idx[d]) - 1
+            cells[int(board.rows[cand_r[d, j]])] = int(board.cols[cand_c[d, j]])
+        cols = dict(board.fixed)
+        cols.update(cells)
+        placement = tuple(cols[i] for i in range(instance.n))
+        return Search(placement, False, found, nodes, time.perf_counter() - begin)
+    if code[0] == 2:
+        return Search(None, True, found, nodes, time.perf_counter() - begin)
+    return Search(None, False, found, nodes, time.perf_counter() - begin, stopped_by=why)
 
 
 def count_free(n: int | Instance, fixed: object = None) -> tuple[
@@ -117,7 +128,7 @@ def search_result(instance: Instance, deadline: Deadline | None = None,
     """:func:`search_free_board` as a verified :class:`~nqmip.result.Result` (``auto``'s
     answer to a feasibility completion with at most ``MAX_FREE`` free rows): a placement
     (optimal: n queens), infeasible when the tree is exhausted, unknown at the deadline."""
-    from nqmip.result import Provenance, Result, Status, Termination
+    from nqmip.result import Provenance, Result, Status
     from nqmip.verify import verified
 
     found = search_free_board(instance, deadline)
@@ -128,8 +139,10 @@ def search_result(instance: Instance, deadline: Deadline | None = None,
         status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
         message = f"no completion: the search tree ({found.nodes} nodes) is exhausted"
     else:
-        status, termination = Status.UNKNOWN, Termination.TIME_LIMIT
-        message = f"stopped at the time limit after {found.nodes} nodes"
+        status, termination = Status.UNKNOWN, found.stopped_by or Termination.TIME_LIMIT
+        stop = ("interrupted" if termination == Termination.INTERRUPTED
+                else "stopped at the time limit")
+        message = f"{stop} after {found.nodes} nodes"
     proven = status != Status.UNKNOWN
     objective = None if found.placement is None else instance.objective(found.placement)
     return verified(instance, Result(

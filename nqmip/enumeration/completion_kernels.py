@@ -1,13 +1,14 @@
 """Numba kernel of the complete search on a free board (the completion problem).
 
 The board is the :class:`~nqmip.instance.FreeBoard` renumbered: F free rows and F free
-columns (0 .. F-1, F <= ``MAX_FREE``), and for each row an int64 mask of the columns it may
-still take. Every row and every column must receive exactly one queen, so at each node the
-search branches on the *line* (row or column) with the fewest squares left (a line with
-none ends the branch at once): the first-fail rule over both families of lines, which is
-what makes excluded-diagonals instances small (CSPLib prob079, n = 21: thousands of nodes
-where a row-by-row search visits millions). Placing a queen on (r, c) clears column c in
-every row and the squares of its two diagonals (``attack[r * F + c, row]``, built once).
+columns (0 .. F-1, F <= :data:`nqmip.enumeration.completion.MAX_FREE`), and for each row
+an int64 mask of the columns it may still take. Every row and every column must receive
+exactly one queen, so at each node the search branches on the *line* (row or column) with
+the fewest squares left (a line with none ends the branch at once): the first-fail rule
+over both families of lines, which is what makes excluded-diagonals instances small
+(CSPLib prob079, n = 21: thousands of nodes where a row-by-row search visits millions).
+Placing a queen on (r, c) clears column c in every row and the squares of its two
+diagonals (``attack[r * F + c, row]``, built once).
 
 The state lives in arrays so that a search can stop after ``budget`` nodes and go on from
 where it stopped on the next call (the caller checks its deadline in between). Branching on
@@ -19,9 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-#: Largest number of free rows (a row's columns are the bits of one int64, sign bit unused).
-MAX_FREE = 62
 
 DEPTH, FOUND, NODES, DONE = 0, 1, 2, 3
 

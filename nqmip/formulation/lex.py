@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.formulation.cpsat import cp_solver
 from nqmip.instance import Instance
 
@@ -69,7 +70,7 @@ def _cpsat_solver(deadline: Any, first_solution: bool = False) -> Any:
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     if deadline is not None and deadline.limited:
-        solver.parameters.max_time_in_seconds = max(deadline.remaining(), 0.01)
+        solver.parameters.max_time_in_seconds = max(deadline.remaining(), MIN_SOLVER_SECONDS)
     if first_solution:
         solver.parameters.search_branching = cp_model.FIXED_SEARCH
         solver.parameters.stop_after_first_solution = True
@@ -184,7 +185,7 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
         m.del_component(m.row_column)
         m.row_column = pyo.Objective(expr=sum(j * m.x[r, j] for j in m.I))
         if deadline is not None and deadline.limited:
-            solver.config.time_limit = max(deadline.remaining(), 0.01)
+            solver.config.time_limit = max(deadline.remaining(), MIN_SOLVER_SECONDS)
         solver.config.load_solution = False
         result = solver.solve(m)
         tc = result.termination_condition

@@ -1,7 +1,8 @@
 """Heuristics on the permutation encoding (queen of row i in column p[i]).
 
 Each method lives in its own module and exposes ``solve_<name>(instance, *, seed,
-time_limit, **params) -> Result``; :func:`run_heuristic` dispatches by name. Hot loops are
+time_limit, **params) -> Result``; :func:`run_heuristic` dispatches by name. Those in
+``REPORTS_PROGRESS`` also take ``on_progress`` and report their best between chunks. Hot loops are
 numba-compiled in :mod:`nqmip.heuristics.kernels` (imported lazily: numba is slow to load).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from nqmip.backends.base import ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Result
@@ -25,12 +27,18 @@ _REGISTRY: dict[str, str] = {
 }
 
 HEURISTIC_METHODS: tuple[str, ...] = tuple(_REGISTRY)
+#: The heuristics that report live progress (``on_progress``) from the chunk loop.
+REPORTS_PROGRESS: frozenset[str] = frozenset({"sa", "tabu"})
 
 
 def run_heuristic(
     method: str, instance: Instance, *, seed: int | None, time_limit: float | Deadline | None,
-    **params: Any,
+    on_progress: ProgressCallback | None = None, **params: Any,
 ) -> Result:
+    """Run the heuristic ``method``; ``on_progress`` reaches those in ``REPORTS_PROGRESS``
+    (the others run without a live report)."""
+    if on_progress is not None and method in REPORTS_PROGRESS:
+        params["on_progress"] = on_progress
     try:
         target = _REGISTRY[method]
     except KeyError:

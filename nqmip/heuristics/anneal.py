@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from nqmip.backends.base import ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     UNLIMITED,
@@ -190,6 +191,7 @@ def solve_sa(
     cycles: int = TIMED_CYCLES,
     start: str | np.ndarray | None = None,
     hard: bool | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """Simulated annealing on swaps; see the module docstring.
 
@@ -205,8 +207,8 @@ def solve_sa(
     :func:`sa_penalty`); ``start``: ``"random"`` or ``"minconflicts"`` (a conflict-free
     placement, kept as the first best; the default when weighted) or a placement (a
     permutation, e.g. another search's best, kept as the first best if conflict-free);
-    ``hard``: only swaps
-    that add no conflict (default from n = ``HARD_FROM`` on, weighted runs only).
+    ``hard``: only swaps that add no conflict (default from n = ``HARD_FROM`` on, weighted
+    runs only); ``on_progress``: the best weight so far, live (:func:`run_swap_search`).
     """
     weighted = not instance.is_feasibility
     n = instance.n
@@ -260,7 +262,7 @@ def solve_sa(
     return run_swap_search(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
         chunk=CHUNK, warm_up=_warm_up_start if start == "minconflicts" else _warm_up,
-        prepare=prepare, penalty=penalty,
+        prepare=prepare, penalty=penalty, on_progress=on_progress,
         first=(_conflict_free_start(instance, seed) if start == "minconflicts"
                else (lambda _deadline: given) if given is not None else None),
         extra=lambda search: {

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.chunks import kernel_seed as kernel_seed  # each chunk's seed, by the loop
 from nqmip.instance import Instance
 from nqmip.result import Result, Status, Termination, as_placement
 from nqmip.verify import conflicts
@@ -54,11 +55,6 @@ def default_budget(time_limit: float | Deadline | None, without_limit: int) -> i
 def make_rng(seed: int | None) -> np.random.Generator:
     """The one generator of a run, created from ``seed`` and passed down explicitly."""
     return np.random.default_rng(seed)
-
-
-def kernel_seed(rng: np.random.Generator) -> int:
-    """A seed for numba's own generator (``np.random.seed`` inside a kernel), drawn from rng."""
-    return int(rng.integers(0, 2**31 - 1))
 
 
 def free_rows_and_columns(instance: Instance) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks, stopped
 from nqmip.heuristics.common import (
     ParameterError,
     check_int,
@@ -37,7 +38,6 @@ from nqmip.heuristics.common import (
     timed_compile,
 )
 from nqmip.heuristics.localsearch import counters_for
-from nqmip.heuristics.loop import run_chunks, stopped
 from nqmip.heuristics.minconflicts import _warm_up as minconflicts_warm_up
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.instance import Instance, make_instance

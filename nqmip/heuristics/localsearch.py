@@ -4,7 +4,7 @@
   occupancy counters, built with numpy only (no Python loop over n, so 10^8 queens fit);
 * a conflicted-row list kept lazily in numba (see :func:`pick_conflicted`);
 * the run of a tabu or annealing search through the shared chunk loop
-  (:mod:`nqmip.heuristics.loop`).
+  (:mod:`nqmip.chunks`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from nqmip.backends.base import ProgressCallback, ProgressReporter
 from nqmip.budget import Deadline
+from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     fixed_queens_clash,
     kernel_seed,
@@ -26,7 +28,6 @@ from nqmip.heuristics.common import (
     weight_bound,
 )
 from nqmip.heuristics.kernels import queen_conflicts
-from nqmip.heuristics.loop import budgeted, run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 
@@ -336,6 +337,7 @@ def run_swap_search(
     extra: Callable[[SwapSearch], dict[str, object]],
     penalty: float | None = None,
     first: Callable[[Deadline], np.ndarray | None] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """The run of a tabu or annealing search, once its parameters are checked.
 
@@ -343,9 +345,10 @@ def run_swap_search(
     (``warm_up``), the start is built (``first(deadline)`` if given and not None, e.g. a
     conflict-free placement, else a random permutation), ``prepare(search, deadline)``
     returns the kernel ``step(seed, units)`` the shared chunk loop
-    (:func:`nqmip.heuristics.loop.run_chunks`) calls, and ``extra(search)``, read after the
+    (:func:`nqmip.chunks.run_chunks`) calls, and ``extra(search)``, read after the
     run, joins the result. The deadline starts after the compile (a number of seconds) or
-    is the caller's (a :class:`Deadline`).
+    is the caller's (a :class:`Deadline`). ``on_progress`` hears the best conflict-free
+    weight (or the fewest conflicts) between chunks, at most every 0.2 s.
     """
     if fixed_queens_clash(instance):
         return infeasible_result(instance, method, seed)
@@ -357,12 +360,31 @@ def run_swap_search(
     search = new_swap_search(instance, rng, weight_bound(instance), penalty, begin)
     step = prepare(search, deadline)
     termination = run_chunks(budgeted(step, rng, search.state, ITERATIONS, max_iterations,
-                                      chunk), deadline)
+                                      chunk), deadline,
+                             progress=_reporter(method, search, on_progress))
     wall = time.perf_counter() - start
     return swap_search_result(
         instance, method, search, termination, wall_time=wall, seed=seed,
         compile_time=compile_time, extra=extra(search),
     )
+
+
+def _reporter(method: str, search: SwapSearch,
+              on_progress: ProgressCallback | None) -> Callable[[], None] | None:
+    """The chunk loop's ``progress``: the best conflict-free weight so far when weighted
+    (none before the first), else the fewest attacking pairs seen."""
+    if on_progress is None:
+        return None
+    report = ProgressReporter(method, on_progress)
+
+    def progress() -> None:
+        best = float(search.fstate[BEST_WEIGHT])
+        if search.weighted and np.isfinite(best):
+            report(incumbent=best)
+        else:
+            report(conflicts=int(search.state[BEST_CONFLICTS]))
+
+    return progress
 
 
 def warm_up_swap_search(run: Callable[[SwapSearch, int], object]) -> None:

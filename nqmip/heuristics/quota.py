@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
     check_float,
     check_int,
@@ -47,7 +48,6 @@ from nqmip.heuristics.common import (
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
 from nqmip.heuristics.localsearch import counters_for
-from nqmip.heuristics.loop import run_chunks
 from nqmip.instance import Instance
 from nqmip.result import Result, Termination
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from nqmip.backends.base import ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import check_int, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
@@ -168,6 +169,7 @@ def solve_tabu(
     samples: int = 32,
     stall_limit: int = 2000,
     perturb: int = 3,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """Tabu swap search; see the module docstring.
 
@@ -175,7 +177,8 @@ def solve_tabu(
     the deadline; without: feasibility 10^6 + 200·n, weighted 2·10^5 + 2000·n) moves;
     ``tenure`` (10) iterations a swapped pair stays tabu;
     ``samples`` (32) partner rows tried per iteration; ``stall_limit`` (2000) iterations
-    without a new best before a perturbation of ``perturb`` (3) random swaps.
+    without a new best before a perturbation of ``perturb`` (3) random swaps;
+    ``on_progress``: the best weight so far, live (:func:`run_swap_search`).
     """
     tenure = check_int("tenure", tenure, 0)
     samples = check_int("samples", samples, 1)
@@ -200,7 +203,7 @@ def solve_tabu(
 
     return run_swap_search(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
-        chunk=CHUNK, warm_up=_warm_up, prepare=prepare,
+        chunk=CHUNK, warm_up=_warm_up, prepare=prepare, on_progress=on_progress,
         extra=lambda _: {"tenure": tenure, "samples": samples, "stall_limit": stall_limit,
                          "perturb": perturb, "max_iterations": max_iterations},
     )

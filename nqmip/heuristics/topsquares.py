@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks, stopped
 from nqmip.heuristics.common import (
     check_float,
     check_int,
@@ -39,7 +40,6 @@ from nqmip.heuristics.common import (
 )
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import counters_for
-from nqmip.heuristics.loop import run_chunks, stopped
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Termination
 

@@ -3,8 +3,9 @@ verified :class:`~nqmip.result.Result` (:func:`lex_first_result`).
 
 The search itself is in :mod:`nqmip.lex.kernels` (numba, bitsets of any width, forward
 checking and unit propagation on rows and columns, a first-fail prefix oracle). It runs in
-chunks of ``CHUNK`` nodes between two looks at the :class:`~nqmip.budget.Deadline`, so a
-time limit or a cancel is heard within a fraction of a second. Stopped early it reports
+chunks of ``CHUNK`` nodes between two looks at the :class:`~nqmip.budget.Deadline` (the one
+chunk loop, :func:`nqmip.chunks.run_chunks`), so a time limit or a cancel is heard within a
+fraction of a second. Stopped early it reports
 the smallest solution it met and the *proven prefix*: how many leading rows of the first
 solution are known (every smaller prefix exhausted, this one proven completable).
 """
@@ -17,10 +18,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
 from nqmip.instance import Instance, make_instance
+from nqmip.result import Termination
 
 if TYPE_CHECKING:  # pragma: no cover
-    from nqmip.budget import Deadline
     from nqmip.instance import FixedSpec
     from nqmip.result import Result
 
@@ -58,6 +61,9 @@ class LexSearch:
     oracle_cuts: int
     seconds: float
     oracle_from: int
+    #: Why an incomplete search stopped (``time_limit``, ``interrupted``: a cancelled
+    #: deadline or Ctrl-C, ``iteration_limit``: ``node_limit``); None when it ended by itself.
+    stopped_by: Termination | None = None
 
     @property
     def proven_prefix(self) -> tuple[int, ...]:
@@ -99,14 +105,21 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
     fixed_rows = np.array(instance.fixed, np.int64).reshape(-1, 2)
     k.start(avail, row_count, col_count, queen, fixed_rows, queue, branch_row, next_col, meta)
     status = int(meta[k.STATUS])
-    while status == k.RUNNING:
-        step = chunk if node_limit is None else max(min(chunk, node_limit // 4), 1000)
-        status = k.run(avail, row_count, col_count, queen, queue, branch_row, next_col, line,
-                       pos, meta, best, step, oracle_from, oracle_cap)
-        if status == k.RUNNING and deadline is not None and deadline.expired():
-            break
+    step = chunk if node_limit is None else max(min(chunk, node_limit // 4), 1000)
+
+    def run_chunk() -> Termination | None:
+        nonlocal status
+        status = int(k.run(avail, row_count, col_count, queen, queue, branch_row, next_col,
+                           line, pos, meta, best, step, oracle_from, oracle_cap))
+        if status != k.RUNNING:
+            return Termination.SOLUTION_FOUND  # found, exhausted or blocked: status says
         if node_limit is not None and meta[k.NODES] + meta[k.ORACLE_NODES] >= node_limit:
-            break
+            return Termination.ITERATION_LIMIT
+        return None
+
+    stopped_by = None
+    if status == k.RUNNING:
+        stopped_by = run_chunks(run_chunk, Deadline(None) if deadline is None else deadline)
     placement: tuple[int, ...] | None = None
     complete = status == k.FOUND
     proven = int(meta[k.PROVEN_ROWS])
@@ -120,7 +133,8 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
                      nodes=int(meta[k.NODES]), oracle_nodes=int(meta[k.ORACLE_NODES]),
                      oracle_calls=int(meta[k.ORACLE_CALLS]),
                      oracle_cuts=int(meta[k.ORACLE_CUTS]),
-                     seconds=time.perf_counter() - begin, oracle_from=oracle_from)
+                     seconds=time.perf_counter() - begin, oracle_from=oracle_from,
+                     stopped_by=stopped_by if status == k.RUNNING else None)
 
 
 def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None,
@@ -133,7 +147,7 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     infeasible: the fixed queens leave no solution. ``objective`` is None (the order is
     lexicographic, not a number); ``extra["objective"] == "lex-first"``.
     """
-    from nqmip.result import Provenance, Result, Status, Termination
+    from nqmip.result import Provenance, Result, Status
     from nqmip.verify import verified
 
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
@@ -146,9 +160,11 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
         message = f"no solution: the search tree ({found.nodes} nodes) is exhausted"
     else:
         status = Status.FEASIBLE if found.placement is not None else Status.UNKNOWN
-        termination = Termination.TIME_LIMIT
-        message = (f"stopped at the time limit after {found.nodes} nodes: the first "
-                   f"{found.proven_rows} rows are proven")
+        termination = found.stopped_by or Termination.TIME_LIMIT
+        stop = ("interrupted" if termination == Termination.INTERRUPTED
+                else "stopped at the time limit")
+        message = (f"{stop} after {found.nodes} nodes: the first {found.proven_rows} rows "
+                   "are proven")
     proven = found.complete or found.exhausted
     extra = {"objective": "lex-first", "proven_rows": found.proven_rows,
              "proven_prefix": list(found.proven_prefix), "oracle_nodes": found.oracle_nodes,

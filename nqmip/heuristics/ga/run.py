@@ -5,7 +5,7 @@ the concrete operators (:mod:`.operators`: the operators of seeds 000, 001 and 0
 ours), the parameters and presets (:mod:`.config`), the integer codes shared with numba
 (:mod:`.codes`), the operators' numba code (:mod:`.operator_kernels`), the numba driver
 :func:`nqmip.heuristics.ga.kernels.ga_chunk` (the hot loop never returns to Python), and
-this run, which feeds the driver to the shared chunk loop (:mod:`nqmip.heuristics.loop`).
+this run, which feeds the driver to the shared chunk loop (:mod:`nqmip.chunks`).
 
 Counting (documented in docs/genetic-algorithm.md): every candidate board whose cost is
 computed is one *evaluation* — each initial individual, each child, and each swap tried by
@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
     default_budget,
     fixed_queens_clash,
@@ -42,7 +43,6 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.ga import codes
 from nqmip.heuristics.ga.config import GAConfig
 from nqmip.heuristics.ga.operators import IMPROVE_UNCAPPED_M
-from nqmip.heuristics.loop import run_chunks
 from nqmip.instance import Instance, make_instance
 from nqmip.result import Result, Status, Termination
 

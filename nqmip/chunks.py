@@ -8,7 +8,9 @@ reached, budget spent). Each chunk draws its kernel seed from the run's generato
 with a budget and no time limit is the same whatever the machine's speed.
 
 Chunks are sized so that one lasts well under 0.1 s at the sizes each search is meant for:
-a cancel is heard within that time.
+a cancel is heard within that time. The loop sits beside :mod:`nqmip.budget`, below every
+search that uses it: the heuristics, the completion search (:mod:`nqmip.enumeration.completion`)
+and the lexicographic search (:mod:`nqmip.lex.search`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,16 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.budget import Deadline
-from nqmip.heuristics.common import kernel_seed
 from nqmip.result import Termination
 
 #: One chunk of work: None to go on, or why the search ends (goal reached: SOLUTION_FOUND
 #: or OPTIMAL, budget spent: ITERATION_LIMIT).
 Chunk = Callable[[], Termination | None]
+
+
+def kernel_seed(rng: np.random.Generator) -> int:
+    """A seed for numba's own generator (``np.random.seed`` inside a kernel), drawn from rng."""
+    return int(rng.integers(0, 2**31 - 1))
 
 
 def stopped(deadline: Deadline) -> Termination | None:
@@ -35,10 +41,12 @@ def stopped(deadline: Deadline) -> Termination | None:
 
 
 def run_chunks(chunk: Chunk, deadline: Deadline, *,
-               stop: Callable[[], bool] | None = None) -> Termination:
+               stop: Callable[[], bool] | None = None,
+               progress: Callable[[], None] | None = None) -> Termination:
     """Call ``chunk()`` until it says why the search ends, the deadline passes or is
     cancelled, or ``stop()`` turns true (``solution_found``: a target reached); Ctrl-C
-    ends it as ``interrupted``.
+    ends it as ``interrupted``. ``progress()``, if given, is called after every chunk that
+    does not end the search (the search reports its incumbent there, throttled on its side).
 
     The deadline is read before every chunk, the first included: a search overshoots it by
     at most one chunk. Ctrl-C lands between chunks (numba code does not look at signals),
@@ -54,6 +62,8 @@ def run_chunks(chunk: Chunk, deadline: Deadline, *,
             why = chunk()
             if why is not None:
                 return why
+            if progress is not None:
+                progress()
     except KeyboardInterrupt:
         return Termination.INTERRUPTED
 
