@@ -20,7 +20,7 @@ END = "<!-- end of the module table -->"
 LAYERS = ("nqmip/__init__.py", "nqmip/compare/", "nqmip/cli/", "nqmip/solve.py",
           "nqmip/auto/", "nqmip/exact.py", "nqmip/warmstart.py", "nqmip/bounds.py",
           "nqmip/colour/", "nqmip/enumeration/", "nqmip/heuristics/", "nqmip/backends/",
-          "nqmip/formulation/", "nqmip/instances/", "nqmip/drawing.py", "nqmip/")
+          "nqmip/bnb/", "nqmip/formulation/", "nqmip/instances/", "nqmip/drawing.py", "nqmip/")
 
 
 def first_sentence(path: Path) -> str:

@@ -356,65 +356,65 @@ def expand(w: np.ndarray, rowf: np.ndarray, colf: np.ndarray, d1f: np.ndarray,
         need = _need(fs)
     if have and bound < need:
         return bound
-    if have:  # reduced-cost fixing: squares whose bound cannot reach `need`, for the subtree
-        blk = BLK[e]
-        for ii in range(k):
-            r = rows[ii]
-            for jj in range(k):
-                c = cols[jj]
-                red = _cost(w, r, c, d1f, d2f, lam1[e], lam2[e], blk) - U[e, r] - V[e, c]
-                if red < BIG * 0.5 and bound - red < need:
-                    blk[r, c] = 1
-    _children(w, rows, cols, k, d1f, d2f, lam1[e], lam2[e], BLK[e], U[e], V[e], bound, need,
-              have, e, cand, est, ncand)
+    # every square's reduced cost, once; reduced-cost fixing: a square whose bound cannot
+    # reach `need` is ruled out for the subtree
+    red = work[9:].reshape((n + 1, 2 * n + 1))
+    blk = BLK[e]
+    for ii in range(k):
+        r = rows[ii]
+        for jj in range(k):
+            c = cols[jj]
+            cost = _cost(w, r, c, d1f, d2f, lam1[e], lam2[e], blk)
+            if cost >= BIG * 0.5:
+                red[ii, jj] = BIG
+                continue
+            red[ii, jj] = cost - U[e, r] - V[e, c]
+            if have and bound - red[ii, jj] < need:
+                blk[r, c] = 1
+                red[ii, jj] = BIG
+    _children(red, rows, cols, k, n, bound, e, cand, est, ncand, cnt1, cnt2)
     return bound
 
 
 @njit(cache=True, nogil=True)
-def _children(w: np.ndarray, rows: np.ndarray, cols: np.ndarray, k: int,
-              d1f: np.ndarray, d2f: np.ndarray, lam1: np.ndarray, lam2: np.ndarray,
-              blk: np.ndarray,
-              u: np.ndarray, v: np.ndarray, bound: float, need: float, have: bool,
-              e: int, cand: np.ndarray, est: np.ndarray, ncand: np.ndarray) -> None:
-    """The children of the node at depth ``e``: the squares of the free line (row or
-    column) with the fewest squares whose bound (the node's minus the square's reduced
-    cost) still reaches ``need`` (first fail), best bound first."""
-    n = w.shape[0]
+def _children(red: np.ndarray, rows: np.ndarray, cols: np.ndarray, k: int, n: int,
+              bound: float, e: int, cand: np.ndarray, est: np.ndarray, ncand: np.ndarray,
+              rowcount: np.ndarray, colcount: np.ndarray) -> None:
+    """The children of the node at depth ``e``: the squares left (``red`` below BIG: their
+    reduced costs) of the free line, row or column, with the fewest of them (first fail),
+    best bound (the node's minus the reduced cost) first."""
+    for ii in range(k):
+        rowcount[ii] = 0
+        colcount[ii] = 0
+    for ii in range(k):
+        for jj in range(k):
+            if red[ii, jj] < BIG * 0.5:
+                rowcount[ii] += 1
+                colcount[jj] += 1
     bestcount = n + 1
     bestline = -1
     isrow = True
-    for side in range(2):
-        if bestcount <= 1:
-            break
-        for a in range(k):
-            count = 0
-            for b in range(k):
-                r = rows[a] if side == 0 else rows[b]
-                c = cols[b] if side == 0 else cols[a]
-                red = _cost(w, r, c, d1f, d2f, lam1, lam2, blk) - u[r] - v[c]
-                if red < BIG * 0.5 and (not have or bound - red >= need):
-                    count += 1
-            if count < bestcount:
-                bestcount = count
-                bestline = a
-                isrow = side == 0
-                if count <= 1:
-                    break
+    for ii in range(k):  # rows first: a column must have strictly fewer
+        if rowcount[ii] < bestcount:
+            bestcount, bestline = rowcount[ii], ii
+    for jj in range(k):
+        if colcount[jj] < bestcount:
+            bestcount, bestline, isrow = colcount[jj], jj, False
     t = 0
     for b in range(k):
-        r = rows[bestline] if isrow else rows[b]
-        c = cols[b] if isrow else cols[bestline]
-        red = _cost(w, r, c, d1f, d2f, lam1, lam2, blk) - u[r] - v[c]
-        child = bound - red
-        if red < BIG * 0.5 and (not have or child >= need):
-            q = t  # insertion by bound, best first
-            while q > 0 and est[e, q - 1] < child:
-                est[e, q] = est[e, q - 1]
-                cand[e, q] = cand[e, q - 1]
-                q -= 1
-            est[e, q] = child
-            cand[e, q] = r * n + c
-            t += 1
+        ii = bestline if isrow else b
+        jj = b if isrow else bestline
+        if red[ii, jj] >= BIG * 0.5:
+            continue
+        child = bound - red[ii, jj]
+        q = t  # insertion by bound, best first
+        while q > 0 and est[e, q - 1] < child:
+            est[e, q] = est[e, q - 1]
+            cand[e, q] = cand[e, q - 1]
+            q -= 1
+        est[e, q] = child
+        cand[e, q] = rows[ii] * n + cols[jj]
+        t += 1
     ncand[e] = t
 
 

@@ -4,7 +4,8 @@ between looks at the deadline, and what it returns.
 The search itself is in :mod:`nqmip.bnb.kernels`. Here: the board with its fixed queens
 turned into free lines, the start (a placement from a heuristic or the explicit solution
 becomes the incumbent), the root's long run of subgradient steps, then chunks of
-``CHUNK_NODES`` nodes until the search is complete or the deadline passes or is cancelled.
+``CHUNK_NODES`` nodes through the one chunk loop (:func:`nqmip.chunks.run_chunks`) until
+the search is complete or the deadline passes or is cancelled.
 The global bound when it stops early is the best among the untried children on the stack.
 """
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from nqmip.bnb import kernels as k
 from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
@@ -108,23 +110,23 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     root = k.expand(w, rowf, colf, d1f, d2f, qcol, best, values[0], 0, lam1, lam2, U, V,
                     RM, BLK, cand, est, ncand, pos, fs, st, root_iters, THETA, work, iwork)
     root_bound = None if root == -k.INF else _rounded(root, integral)
-    done = False
-    why: Termination | None = None
-    last = time.perf_counter()
-    while True:
+    last = [time.perf_counter()]
+
+    def chunk() -> Termination | None:
         if incumbent is not None:
             _take(incumbent(), fs, st, best)
         set_gap()
-        if k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, BLK, brow,
-                 cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork):
-            done = True
-            break
-        if deadline.expired():
-            why = Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
-            break
-        if report is not None and time.perf_counter() - last >= 0.2:
-            last = time.perf_counter()
+        done = k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, BLK,
+                     brow, cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork)
+        return Termination.OPTIMAL if done else None
+
+    def progress() -> None:
+        if report is not None and time.perf_counter() - last[0] >= 0.2:
+            last[0] = time.perf_counter()
             report(_incumbent(fs, st), _open(est, ncand, pos, st, fs, integral))
+
+    why = run_chunks(chunk, deadline, progress=progress)
+    done = why is Termination.OPTIMAL
     nodes = int(st[k.NODES])
     placement = tuple(int(c) for c in best) if st[k.HAVE_INCUMBENT] else None
     objective = _incumbent(fs, st)
@@ -134,7 +136,6 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         bound = objective if mip_gap == 0.0 else _rounded(
             fs[k.INCUMBENT] + fs[k.NEED_STEP], integral)
         return Outcome(Termination.OPTIMAL, placement, objective, bound, nodes, root_bound)
-    assert why is not None
     bound = _open(est, ncand, pos, st, fs, integral)
     if root_bound is not None:
         bound = root_bound if bound is None else min(bound, root_bound)

@@ -27,8 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from nqmip.instance import FixedSpec
     from nqmip.result import Result
 
-#: Nodes per kernel call between two looks at the deadline.
-CHUNK = 200_000
+#: Nodes per kernel call between two looks at the deadline (oracle nodes included; one
+#: oracle call may add up to ``ORACLE_CAP`` more). n = 34, five cancels each: 200,000
+#: heard after 0.09-0.22 s, 5,000 after 0.01-0.17 s; n = 32 solved in 1.85 s either way.
+CHUNK = 5_000
 
 #: Largest oracle search per node (nodes); beyond, the node is searched as usual.
 ORACLE_CAP = 5_000
