@@ -111,7 +111,9 @@ def page(rows: list[dict[str, Any]]) -> str:
              "not seconds. `auto` uses Gurobi where gurobipy is installed and licensed for "
              "the size (pip's licence: n <= 44), as on the machine that made this table; "
              "`auto-default` is auto with gurobipy hidden (the default install: HiGHS "
-             "and nqmip's `bnb`).", "",
+             "and nqmip's `bnb`). nqmip's times leave out numba's one-off kernel load "
+             "(0.5-0.8 s in a fresh process, recorded apart as `compile_time`), as for "
+             "every numba method of the package.", "",
              "| family | n | seed | " + " | ".join(methods) + " |",
              "| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |"]
     keys = sorted({(r["family"], r["n"], r["seed"]) for r in rows})
@@ -124,23 +126,64 @@ def page(rows: list[dict[str, Any]]) -> str:
             elif r.get("status") in ("optimal", "infeasible"):
                 cells.append(f"{float(r['wall_time']):.2f} s")
             else:
-                cells.append(f"> {r.get('time_limit', '?')} s ({r.get('objective')} / "
-                             f"{r.get('bound')})")
+                cells.append(f"> {r.get('time_limit', '?')} s ({_short(r.get('objective'))} / "
+                             f"{_short(r.get('bound'))})")
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(cells) + " |")
-    shares = profile(rows)
+    lines += ["", "## nqmip against the best peer", "",
+              "Per instance: the best time to a proof of HiGHS, SCIP, toulbar2 and CP-SAT "
+              "(those that ran), and nqmip's (`auto-default`, `bnb`) as a ratio of it; "
+              "below 1 nqmip is faster, `-` where it did not prove.", "",
+              "| family | n | seed | best peer | auto-default / peer | bnb / peer |",
+              "| --- | ---: | ---: | --- | ---: | ---: |"]
+    for key in keys:
+        lines.append(_against_peer(key, latest))
+    complete = [m for m in methods if all((*key, m) in latest for key in keys)]
+    shares = profile([r for r in rows if r["method"] in complete])
+    left_out = [m for m in methods if m not in complete]
     lines += ["", "## Performance profile (Dolan and Moré)", "",
               "Share of the instances each method proved within tau times the fastest proof "
-              "of that instance.", "",
+              "of that instance, over the methods run on every instance of the table"
+              + (f" ({', '.join(left_out)} ran on only some, and are left out)"
+                 if left_out else "") + ".", "",
               "| method | " + " | ".join(f"tau = {t}" for t in TAUS) + " |",
               "| --- | " + " | ".join("---:" for _ in TAUS) + " |"]
     lines += [f"| {m} | " + " | ".join(f"{s:.0%}" for s in shares[m]) + " |"
-              for m in methods]
+              for m in complete]
     medians = {m: statistics.median([float(r["wall_time"]) for r in rows
                                       if r["method"] == m and r.get("status") == "optimal"]
                                      or [float("nan")]) for m in methods}
     lines += ["", "Median time to a proof over the instances each proved: " + ", ".join(
         f"{m} {v:.2f} s" for m, v in medians.items()) + ".", ""]
     return "\n".join(lines)
+
+
+PEERS = ("highs", "scip", "toulbar2", "cpsat")
+
+
+def _short(value: Any) -> str:
+    return "?" if value is None else f"{float(value):.6g}"
+
+
+def _proof_time(r: dict[str, Any] | None) -> float | None:
+    if r is None or r.get("status") not in ("optimal", "infeasible"):
+        return None
+    return float(r["wall_time"])
+
+
+def _against_peer(key: tuple[Any, ...], latest: dict[tuple[Any, ...], dict[str, Any]]) -> str:
+    peers = {m: _proof_time(latest.get((*key, m))) for m in PEERS}
+    proved = {m: t for m, t in peers.items() if t is not None}
+    head = f"| {key[0]} | {key[1]} | {key[2]} | "
+    if not proved:
+        return head + "none proved | " + " | ".join(
+            "proved" if _proof_time(latest.get((*key, m))) is not None else "-"
+            for m in ("auto-default", "bnb")) + " |"
+    peer = min(proved, key=lambda m: proved[m])
+    cells = []
+    for m in ("auto-default", "bnb"):
+        t = _proof_time(latest.get((*key, m)))
+        cells.append("-" if t is None else f"{t / proved[peer]:.2f}")
+    return head + f"{peer} {proved[peer]:.2f} s | " + " | ".join(cells) + " |"
 
 
 def main() -> int:
