@@ -27,6 +27,9 @@ def warm_numba() -> None:
     for n in (17, 19, 30):
         nqmip.solve(n, "chess", method="auto", seed=0)
     nqmip.solve(30, "random", method="auto", time_limit=2, seed=0, weights_seed=0)
+    # beyond n = 64 the colour plan searches at the bound: its kernels too (a cold cache
+    # in CI once took 2.9 s of a 1 s limit at n = 65)
+    nqmip.solve(65, "chess", method="auto", time_limit=1.0, seed=0)
 
 
 @pytest.mark.parametrize("weights", ["chess", "random"])

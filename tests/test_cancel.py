@@ -170,7 +170,12 @@ def test_a_cancel_stops_the_complete_searches(search: str) -> None:
                                      first=False)
         return first_solution(34, deadline=deadline)
 
-    run(Deadline(0.2))  # numba's cache loaded in this process first
+    # numba's cache loaded (or the kernels compiled) in this process first: under a
+    # deadline that may pass before the first chunk, the search kernel would not be
+    if search == "completion":
+        search_free_board(nqmip.make_instance(12, None, {0: 0}), Deadline(None), first=False)
+    else:
+        first_solution(34, deadline=Deadline(None), node_limit=20_000)
     bound = SLOW_SEARCH.get(search, BOUND)
     seconds, found = cancelled_search(run, 0.5)
     if seconds > bound:

@@ -301,7 +301,7 @@ def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
     assert rows["highs"]["status"] == "optimal" and rows["highs"]["objective"] == 12
     assert rows["highs"]["warm_start_accepted"] is not None
     assert rows["highs"]["heuristic_time"] is not None
-    assert "highs,chess,sa,,exact" in p.stdout  # warm_start sa, no params
+    assert "highs,chess,max,sa,,exact" in p.stdout  # sense max, warm_start sa, no params
 
 
 def test_auto_is_just_another_method(tmp_path: Path) -> None:

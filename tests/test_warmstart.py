@@ -50,7 +50,9 @@ def test_no_start_means_none(backend: str) -> None:
 
 
 def test_named_heuristic_start_is_timed(start30: nqmip.Result) -> None:
-    r = nqmip.solve(30, "chess", method="highs", warm_start="sa", seed=5, time_limit=2)
+    # no limit: the annealing runs its default budget, as for start30 (under a limit its
+    # share of the time decides how far it gets, which a loaded machine changes)
+    r = nqmip.solve(30, "chess", method="highs", warm_start="sa", seed=5)
     assert r.warm_start_accepted is True
     assert r.heuristic_time is not None and r.heuristic_time > 0
     assert r.solve_time is not None and r.solve_time > 0
@@ -103,9 +105,13 @@ def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.warm_start_accepted is True
     backend = pick_backend(20)
-    # the incumbent, the MIP from it, and the annealing that ran beside the MIP
-    assert r.provenance.plan == ("explicit", AUTO_HEURISTIC, backend,
-                                 f"{AUTO_HEURISTIC} from {AUTO_HEURISTIC}")
+    # the explicit incumbent, then nqmip's branch and bound on one core from it, beside the
+    # annealing and the MIP warm-started from it on the other: the first to prove wins
+    # (bnb, in about 0.3 s, unless a loaded machine lets the MIP start first)
+    plan = r.provenance.plan
+    assert plan[0] == "explicit" and "bnb" in plan
+    assert set(plan[1:]) <= {"bnb", AUTO_HEURISTIC, backend}
+    assert r.solver.split()[0] in ("bnb", backend)
     assert backend == ("gurobi" if get_backend("gurobi").available() else "highs")
     assert r.objective == nqmip.solve(20, "random", weights_seed=4, method="highs").objective
 

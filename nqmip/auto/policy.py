@@ -27,9 +27,9 @@ AUTO_EXACT_MAX_N = 36
 MIP_PORTFOLIO_MAX_N = 60
 #: Other weights up to this many free rows: nqmip's own branch and bound (method "bnb")
 #: runs on the second core beside the MIP from the start, and the first to prove stops the
-#: other. The toulbar2 family (one run each, loaded machine): bnb N = 20 0.3 s, 24 1.9 s,
-#: 28 20 s (HiGHS 7.0, 12.5, 29 s); random 1..9: n = 24 1.4 s (HiGHS 4.0), 30 7.9 s
-#: (HiGHS 16.5), 36 not proven in 60 s (HiGHS 38 s): neither wins everywhere.
+#: other. The toulbar2 family, medians of 3 seeds, idle machine (docs/weighted.md): bnb
+#: N = 24 1.7 s, 28 8.4 s, 32 45.0 s; HiGHS 14.3, 27.0, 44.7 s; auto with both 1.7, 6.7,
+#: 34.7 s. Neither part wins everywhere (N = 32, seed 123456789: HiGHS 34.7 s, bnb 58.4 s).
 BNB_PORTFOLIO_MAX_N = 40
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's

@@ -200,8 +200,8 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
     return table
 
 
-SUMMARY_CSV_FIELDS = ("n", "method", "weights", "warm_start", "params", "kind", "runs",
-                      "status",
+SUMMARY_CSV_FIELDS = ("n", "method", "weights", "sense", "warm_start", "params", "kind",
+                      "runs", "status",
                       "time_median", "time_min", "time_max", "objective_median",
                       "objective_min", "objective_max", "bound_median", "bound_runs",
                       "gap_median", "gap_runs", "gap_against", "own_bound_median",
