@@ -23,6 +23,16 @@ fail), and children are visited best bound first.
 stops after ``budget`` nodes and goes on from the same place at the next call: the caller
 looks at its deadline in between. The open nodes' bounds (the untried children on the
 stack) give a valid global bound whenever the search stops.
+
+**State arrays** (numba takes them one by one): the board ``w`` (weights), ``rowf``,
+``colf``, ``d1f``, ``d2f`` (1: line free), ``qcol`` (the queen's column per row, -1) and
+``best`` (the incumbent's columns); per depth e (n + 1 levels) ``values[e]`` (the placed
+queens' weight), ``lam1[e]``, ``lam2[e]`` (multipliers), ``U[e]``, ``V[e]``, ``RM[e]``
+(the best step's duals and assignment), ``BLK[e]`` (squares ruled out by reduced costs),
+``cand[e]``, ``est[e]`` (children as squares r * n + c and their bounds, best first),
+``ncand[e]``, ``pos[e]`` (the next child) and ``brow[e]`` (the row of the queen placed at
+e); ``fs`` (the incumbent and the margin a bound must clear), ``st`` (depth, nodes, has an
+incumbent, subgradient steps per node); scratch rows ``work`` and ``iwork``.
 """
 
 from __future__ import annotations
@@ -37,7 +47,7 @@ INF = 1e300
 # Slots of the float state ``fs``.
 INCUMBENT, NEED_STEP = 0, 1
 # Slots of the int state ``st``.
-DEPTH, NODES, DONE, HAVE_INCUMBENT, NODE_ITERS = 0, 1, 2, 3, 4
+DEPTH, NODES, HAVE_INCUMBENT, NODE_ITERS = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -122,13 +132,13 @@ def assignment(w: np.ndarray, rows: np.ndarray, cols: np.ndarray, k: int,
             a[ii + 1, jj + 1] = _cost(w, rows[ii], cols[jj], d1f, d2f, lam1, lam2, blk)
     hungarian(a, k, lu, lv, p, way, minv, used)
     for jj in range(1, k + 1):
+        if a[p[jj], jj] >= BIG:  # only through an attacked square
+            return INF
         rm[rows[p[jj] - 1]] = cols[jj - 1]
         v[cols[jj - 1]] = lv[jj]
     dual = 0.0
     for ii in range(k):
         r = rows[ii]
-        if a[ii + 1, p_col(rm[r], cols, k)] >= BIG:
-            return INF
         low = INF
         for jj in range(k):
             cur = a[ii + 1, jj + 1] - lv[jj + 1]
@@ -139,15 +149,6 @@ def assignment(w: np.ndarray, rows: np.ndarray, cols: np.ndarray, k: int,
     for jj in range(k):
         dual += lv[jj + 1]
     return dual
-
-
-@njit(cache=True, nogil=True, inline="always")
-def p_col(c: int, cols: np.ndarray, k: int) -> int:
-    """The 1-based local index of board column ``c``."""
-    for jj in range(k):
-        if cols[jj] == c:
-            return jj + 1
-    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -460,7 +461,6 @@ def run(w: np.ndarray, rowf: np.ndarray, colf: np.ndarray, d1f: np.ndarray,
             continue
         if e == 0:
             st[DEPTH] = 0
-            st[DONE] = 1
             return True
         e -= 1
         _place(brow[e], qcol[brow[e]], -1, rowf, colf, d1f, d2f, qcol)

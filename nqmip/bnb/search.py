@@ -80,7 +80,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         values[0] += w[r, c]
     integral = _integral(w)
     fs = np.zeros(2)
-    st = np.zeros(5, np.int64)
+    st = np.zeros(4, np.int64)
     st[k.NODE_ITERS] = node_iters
     best = np.full(n, -1, np.int64)
     if start is not None:
