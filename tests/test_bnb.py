@@ -101,3 +101,25 @@ def test_a_placement_from_elsewhere_prunes_the_search() -> None:
                                    incumbent=lambda: (alone.objective, alone.placement))
     assert told.termination == nqmip.Termination.OPTIMAL
     assert told.objective == alone.objective and told.nodes < alone.nodes
+
+
+def test_a_stopped_search_with_a_gap_keeps_a_valid_bound() -> None:
+    # with mip_gap the nodes within the gap are pruned: a search stopped early counts them
+    # in its bound as the complete search does (stopped here after a few chunks by the
+    # between-chunks callback); its bound stays above the optimum, its placement below
+    inst = make_instance(14, "random", weights_seed=2)
+    optimum = search.branch_and_bound(inst, Deadline(None)).objective
+    assert optimum is not None
+    for chunks in (1, 3, 10):
+        deadline = Deadline(None)
+
+        def stop_after(limit: int = chunks, d: Deadline = deadline,
+                       calls: list[int] = [0]) -> None:  # noqa: B006 (one list per loop)
+            calls[0] += 1
+            if calls[0] >= limit:
+                d.cancel()
+
+        stopped = search.branch_and_bound(inst, deadline, mip_gap=0.05,
+                                          incumbent=lambda f=stop_after: f())
+        assert stopped.bound is not None and stopped.bound >= optimum
+        assert stopped.objective is None or stopped.objective <= optimum

@@ -120,23 +120,24 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      brow, cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork)
         return Termination.OPTIMAL if done else None
 
+    def global_bound() -> float | None:
+        return _global_bound(k.open_bound(est, ncand, pos, int(st[k.DEPTH])), fs, st,
+                             integral, mip_gap)
+
     def progress() -> None:
         if report is not None and time.perf_counter() - last[0] >= 0.2:
             last[0] = time.perf_counter()
-            report(_incumbent(fs, st), _open(est, ncand, pos, st, fs, integral))
+            report(_incumbent(fs, st), global_bound())
 
     why = run_chunks(chunk, deadline, progress=progress)
-    done = why is Termination.OPTIMAL
     nodes = int(st[k.NODES])
     placement = tuple(int(c) for c in best) if st[k.HAVE_INCUMBENT] else None
     objective = _incumbent(fs, st)
-    if done:
+    bound = global_bound()
+    if why is Termination.OPTIMAL:  # nothing left open
         if placement is None:
             return Outcome(Termination.INFEASIBLE, None, None, None, nodes, root_bound)
-        bound = objective if mip_gap == 0.0 else _rounded(
-            fs[k.INCUMBENT] + fs[k.NEED_STEP], integral)
         return Outcome(Termination.OPTIMAL, placement, objective, bound, nodes, root_bound)
-    bound = _open(est, ncand, pos, st, fs, integral)
     if root_bound is not None:
         bound = root_bound if bound is None else min(bound, root_bound)
     return Outcome(why, placement, objective, bound, nodes, root_bound)
@@ -163,16 +164,20 @@ def _incumbent(fs: np.ndarray, st: np.ndarray) -> float | None:
     return float(fs[k.INCUMBENT]) if st[k.HAVE_INCUMBENT] else None
 
 
-def _open(est: np.ndarray, ncand: np.ndarray, pos: np.ndarray, st: np.ndarray,
-          fs: np.ndarray, integral: bool) -> float | None:
-    """The global bound of a search stopped early: the best untried child, or the
-    incumbent when none is left."""
-    top = k.open_bound(est, ncand, pos, int(st[k.DEPTH]))
+def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, integral: bool,
+                  mip_gap: float) -> float | None:
+    """The bound of the whole search, stopped or complete: the best untried child
+    (``top``, ``-INF`` if none), and what was pruned. Every pruned node's bound was below
+    the incumbent plus the margin: with no gap that is the incumbent itself; with
+    ``mip_gap`` the margin is that gap, and the bound is the incumbent plus it."""
     inc = _incumbent(fs, st)
+    pruned = inc
+    if inc is not None and mip_gap > 0.0:
+        pruned = max(inc, _rounded(fs[k.INCUMBENT] + fs[k.NEED_STEP], integral))
     if top == -k.INF:
-        return inc
+        return pruned
     bound = _rounded(top, integral)
-    return bound if inc is None else max(bound, inc)
+    return bound if pruned is None else max(bound, pruned)
 
 
 _WARM: list[bool] = []
