@@ -176,7 +176,6 @@ def _mip(call: Call) -> None:
     docs/anytime.md)."""
     run, deadline = call.run, call.deadline
     engine = call.size <= BNB_PORTFOLIO_MAX_N
-    mip_deadline = deadline.sub()
 
     def solve_mip(limit: Deadline) -> None:
         if not limit.expired() and not run.proven():
@@ -189,6 +188,7 @@ def _mip(call: Call) -> None:
         run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
         run.beside(deadline, lambda: solve_mip(deadline), from_best=True)
         return
+    mip_deadline = deadline.sub()  # the branch and bound's proof cancels it
 
     def mip() -> None:
         run.heuristic(mip_deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
