@@ -151,3 +151,21 @@ def test_build_model_other_backends() -> None:
     assert (lm.num_rows, lm.num_cols, lm.num_nonzeros) == (46, 64, 256)
     with pytest.raises(ValueError, match="unknown model backend"):
         nqmip.build_model(8, backend="cplex")
+
+
+def test_bound_is_whole_where_the_weights_are() -> None:
+    """A solver's fractional bound on whole weights is rounded to the whole number it
+    implies (floor for a maximum, ceil for a minimum); real weights keep theirs."""
+    whole = nqmip.make_instance(9, np.arange(81.0).reshape(9, 9) % 7 + 1)
+    assert whole.integral
+    assert whole.rounded_bound(55.999) == 55.0
+    assert whole.rounded_bound(55.9999999) == 56.0  # within the solver's tolerance
+    real = nqmip.make_instance(9, np.arange(81.0).reshape(9, 9) / 7)
+    assert not real.integral and real.rounded_bound(55.5) == 55.5
+    # A stopped HiGHS run: its LP-based bound comes back whole, in both senses.
+    for sense in ("max", "min"):
+        r = nqmip.solve(40, "random", weights_seed=3, sense=sense, method="highs",
+                        time_limit=2.0, seed=0)
+        if r.status != Status.OPTIMAL and r.bound is not None:
+            assert float(r.bound).is_integer(), r.bound
+            assert (r.bound >= r.objective) if sense == "max" else (r.bound <= r.objective)

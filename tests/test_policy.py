@@ -45,6 +45,33 @@ def test_choose_plan(n: int, weights: object, fixed: object, warm: bool, backend
     assert choose_plan(instance, warm_start=warm, backend=backend).name == plan
 
 
+@pytest.mark.parametrize(("n", "budget", "plan"), [
+    (37, 60.0, "anneal"), (37, None, "anneal"), (37, 300.0, "mip"), (40, 600.0, "mip"),
+    (41, 600.0, "anneal"), (20, 1.0, "mip")])
+def test_a_long_budget_widens_the_exact_range(n: int, budget: float | None,
+                                              plan: str) -> None:
+    """Beyond 36 free rows the exact plan runs only with a long limit (and up to 40)."""
+    instance = nqmip.make_instance(n, "random", weights_seed=1)
+    assert choose_plan(instance, budget=budget).name == plan
+
+
+def test_auto_hands_its_time_limit_to_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nqmip.auto.plans as plans
+
+    seen: list[float | None] = []
+
+    def spy(instance: object, **kwargs: object) -> object:
+        seen.append(kwargs.get("budget"))  # type: ignore[arg-type]
+        return choose_plan(instance, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plans, "choose_plan", spy)
+    for limit in (400.0, None):
+        r = nqmip.solve(14, "random", weights_seed=2, time_limit=limit, seed=0)
+        assert r.status == nqmip.Status.OPTIMAL
+    assert seen[0] is not None and 390.0 < seen[0] <= 400.0
+    assert seen[1] is None
+
+
 def test_equal_colour_values_are_not_colour_weights() -> None:
     # black = white: the colour bound says nothing, so no colour proof and no quota
     flat = nqmip.make_instance(200, np.full((200, 200), 3.0))

@@ -104,7 +104,8 @@ def solve_auto(
     size = free_rows(instance)
     run = Portfolio(instance, deadline, seed, on_progress)
     plan = choose_plan(instance, warm_start=warm_start is not None,
-                       backend=pick_backend(size))
+                       backend=pick_backend(size),
+                       budget=deadline.remaining() if deadline.limited else None)
     if plan.name == "warm-start" and instance.n > MIP_PORTFOLIO_MAX_N:
         raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
                          "(beyond it no exact backend runs)")

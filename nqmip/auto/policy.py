@@ -31,6 +31,13 @@ MIP_PORTFOLIO_MAX_N = 60
 #: N = 24 1.7 s, 28 8.4 s, 32 45.0 s; HiGHS 14.3, 27.0, 44.7 s; auto with both 1.7, 6.7,
 #: 34.7 s. Neither part wins everywhere (N = 32, seed 123456789: HiGHS 34.7 s, bnb 58.4 s).
 BNB_PORTFOLIO_MAX_N = 40
+#: Other weights beyond ``AUTO_EXACT_MAX_N`` free rows, up to ``BNB_PORTFOLIO_MAX_N``: the
+#: exact plan ("mip") too when the budget is at least this long, where a proof is within
+#: reach (toulbar2 family, N = 36: auto proves in 52-56 s, and N = 40 is not proven by any
+#: solver run here in 60 s, SCIP's bound coming nearest: docs/weighted.md); shorter budgets
+#: keep the anytime plan, whose incumbents are better there (random 1..9, n = 40, 20 s:
+#: HiGHS 344 against the GA's 345; docs/anytime.md).
+LONG_BUDGET_SECONDS = 300.0
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
 #: line model (:data:`nqmip.colour.line_model.COLOUR_PROOF_MAX_N`, spelled there).
@@ -121,7 +128,9 @@ PLANS: tuple[Plan, ...] = (
           "core 2: a search at the bound from another seed (n > "
           f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("anneal-start",)),
     Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
-         "with Gurobi)", (f"core 1: the annealing for {INCUMBENT_SHARE:.0%} of the budget "
+         f"with Gurobi, <= {BNB_PORTFOLIO_MAX_N} with a limit of "
+         f"{LONG_BUDGET_SECONDS:g} s or more)",
+         (f"core 1: the annealing for {INCUMBENT_SHARE:.0%} of the budget "
                           f"(at most {INCUMBENT_SECONDS:g} s), then the MIP warm-started "
                           "from it",
                           f"core 2 (<= {BNB_PORTFOLIO_MAX_N} free rows): nqmip's branch and "
@@ -143,10 +152,11 @@ PLAN_BY_NAME = {plan.name: plan for plan in PLANS}
 
 
 def choose_plan(instance: Instance, *, warm_start: bool = False,
-                backend: str = "highs") -> Plan:
+                backend: str = "highs", budget: float | None = None) -> Plan:
     """The plan auto runs for ``instance``: a pure function of the instance, whether a warm
-    start is given, and the exact ``backend`` auto would use for it (:func:`pick_backend`)
-    — no solver runs, so a table of instances tests it."""
+    start is given, the exact ``backend`` auto would use for it (:func:`pick_backend`) and
+    the time ``budget`` in seconds (None: no limit) — no solver runs, so a table of
+    instances tests it."""
     n = instance.n
     size = free_rows(instance)
     colour = colour_bound_applies(instance)
@@ -160,7 +170,9 @@ def choose_plan(instance: Instance, *, warm_start: bool = False,
         name = "feasibility"
     elif colour and n <= COLOUR_PROOF_MAX_N:
         name = "colour-proof"
-    elif size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N and backend == "gurobi"):
+    elif size <= AUTO_EXACT_MAX_N or (size <= MIP_PORTFOLIO_MAX_N and backend == "gurobi") \
+            or (size <= BNB_PORTFOLIO_MAX_N and budget is not None
+                and budget >= LONG_BUDGET_SECONDS):
         name = "mip"
     elif colour and n >= COLOUR_QUOTA_MIN_N:
         name = "colour-quota"

@@ -45,10 +45,6 @@ class Outcome:
     root_bound: float | None
 
 
-def _integral(w: np.ndarray) -> bool:
-    return bool(np.all(np.abs(w - np.round(w)) < 1e-9))
-
-
 def branch_and_bound(instance: Instance, deadline: Deadline,
                      start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
@@ -78,7 +74,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
             return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
         k._place(r, c, 1, rowf, colf, d1f, d2f, qcol)
         values[0] += w[r, c]
-    integral = _integral(w)
+    integral = instance.integral
     fs = np.zeros(2)
     st = np.zeros(4, np.int64)
     st[k.NODE_ITERS] = node_iters
