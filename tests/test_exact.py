@@ -169,3 +169,7 @@ def test_bound_is_whole_where_the_weights_are() -> None:
         if r.status != Status.OPTIMAL and r.bound is not None:
             assert float(r.bound).is_integer(), r.bound
             assert (r.bound >= r.objective) if sense == "max" else (r.bound <= r.objective)
+    # auto's anytime plan: the LP relaxation's bound (431.885 at n = 48, seed 0), whole.
+    r = nqmip.solve(48, "random", weights_seed=0, time_limit=2.0, seed=0)
+    assert r.provenance.bound_source == "lp_relaxation"
+    assert r.bound is not None and float(r.bound).is_integer() and r.bound >= r.objective

@@ -85,7 +85,9 @@ class Portfolio:
                 self.report()
 
     def _tighten(self, bound: float | None, source: str) -> bool:
-        """Take ``bound`` if it is tighter; whether it was (the caller reports)."""
+        """Take ``bound`` if it is tighter; whether it was (the caller reports). On whole
+        weights it is rounded to the whole number it implies (an LP's 99.71 says 99)."""
+        bound = self.instance.rounded_bound(bound)
         if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
             self.bound, self.bound_from = float(bound), source
             return True
