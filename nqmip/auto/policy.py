@@ -33,10 +33,10 @@ MIP_PORTFOLIO_MAX_N = 60
 BNB_PORTFOLIO_MAX_N = 40
 #: Other weights beyond ``AUTO_EXACT_MAX_N`` free rows, up to ``BNB_PORTFOLIO_MAX_N``: the
 #: exact plan ("mip") too when the budget is at least this long, where a proof is within
-#: reach (toulbar2 family, N = 36: auto proves in 52-56 s, and N = 40 is not proven by any
-#: solver run here in 60 s, SCIP's bound coming nearest: docs/weighted.md); shorter budgets
-#: keep the anytime plan, whose incumbents are better there (random 1..9, n = 40, 20 s:
-#: HiGHS 344 against the GA's 345; docs/anytime.md).
+#: reach: toulbar2 family, N = 40, no solver proved in 60 s; with 600 s this plan proved the
+#: three seeds in 187, 337 and 85 s (HiGHS alone 176 s, SCIP 78 s on the first;
+#: docs/weighted.md). Shorter budgets keep the anytime plan, whose incumbents are better
+#: there (random 1..9, n = 40, 20 s: HiGHS 344 against the GA's 345; docs/anytime.md).
 LONG_BUDGET_SECONDS = 300.0
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
