@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -128,26 +129,16 @@ class Instance:
             return np.zeros((1, 1), dtype=np.float64)
         return np.asarray(self.dense, dtype=np.float64)
 
-    @property
+    @cached_property
     def integral(self) -> bool:
-        """Whether every weight is a whole number (then every objective value is one, and a
-        bound can be rounded to one: :meth:`rounded_bound`)."""
-        cached = self.__dict__.get("_integral_cache")
-        if cached is None:
-            if self.colours is not None:
-                values = np.array([self.colours.black, self.colours.white])
-            else:
-                values = np.ones(1) if self.dense is None else self.dense
-            cached = bool(np.all(np.abs(values - np.round(values)) < 1e-9))
-            object.__setattr__(self, "_integral_cache", cached)
-        return cached
+        """Whether every weight is whole (then so is every objective value)."""
+        values = self.dense if self.dense is not None else np.array(self.weight_range())
+        return bool(np.all(np.abs(values - np.round(values)) < 1e-9))
 
     def rounded_bound(self, bound: float | None) -> float | None:
-        """An upper bound of the maximisation made whole where the weights are
-        (``floor(bound + 1e-6)``: a solver's 99.71 bound on integer costs says 100)."""
-        if bound is None or not self.integral or not np.isfinite(bound):
-            return bound
-        return float(np.floor(bound + 1e-6))
+        """A bound of the maximisation made whole where the weights are: 99.71 says 99."""
+        ok = bound is not None and self.integral and np.isfinite(bound)
+        return float(np.floor(bound + 1e-6)) if ok else bound  # type: ignore[operator]
 
     def weight_range(self) -> tuple[float, float]:
         """Smallest and largest weight on the board (1, 1 for feasibility)."""

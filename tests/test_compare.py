@@ -316,8 +316,9 @@ def test_auto_is_just_another_method(tmp_path: Path) -> None:
 
 def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
+    quick = ("--time-limit", "3", "--no-progress")  # tabu runs to its limit
     p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
-            "--param", "tabu:tenure=15", "--output", str(out), "--no-progress", "--csv")
+            "--param", "tabu:tenure=15", "--output", str(out), *quick, "--csv")
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in rows_of(out)}
     assert rows["highs"]["params"] == {"strengthen": False}
@@ -326,20 +327,20 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     assert '"{""strengthen"": false}"' in p.stdout  # the CSV's params column
     # the same grid is done; without the parameters it is another grid
     p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
-            "--param", "tabu:tenure=15", "--resume", str(out), "--no-progress", "--csv")
+            "--param", "tabu:tenure=15", "--resume", str(out), *quick, "--csv")
     assert p.returncode == 0 and len(rows_of(out)) == 2
-    p = run("--n", "6", "--methods", "highs", "--resume", str(out), "--no-progress",
+    p = run("--n", "6", "--methods", "highs", "--resume", str(out), *quick,
             "--markdown")
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None
     # a heuristic's parameter it does not know is that cell's error, not the sweep's
     p = run("--n", "6", "--methods", "sa", "--param", "sa:tenure=3", "--output", str(out),
-            "--no-progress", "--csv")
+            *quick, "--csv")
     assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
     assert "tenure" in rows_of(out)[-1]["message"]
     # an option the method does not take is refused by name, not dropped
     p = run("--n", "6", "--methods", "tabu", "--param", "strengthen=false", "--output",
-            str(out), "--no-progress", "--csv")
+            str(out), *quick, "--csv")
     assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
     assert "does not take strengthen" in rows_of(out)[-1]["message"]
     for bad, message in ((["--param", "x"], "NAME=VALUE"),
