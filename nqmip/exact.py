@@ -160,7 +160,7 @@ def _solver_result(instance: Instance, method: str, solver: str, seed: int | Non
         method=method,
         solver=solver,
         objective=raw.objective,
-        bound=instance.rounded_bound(raw.bound),
+        bound=None if raw.bound is None else instance.rounded_bound(raw.bound),
         placement=raw.placement,
         # numba's compile or cache load is reported apart, as for the heuristics themselves
         wall_time=time.perf_counter() - begin - (compile_time or 0.0),

@@ -135,10 +135,10 @@ class Instance:
         values = self.dense if self.dense is not None else np.array(self.weight_range())
         return bool(np.all(np.abs(values - np.round(values)) < 1e-9))
 
-    def rounded_bound(self, bound: float | None) -> float | None:
+    def rounded_bound(self, bound: float) -> float:
         """A bound of the maximisation made whole where the weights are: 99.71 says 99."""
-        ok = bound is not None and self.integral and np.isfinite(bound)
-        return float(np.floor(bound + 1e-6)) if ok else bound  # type: ignore[operator]
+        whole = self.integral and bool(np.isfinite(bound))
+        return float(np.floor(bound + 1e-6)) if whole else bound
 
     def weight_range(self) -> tuple[float, float]:
         """Smallest and largest weight on the board (1, 1 for feasibility)."""

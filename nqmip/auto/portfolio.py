@@ -87,8 +87,10 @@ class Portfolio:
     def _tighten(self, bound: float | None, source: str) -> bool:
         """Take ``bound`` if it is tighter; whether it was (the caller reports). On whole
         weights it is rounded to the whole number it implies (an LP's 99.71 says 99)."""
+        if bound is None:
+            return False
         bound = self.instance.rounded_bound(bound)
-        if bound is not None and (self.bound is None or bound < self.bound - 1e-9):
+        if self.bound is None or bound < self.bound - 1e-9:
             self.bound, self.bound_from = float(bound), source
             return True
         return False

@@ -74,7 +74,6 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
             return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
         k._place(r, c, 1, rowf, colf, d1f, d2f, qcol)
         values[0] += w[r, c]
-    integral = instance.integral
     fs = np.zeros(2)
     st = np.zeros(4, np.int64)
     st[k.NODE_ITERS] = node_iters
@@ -83,7 +82,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         fs[k.INCUMBENT] = float(sum(w[r, c] for r, c in enumerate(start)))
         st[k.HAVE_INCUMBENT] = 1
         best[:] = start
-    fs[k.NEED_STEP] = 1.0 - 1e-6 if integral else 1e-9
+    fs[k.NEED_STEP] = 1.0 - 1e-6 if instance.integral else 1e-9
     lam1 = np.zeros((n + 1, m))
     lam2 = np.zeros((n + 1, m))
     U = np.zeros((n + 1, n))
@@ -105,7 +104,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     set_gap()
     root = k.expand(w, rowf, colf, d1f, d2f, qcol, best, values[0], 0, lam1, lam2, U, V,
                     RM, BLK, cand, est, ncand, pos, fs, st, root_iters, THETA, work, iwork)
-    root_bound = None if root == -k.INF else _rounded(root, integral)
+    root_bound = None if root == -k.INF else instance.rounded_bound(float(root))
     last = [time.perf_counter()]
 
     def chunk() -> Termination | None:
@@ -118,7 +117,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
 
     def global_bound() -> float | None:
         return _global_bound(k.open_bound(est, ncand, pos, int(st[k.DEPTH])), fs, st,
-                             integral, mip_gap)
+                             instance, mip_gap)
 
     def progress() -> None:
         if report is not None and time.perf_counter() - last[0] >= 0.2:
@@ -152,15 +151,11 @@ def _take(offer: tuple[float, tuple[int, ...]] | None, fs: np.ndarray, st: np.nd
     best[:] = placement
 
 
-def _rounded(value: float, integral: bool) -> float:
-    return float(np.floor(value + 1e-6)) if integral else float(value)
-
-
 def _incumbent(fs: np.ndarray, st: np.ndarray) -> float | None:
     return float(fs[k.INCUMBENT]) if st[k.HAVE_INCUMBENT] else None
 
 
-def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, integral: bool,
+def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, instance: Instance,
                   mip_gap: float) -> float | None:
     """The bound of the whole search, stopped or complete: the best untried child
     (``top``, ``-INF`` if none), and what was pruned. Every pruned node's bound was below
@@ -169,10 +164,10 @@ def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, integral: bool,
     inc = _incumbent(fs, st)
     pruned = inc
     if inc is not None and mip_gap > 0.0:
-        pruned = max(inc, _rounded(fs[k.INCUMBENT] + fs[k.NEED_STEP], integral))
+        pruned = max(inc, instance.rounded_bound(float(fs[k.INCUMBENT] + fs[k.NEED_STEP])))
     if top == -k.INF:
         return pruned
-    bound = _rounded(top, integral)
+    bound = instance.rounded_bound(float(top))
     return bound if pruned is None else max(bound, pruned)
 
 
