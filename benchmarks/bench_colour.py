@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 
 import nqmip
-from nqmip.colour.bound import black_queen_bound
 from nqmip.colour.exact_cover import find_exact_cover
 from nqmip.colour.lines import LineSet, realisation_options, sample_line_set
 from nqmip.colour.proof import colour_proof
 from nqmip.colour.search import search_line_sets, search_walk
+from nqmip.formulation.colour_bound import black_queen_bound
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks-colour.md"
 

@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nqmip  # noqa: E402
-from nqmip.colour import bound as colour_bound  # noqa: E402
 from nqmip.colour import search as colour_search  # noqa: E402
-from nqmip.colour.bound import black_count  # noqa: E402
+from nqmip.formulation import colour_bound as colour_bound  # noqa: E402
+from nqmip.formulation.colour_bound import black_count  # noqa: E402
 
 FRONTIER = ROOT / "docs" / "data" / "frontier.json"
 DATA = ROOT / "docs" / "data" / "colour_weights.json"

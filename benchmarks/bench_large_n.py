@@ -32,11 +32,11 @@ def worker(n: int, seed: int, end_to_end: bool) -> dict[str, float | int | str |
     """One run in this process; prints nothing, returns the measurements."""
     import nqmip
     from nqmip.heuristics.common import timed_compile
-    from nqmip.heuristics.minconflicts import _warm_up, minconflicts_placement
+    from nqmip.heuristics.minconflicts import minconflicts_placement, warm_up
     from nqmip.instance import make_instance
 
     instance = make_instance(n)
-    first_compile = timed_compile(_warm_up)  # compile or cache load, before the clocks
+    first_compile = timed_compile(warm_up)  # compile or cache load, before the clocks
     cpu_start = time.process_time()
     perm, stats = minconflicts_placement(instance, seed=seed)
     # CPU seconds of this process (the repeated warm-up is a cache hit of milliseconds):

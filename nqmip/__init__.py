@@ -12,6 +12,7 @@ from nqmip.budget import Deadline
 from nqmip.enumeration.optimal import enumerate_optimal
 from nqmip.formulation import build_model
 from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
+from nqmip.lex.solve import lex_first
 from nqmip.result import Result, Status, Termination
 from nqmip.solve import all_methods, solve
 from nqmip.verify import VerificationError, conflicts, is_solution
@@ -54,6 +55,7 @@ __all__ = [
     "draw",
     "enumerate_optimal",
     "is_solution",
+    "lex_first",
     "make_instance",
     "random_weights",
     "solutions",

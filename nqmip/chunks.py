@@ -45,8 +45,8 @@ def run_chunks(chunk: Chunk, deadline: Deadline, *,
                progress: Callable[[], None] | None = None) -> Termination:
     """Call ``chunk()`` until it says why the search ends, the deadline passes or is
     cancelled, or ``stop()`` turns true (``solution_found``: a target reached); Ctrl-C
-    ends it as ``interrupted``. ``progress()``, if given, is called after every chunk that
-    does not end the search (the search reports its incumbent there, throttled on its side).
+    ends it as ``interrupted``. ``progress()``, if given, is called after every chunk, the
+    last included (the search reports its incumbent there, throttled on its side).
 
     The deadline is read before every chunk, the first included: a search overshoots it by
     at most one chunk. Ctrl-C lands between chunks (numba code does not look at signals),
@@ -60,10 +60,10 @@ def run_chunks(chunk: Chunk, deadline: Deadline, *,
             if stop is not None and stop():
                 return Termination.SOLUTION_FOUND
             why = chunk()
-            if why is not None:
-                return why
             if progress is not None:
                 progress()
+            if why is not None:
+                return why
     except KeyboardInterrupt:
         return Termination.INTERRUPTED
 

@@ -25,7 +25,10 @@ from typing import TYPE_CHECKING, Any
 from nqmip.backends.base import RawSolution, SolveOptions, get_backend
 from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.instance import Instance
-from nqmip.result import Provenance, Result, Status, Termination
+from nqmip.methods import METHODS, check_options
+from nqmip.outcome import make_result
+from nqmip.progress import ProgressReporter
+from nqmip.result import Counters, Provenance, Result, Status, Termination, Timing
 from nqmip.verify import VerificationError, verified
 from nqmip.warmstart import Start, WarmStartSpec, prepare_start
 
@@ -59,9 +62,12 @@ def solve_exact(
     """
     backend = get_backend(method)
     backend.require()
-    if options.threads is not None and not backend.honours_threads:
-        raise TypeError(f"the {method!r} backend runs on one thread: no threads option")
-    if not backend.honours_seed:
+    spec = METHODS[method]
+    check_options(spec, [name for name, value in (("threads", options.threads),
+                                                  ("mip_gap", options.mip_gap or None),
+                                                  ("strengthen", not options.strengthen
+                                                   or None)) if value is not None])
+    if not spec.honour("seed"):
         options = replace(options, seed=None)  # deterministic: no seed was used
     begin = time.perf_counter()
     settled = settled_by_fixed(instance, method, backend.solver_label(), options.seed, begin)
@@ -86,6 +92,9 @@ def solve_exact(
     start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
+        # the start is the first incumbent: the call's trajectory begins with it (and a
+        # target it meets stops the call before the solver runs)
+        ProgressReporter(method, options.on_progress)(incumbent=start.objective)
     if deadline.limited:
         # The solver's limit is what is left now; building its model is not counted against
         # it (as before the one deadline: a 0.05 s limit still lets HiGHS load a start).
@@ -94,8 +103,8 @@ def solve_exact(
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     solve_time = time.perf_counter() - solve_begin
-    result = verified(instance, _solver_result(instance, method, backend.solver_label(),
-                                               options.seed, raw, start, begin, solve_time))
+    result = _solver_result(instance, method, backend.solver_label(), options.seed, raw,
+                            start, begin, solve_time)
     if start is not None:
         result = _keep_better_start(instance, result, start)
     if colour is not None:
@@ -144,42 +153,31 @@ def _prepare(instance: Instance, warm_start: WarmStartSpec | bool, label: str | 
 def _solver_result(instance: Instance, method: str, solver: str, seed: int | None,
                    raw: RawSolution, start: Start | None, begin: float,
                    solve_time: float) -> Result:
-    """The backend's answer as a :class:`Result` (not yet verified)."""
+    """The backend's answer as a verified :class:`Result` (:func:`make_result`)."""
     compile_time = None
     if start is not None and start.heuristic_result is not None:
-        compile_time = start.heuristic_result.compile_time
-    if raw.extra.get("compile_time"):  # a backend of numba kernels (bnb): its load apart
-        compile_time = (compile_time or 0.0) + raw.extra["compile_time"]
+        compile_time = start.heuristic_result.timing.compile
+    if raw.extra.get("compile_time"):  # a backend of numba kernels (bnb): its load
+        compile_time = (compile_time or 0.0) + raw.extra.pop("compile_time")
     proven = raw.status in (Status.OPTIMAL, Status.INFEASIBLE)
     plan = (method,) if start is None or start.source in ("placement", "result", "explicit") \
         else (start.source, method)
-    return Result(
-        status=raw.status,
-        termination=raw.termination,
-        n=instance.n,
-        method=method,
-        solver=solver,
-        objective=raw.objective,
-        bound=None if raw.bound is None else instance.rounded_bound(raw.bound),
-        placement=raw.placement,
-        # numba's compile or cache load is reported apart, as for the heuristics themselves
-        wall_time=time.perf_counter() - begin - (compile_time or 0.0),
-        weights_name=instance.name,
-        seed=seed,
-        nodes=raw.nodes,
-        warm_start_accepted=_accepted(start, raw.warm_start_accepted),
-        start_objective=start.objective if start is not None else None,
-        heuristic_time=start.heuristic_time if start is not None else None,
-        compile_time=compile_time,
-        solve_time=solve_time,
-        message=raw.message,
+    bound = None if raw.bound is None else instance.rounded_bound(raw.bound)
+    return make_result(
+        instance, method, raw.placement, raw.termination, solver=solver, proven=proven,
+        bound=bound, objective=raw.objective, seed=seed, message=raw.message,
+        timing=Timing(wall=time.perf_counter() - begin, compile=compile_time,
+                      start=start.heuristic_time if start is not None else None,
+                      solve=solve_time),
+        counters=Counters(nodes=raw.nodes),
         provenance=Provenance(
             plan=plan, proof="solver" if proven else None,
-            bound_source="solver" if raw.bound is not None else None,
+            bound_source="solver" if bound is not None else None,
             incumbent_source="solver" if raw.placement is not None else None,
-            warm_start=start.source if start is not None else None),
-        extra=dict(raw.extra),
-    )
+            warm_start=start.source if start is not None else None,
+            start_objective=start.objective if start is not None else None,
+            start_accepted=_accepted(start, raw.warm_start_accepted)),
+        extra=raw.extra)
 
 
 def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | None,
@@ -189,26 +187,21 @@ def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | N
     all attacked (no completion). ``provenance.proof == "fixed_queens"``. None otherwise."""
     if not instance.fixed:
         return None
-    from nqmip.instance import free_board
+    from nqmip.board import free_board
 
     board = free_board(instance)
     reason = board.blocked()
     if board.rows.size and reason is None:
         return None
     placement = None if reason is not None else board.placement([])
-    result = Result(
-        status=Status.INFEASIBLE if reason is not None else Status.OPTIMAL,
-        termination=Termination.INFEASIBLE if reason is not None else Termination.OPTIMAL,
-        n=instance.n, method=method, solver=solver,
-        objective=None if placement is None else instance.objective(placement),
-        bound=None if placement is None else instance.objective(placement),
-        placement=placement, wall_time=time.perf_counter() - begin,
-        weights_name=instance.name, seed=seed,
+    return make_result(
+        instance, method, placement,
+        Termination.INFEASIBLE if reason is not None else Termination.OPTIMAL,
+        solver=solver, proven=True, seed=seed,
+        timing=Timing(wall=time.perf_counter() - begin),
         message=reason or "every row holds a fixed queen",
         provenance=Provenance(plan=(method,), proof="fixed_queens",
-                              incumbent_source="fixed" if placement is not None else None),
-    )
-    return verified(instance, result)
+                              incumbent_source="fixed" if placement is not None else None))
 
 
 def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.trajectory import Point
+
 
 class Status(StrEnum):
     """What the method found."""
@@ -34,6 +36,7 @@ class Termination(StrEnum):
     TIME_LIMIT = "time_limit"
     ITERATION_LIMIT = "iteration_limit"  # also evaluation and node limits
     SOLUTION_FOUND = "solution_found"  # a heuristic reached its goal
+    TARGET = "target"  # the incumbent reached the caller's target (``target=``)
     INTERRUPTED = "interrupted"
     ERROR = "error"
     UNKNOWN = "unknown"  # the solver did not say why it stopped
@@ -55,7 +58,9 @@ class Provenance:
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
       ``"colour_search"``, ``"fixed"`` (the fixed queens alone) or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
-      heuristic's name, or None.
+      heuristic's name, or None; ``start_objective`` its value (in the result's terms)
+      and ``start_accepted`` whether the solver took it (None: no start, or a solver
+      that cannot say).
     """
 
     plan: tuple[str, ...] = ()
@@ -64,6 +69,8 @@ class Provenance:
     refuted_black_counts: tuple[int, ...] = ()
     incumbent_source: str | None = None
     warm_start: str | None = None
+    start_objective: float | None = None
+    start_accepted: bool | None = None
 
     def with_(self, **changes: Any) -> Provenance:
         return replace(self, **changes)
@@ -72,7 +79,74 @@ class Provenance:
         return {"plan": list(self.plan), "proof": self.proof,
                 "bound_source": self.bound_source,
                 "refuted_black_counts": list(self.refuted_black_counts),
-                "incumbent_source": self.incumbent_source, "warm_start": self.warm_start}
+                "incumbent_source": self.incumbent_source, "warm_start": self.warm_start,
+                "start_objective": _number(self.start_objective),
+                "start_accepted": self.start_accepted}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds, all within the one call (``time_limit`` bounds ``wall``).
+
+    - ``wall``: the whole call, numba's load and compile included;
+    - ``compile``: of which numba's compile or cache load (None: nothing compiled);
+    - ``start``: of which the warm start's heuristic (exact backends);
+    - ``solve``: of which the exact solver's own run;
+    - ``to_best``: when the returned placement's objective was first reached;
+    - ``to_target``: when the incumbent first reached the caller's target (None: never, or
+      no target).
+    """
+
+    wall: float = 0.0
+    compile: float | None = None
+    start: float | None = None
+    solve: float | None = None
+    to_best: float | None = None
+    to_target: float | None = None
+
+    def with_(self, **changes: Any) -> Timing:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Counters:
+    """The work a method did, in its own units (None: not counted by this method):
+    ``nodes`` of a tree search, ``iterations`` (moves, generations), ``evaluations`` (boards
+    or swaps whose cost was computed) and ``improvements`` of its best."""
+
+    nodes: int | None = None
+    iterations: int | None = None
+    evaluations: int | None = None
+    improvements: int | None = None
+
+    def with_(self, **changes: Any) -> Counters:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, int | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _number(value: float | None) -> float | str | None:
+    """A float as JSON can hold it: NaN as None, the infinities as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    return value
+
+
+def status_of(termination: Termination, found: bool, proven: bool = False) -> Status:
+    """The one map from why a method stopped and what it holds to what it found: a proof
+    (``proven``, or termination ``optimal`` / ``infeasible``) makes ``optimal`` with a
+    placement and ``infeasible`` without one; otherwise a placement is ``feasible`` and
+    none is ``unknown``."""
+    if termination is Termination.INFEASIBLE and not found:
+        return Status.INFEASIBLE
+    if found:
+        return Status.OPTIMAL if proven or termination is Termination.OPTIMAL \
+            else Status.FEASIBLE
+    return Status.INFEASIBLE if proven else Status.UNKNOWN
 
 
 #: Seed used when the caller gives none, by every method: the same command gives the same
@@ -102,10 +176,14 @@ def as_placement(columns: Sequence[int] | np.ndarray) -> Placement:
 class Result:
     """The outcome of :func:`nqmip.solve`, identical in form for every method.
 
-    ``placement[i]`` is the column of the queen in row ``i`` (0-based); it is ``None``
-    when no placement was found. It is a tuple, or from ``ARRAY_PLACEMENT_FROM`` queens a
-    read-only int32 numpy array. Every placement in a ``Result`` has passed the
-    independent checker in :mod:`nqmip.verify`.
+    What was found: ``status``, ``objective``, ``bound`` (an upper bound when maximising, a
+    lower bound for costs: ``sense == "min"``), ``gap`` and ``placement`` (``placement[i]``
+    is the column of the queen in row ``i``, 0-based; None when none was found; a tuple, or
+    from ``ARRAY_PLACEMENT_FROM`` queens a read-only int32 numpy array). Why the method
+    stopped: ``termination``. How long: ``timing`` (``wall_time`` is ``timing.wall``) and
+    the ``trajectory`` of (seconds, incumbent, bound) at each improvement. How much work:
+    ``counters``. How it was obtained: ``provenance``. Every placement in a ``Result`` has
+    passed the independent checker in :mod:`nqmip.verify`.
     """
 
     status: Status
@@ -116,24 +194,27 @@ class Result:
     objective: float | None
     bound: float | None
     placement: Placement | None
-    wall_time: float
-    weights_name: str = "none"  # the instance's name ("chess", "random(seed=3)", ...)
-    seed: int | None = None
-    conflicts: int | None = None
-    evaluations: int | None = None
-    iterations: int | None = None
-    improvements: int | None = None
-    nodes: int | None = None
-    warm_start_accepted: bool | None = None
-    start_objective: float | None = None
-    heuristic_time: float | None = None
-    solve_time: float | None = None
-    compile_time: float | None = None
-    message: str = ""
+    timing: Timing = field(default_factory=Timing)
+    counters: Counters = field(default_factory=Counters)
     provenance: Provenance = field(default_factory=Provenance)
-    extra: dict[str, Any] = field(default_factory=dict)  # method-specific statistics only
-    fixed: tuple[tuple[int, int], ...] = ()  # the instance's pre-placed queens, (row, col)
+    trajectory: tuple[Point, ...] = ()
     sense: str = "max"  # "min": objective is a cost, bound a lower bound
+    weights_name: str = "none"  # the instance's name ("chess", "random(seed=3)", ...)
+    fixed: tuple[tuple[int, int], ...] = ()  # the instance's pre-placed queens, (row, col)
+    seed: int | None = None
+    target: float | None = None  # the caller's target, if any (termination "target")
+    message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # method-specific statistics only
+
+    @property
+    def wall_time(self) -> float:
+        """Seconds of the whole call (``timing.wall``)."""
+        return self.timing.wall
+
+    @property
+    def time_to_best(self) -> float | None:
+        """Seconds from the call's start until the returned objective was first reached."""
+        return self.timing.to_best
 
     @property
     def gap(self) -> float | None:
@@ -152,20 +233,26 @@ class Result:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as JSON holds it (nested ``timing``, ``counters``, ``provenance``;
+        the trajectory as [seconds, incumbent, bound] lists), and the properties ``gap``,
+        ``wall_time`` and ``time_to_best``."""
         # asdict would deep-copy a placement of millions of queens; fields are shallow.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["extra"] = dict(self.extra)
+        data["timing"] = self.timing.to_dict()
+        data["counters"] = self.counters.to_dict()
         data["provenance"] = self.provenance.to_dict()
+        data["trajectory"] = [point.to_list() for point in self.trajectory]
         data["status"] = str(self.status)
         data["termination"] = str(self.termination)
         data["placement"] = (
             np.asarray(self.placement).tolist() if self.placement is not None else None
         )
         data["gap"] = self.gap
-        for key in ("objective", "bound", "gap", "start_objective"):
-            value = data.get(key)
-            if isinstance(value, float) and not math.isfinite(value):
-                data[key] = None if math.isnan(value) else str(value)
+        data["wall_time"] = self.wall_time
+        data["time_to_best"] = self.time_to_best
+        for key in ("objective", "bound", "gap", "target"):
+            data[key] = _number(data.get(key))
         return data
 
     def to_json(self, **kwargs: Any) -> str:

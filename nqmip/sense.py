@@ -40,13 +40,15 @@ def to_maximisation(instance: Instance) -> tuple[Instance, float]:
 
 
 def from_maximisation(result: Result, offset: float) -> Result:
-    """A result of the maximisation, in the minimisation's terms."""
+    """A result of the maximisation, in the minimisation's terms: the objective, the bound
+    (now a lower bound), the target, the warm start's value and every point of the
+    trajectory become costs."""
     def back(value: float | None) -> float | None:
         return None if value is None else offset - value
 
-    extra = dict(result.extra)
-    if result.start_objective is not None:
-        extra["start_objective_max"] = result.start_objective
+    provenance = result.provenance.with_(start_objective=back(result.provenance.start_objective))
+    trajectory = tuple(replace(p, incumbent=back(p.incumbent), bound=back(p.bound))
+                       for p in result.trajectory)
     return result.with_(objective=back(result.objective), bound=back(result.bound),
-                        start_objective=back(result.start_objective), sense="min",
-                        extra=extra)
+                        target=back(result.target), provenance=provenance,
+                        trajectory=trajectory, sense="min")

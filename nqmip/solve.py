@@ -1,6 +1,8 @@
-"""``nqmip.solve``: the façade. It validates, creates the call's one deadline and the
-seed, and dispatches: the exact pipeline (:mod:`nqmip.exact`), a heuristic
-(:mod:`nqmip.heuristics`) or ``auto`` (:mod:`nqmip.auto.plans`). Nothing else lives here.
+"""``nqmip.solve``: the façade. It checks the call against the method table
+(:mod:`nqmip.methods`), starts the call's one clock, and runs the method under the
+watchdog (:mod:`nqmip.watchdog`) with the call's trajectory (:mod:`nqmip.trajectory`) as
+its progress listener: the exact pipeline (:mod:`nqmip.exact`), a heuristic
+(:mod:`nqmip.heuristics`) or ``auto`` (:mod:`nqmip.auto.plans`).
 
 Whatever the method, the placement is checked by :func:`nqmip.verify.verified` before the
 :class:`~nqmip.result.Result` is returned; a backend that answers wrongly raises
@@ -10,11 +12,11 @@ Whatever the method, the placement is checked by :func:`nqmip.verify.verified` b
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 from typing import Any
 
-from nqmip.backends.base import EXACT_METHODS, Progress, ProgressCallback, SolveOptions
-from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
+from nqmip.budget import Deadline
 from nqmip.capacity import check_fits
 from nqmip.instance import (
     CHESS_BLACK,
@@ -25,23 +27,22 @@ from nqmip.instance import (
     free_rows,
     make_instance,
 )
-from nqmip.result import DEFAULT_SEED, Result
+from nqmip.methods import METHODS, Method, check_options, check_weights, method
+from nqmip.progress import Progress, ProgressCallback
+from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
+from nqmip.trajectory import Trajectory
 from nqmip.verify import verified
-from nqmip.warmstart import WarmStartError, WarmStartSpec
+from nqmip.warmstart import WarmStartSpec
+from nqmip.watchdog import Watched, run_watched
 
 #: The method of :func:`solve` and of the command line when none is named.
 DEFAULT_METHOD = "auto"
 
 
-def heuristic_methods() -> tuple[str, ...]:
-    from nqmip.heuristics import HEURISTIC_METHODS
-
-    return HEURISTIC_METHODS
-
-
 def all_methods() -> tuple[str, ...]:
-    return (*EXACT_METHODS, *heuristic_methods(), "auto")
+    """Every method of :func:`solve` (the table of :mod:`nqmip.methods`)."""
+    return tuple(METHODS)
 
 
 def solve(
@@ -52,125 +53,158 @@ def solve(
     time_limit: float | Deadline | None = None,
     seed: int | None = None,
     *,
+    target: float | None = None,
     warm_start: WarmStartSpec | bool = None,
     on_progress: ProgressCallback | None = None,
     threads: int | None = None,
-    mip_gap: float = 0.0,
+    mip_gap: float | None = None,
     verbose: bool = False,
-    strengthen: bool = True,
-    bound_proof: bool = False,
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    strengthen: bool | None = None,
+    bound_proof: bool | None = None,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
-    sense: str = "max",
-    objective: str | None = None,
+    sense: str | None = None,
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`~nqmip.result.Result`.
 
-    ``nqmip.solve(8)`` has **no weights**: it places 8 queens (feasibility, objective 8).
-    The command line's default is the chess weights: ``solve_weighted.py --n 8`` is
-    ``nqmip.solve(8, "chess")`` (objective 12).
+    ``nqmip.solve(8)`` has **no weights** (feasibility, objective 8); the command line's
+    default ``--n 8`` is ``nqmip.solve(8, "chess")`` (objective 12). Each method honours
+    the options the method table lists (:mod:`nqmip.methods`); any other option given is
+    refused by name (ValueError), never silently dropped.
 
-    :param n: the board size, or an :class:`~nqmip.instance.Instance` (then ``weights``,
-        ``fixed``, ``black``, ``white`` and ``weights_seed`` are not read).
+    :param n: the board size, or an :class:`~nqmip.instance.Instance` (which holds the
+        weights, fixed queens and sense: giving them again is refused).
     :param weights: None (feasibility), ``"chess"`` (black squares, row + column even,
         worth ``black``; white ones ``white``), ``"random"`` (integers 1..9 drawn with
         ``weights_seed``, default 0: the same call gives the same weights) or any n x n
         array of real numbers.
     :param fixed: pre-placed queens, ``{row: col}`` or ``[(row, col), ...]``, 0-based.
     :param method: ``"auto"`` (default: proves the optimum where it can and keeps the best
-        placement until the time limit, :mod:`nqmip.auto.plans`), an exact backend
-        (``"highs"``, ``"glpk"``, ``"gurobi"``, ``"cpsat"``, ``"highs-pyomo"``,
-        ``"scip"``, ``"toulbar2"``, or nqmip's own ``"bnb"`` for any weights) or a
-        heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``, ``"topsquares"``,
-        ``"quota"``, ``"lns"``); :func:`all_methods` lists them.
-    :param time_limit: seconds for the whole call, or a :class:`~nqmip.budget.Deadline`
-        shared with the caller (cancelling it from another thread stops the solve, which
-        returns its best placement); None: no limit.
-    :param seed: makes randomised methods reproducible; None means ``DEFAULT_SEED`` (0),
-        and the result's ``seed`` says which was used.
-    :param warm_start: exact backends: a placement, a ``Result`` or a heuristic's name to
-        start from; by default a limited exact solve starts from the explicit solution of
-        :mod:`nqmip.construct`, so that a limit never leaves it empty-handed;
-        ``False`` turns that off.
-    :param on_progress: called with :class:`~nqmip.backends.base.Progress` (incumbent,
-        bound, elapsed time) while the method runs.
-    :param threads: solver threads (exact backends and auto).
-    :param mip_gap: exact backends: stop at this relative gap.
-    :param verbose: stream the solver's log.
-    :param strengthen: exact backends: add the valid rows of
-        :mod:`nqmip.formulation.strengthen` (default); False solves the textbook model.
+        placement until the time limit), an exact backend (``"highs"``, ``"glpk"``,
+        ``"gurobi"``, ``"cpsat"``, ``"highs-pyomo"``, ``"scip"``, ``"toulbar2"``, ``"bnb"``)
+        or a heuristic (``"ga"``, ``"tabu"``, ``"sa"``, ``"minconflicts"``,
+        ``"topsquares"``, ``"quota"``, ``"lns"``): the table of :mod:`nqmip.methods`.
+    :param time_limit: seconds for the **whole call**, numba's load and compile included
+        (``result.timing.compile`` says how much of it they took), or a
+        :class:`~nqmip.budget.Deadline` shared with the caller (cancelling it from another
+        thread stops the solve, which returns its best placement); None: no limit. The
+        call returns within about 0.4 s of it, whatever the method is doing.
+    :param seed: for randomised methods; None means ``DEFAULT_SEED`` (0): the same call
+        gives the same answer (the result's ``seed``; None for a deterministic method).
+    :param target: stop as soon as the incumbent reaches this objective (at least it when
+        maximising, at most it for costs): termination ``target``, unless the incumbent
+        is also proven optimal.
+    :param warm_start: exact backends and auto: a placement, a ``Result`` or a
+        heuristic's name to start from (by default a limited exact solve starts from the
+        explicit solution of :mod:`nqmip.construct`; ``False`` turns that off).
+    :param on_progress: called with each :class:`~nqmip.progress.Progress` report.
+    :param threads: solver threads (the MIP backends, CP-SAT and auto).
+    :param mip_gap: stop at this relative gap (the exact backends).
+    :param verbose: a log on stderr: the solver's own, or one line per improvement.
+    :param strengthen: False: the textbook model (no :mod:`nqmip.formulation.strengthen`).
     :param bound_proof: exact backends: first look for a placement reaching the colour
         bound (weights constant per colour), which proves optimality without the solver.
-    :param sense: ``"max"`` (default: the weights are gains) or ``"min"`` (the weights
-        are costs: the cheapest placement; the bound is then a lower bound).
-    :param objective: ``"lex-first"``: instead of weights, the lexicographically first
-        solution (rows in order, smallest column first; OEIS A141843), by :mod:`nqmip.lex`.
+    :param sense: ``"max"`` (default: gains) or ``"min"`` (costs; the bound is a lower one).
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
-    :returns: a verified ``Result``: status, objective, bound, gap, placement, times and
-        how it was obtained (``provenance``).
+    :returns: a verified ``Result`` (status, objective, bound, gap, placement, timing,
+        trajectory, counters, provenance).
     :raises TypeError: an argument of the wrong type (the message names it).
-    :raises ValueError: a bad value, an option the method does not take, or a board that
+    :raises ValueError: a bad value, an option the method does not honour, or a board that
         would not fit in this machine's memory (refused before anything is allocated).
     :raises nqmip.VerificationError: a solver answered with a wrong placement.
+
+    The first solution in lexicographic order is :func:`nqmip.lex_first`.
     """
-    _check_arguments(method, time_limit, seed, threads, mip_gap)
-    instance = make_instance(n, weights, fixed, black=black, white=white,
-                             weights_seed=weights_seed, sense=sense)
-    if objective is not None:
-        from nqmip.lex.solve import solve_lex
-
-        return solve_lex(instance, objective, method, Deadline.of(time_limit),
-                         DEFAULT_SEED if seed is None else seed, weights, params)
-    _refuse_ignored(method, mip_gap=mip_gap, strengthen=strengthen, bound_proof=bound_proof)
-    check_fits(instance.n, dense_weights=instance.dense is not None,
-               exact_model=method in EXACT_METHODS, method=method,
-               model_rows=free_rows(instance))
+    deadline = _deadline(time_limit)  # the one clock of the call starts now
+    spec, instance = _checked(method, n, weights, fixed, black, white, weights_seed, sense,
+                              params, seed=seed, threads=threads, mip_gap=mip_gap,
+                              strengthen=strengthen, bound_proof=bound_proof,
+                              warm_start=warm_start, target=target, on_progress=on_progress,
+                              verbose=verbose or None)
     maximised, offset = to_maximisation(instance)
-    if maximised is not instance and on_progress is not None:
-        report = on_progress  # the live figures in the user's terms (costs)
+    flipped = maximised is not instance
+    trajectory = Trajectory(deadline, target=None if target is None else
+                            (offset - target if flipped else float(target)),
+                            round_bound=maximised.rounded_bound)
+    listener = trajectory.listen(_forward(on_progress, verbose and not spec.log,
+                                          offset if flipped else None))
+    if seed is None and spec.honour("seed"):
+        seed = DEFAULT_SEED
 
-        def on_progress(p: Progress) -> None:
-            report(replace(p, incumbent=None if p.incumbent is None else offset - p.incumbent,
-                           bound=None if p.bound is None else offset - p.bound))
+    def work() -> Result:
+        return _dispatch(spec, maximised, deadline, seed, warm_start=warm_start,
+                         on_progress=listener, target=trajectory.target,
+                         threads=threads, mip_gap=mip_gap,
+                         verbose=verbose, strengthen=strengthen, bound_proof=bound_proof,
+                         params=params)
 
-    result = _dispatch(maximised, method, time_limit, seed, warm_start=warm_start,
-                       on_progress=on_progress, threads=threads, mip_gap=mip_gap,
-                       verbose=verbose, strengthen=strengthen, bound_proof=bound_proof,
-                       **params)
-    if maximised is not instance:  # back to costs, and checked against them
+    result = _answer(run_watched(work, deadline), maximised, spec, trajectory)
+    result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
+    if flipped:  # back to costs, and checked against them
         result = verified(instance, from_maximisation(result, offset))
-    return result.with_(fixed=instance.fixed) if instance.fixed else result
+    return result
 
 
-#: The options each kind of method honours beyond the common ones (an option another
-#: method would honour, given with a value that changes something, is refused by name).
-HONOURS = {"exact": {"mip_gap", "strengthen", "bound_proof"}, "auto": set(),
-           "heuristic": set()}
+def _answer(watched: Watched[Result], instance: Instance, spec: Method,
+            trajectory: Trajectory) -> Result:
+    """The method's result, or the fallback when it did not return in time; interrupted
+    when Ctrl-C stopped it, and a time limit (not a cancel) when the watchdog did."""
+    result = watched.value
+    if result is None:  # the method did not return in time (a cold compile, an overrun)
+        return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
+    if watched.interrupted and result.termination not in (Termination.OPTIMAL,
+                                                          Termination.INFEASIBLE):
+        return result.with_(termination=Termination.INTERRUPTED)
+    if watched.overran and result.termination is Termination.INTERRUPTED:
+        return result.with_(termination=Termination.TIME_LIMIT)  # the watchdog's cancel
+    return result
 
 
-def _refuse_ignored(method: str, **given: Any) -> None:
-    kind = "exact" if method in EXACT_METHODS else "auto" if method == "auto" else "heuristic"
-    defaults = {"mip_gap": 0.0, "strengthen": True, "bound_proof": False}
-    ignored = [name for name, value in given.items()
-               if value != defaults[name] and name not in HONOURS[kind]]
-    if ignored:
-        raise ValueError(f"method {method!r} does not take {', '.join(ignored)} "
-                         "(the exact backends do)")
+def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: Any,
+             weights_seed: Any, sense: Any, params: dict[str, Any],
+             **options: Any) -> tuple[Method, Instance]:
+    """The method and the instance of a call, once every argument is checked: types and
+    values, the options the method honours (the others refused by name), the weights it
+    takes, and the memory the board needs."""
+    spec = method_of(method)
+    _check_arguments(options["seed"], options["threads"], options["mip_gap"],
+                     options["target"], params)
+    instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
+    check_options(spec, [name for name, value in {**options, "fixed": instance.fixed or None}
+                         .items() if value is not None])
+    check_weights(spec, feasibility=instance.is_feasibility,
+                  colours=instance.colours is not None, dense=instance.dense is not None)
+    check_fits(instance.n, dense_weights=instance.dense is not None,
+               exact_model=spec.kind == "exact", method=spec.name,
+               model_rows=free_rows(instance))
+    return spec, instance
 
 
-def _check_arguments(method: Any, time_limit: Any, seed: Any, threads: Any,
-                     mip_gap: Any) -> None:
+def method_of(name: Any) -> Method:
+    """The method table's entry for ``name`` (``objective="lex-first"`` has its own door)."""
+    return method(name)
+
+
+def _deadline(time_limit: Any) -> Deadline:
+    """The call's one deadline: the caller's, or ``time_limit`` seconds from now."""
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return Deadline.of(time_limit)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
+        raise TypeError(f"time_limit must be seconds (a number) or None, got "
+                        f"{type(time_limit).__name__} {time_limit!r}")
+    if not (time_limit > 0 and not math.isnan(time_limit)):
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    return Deadline(float(time_limit))
+
+
+def _check_arguments(seed: Any, threads: Any, mip_gap: Any, target: Any,
+                     params: dict[str, Any]) -> None:
     """Wrong types are TypeErrors and bad values ValueErrors, each naming its argument."""
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a string, got {type(method).__name__}")
-    if time_limit is not None and not isinstance(time_limit, Deadline):
-        if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
-            raise TypeError(f"time_limit must be seconds (a number) or None, got "
-                            f"{type(time_limit).__name__} {time_limit!r}")
-        if not (time_limit > 0 and not math.isnan(time_limit)):
-            raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    if "objective" in params:
+        raise TypeError("solve() takes no objective: the lexicographically first solution "
+                        "is nqmip.lex_first(n, fixed=..., method=..., time_limit=...)")
     for name, value, low in (("seed", seed, 0), ("threads", threads, 1)):
         if value is None:
             continue
@@ -178,47 +212,156 @@ def _check_arguments(method: Any, time_limit: Any, seed: Any, threads: Any,
             raise TypeError(f"{name} must be an integer or None, got {type(value).__name__}")
         if value < low:
             raise ValueError(f"{name} must be at least {low}, got {value}")
-    if isinstance(mip_gap, bool) or not isinstance(mip_gap, int | float):
-        raise TypeError(f"mip_gap must be a number, got {type(mip_gap).__name__}")
-    if not 0.0 <= mip_gap < 1.0:
-        raise ValueError(f"mip_gap must be in [0, 1), got {mip_gap}")
+    if mip_gap is not None:
+        if isinstance(mip_gap, bool) or not isinstance(mip_gap, int | float):
+            raise TypeError(f"mip_gap must be a number, got {type(mip_gap).__name__}")
+        if not 0.0 <= mip_gap < 1.0:
+            raise ValueError(f"mip_gap must be in [0, 1), got {mip_gap}")
+    if target is not None:
+        if isinstance(target, bool) or not isinstance(target, int | float):
+            raise TypeError(f"target must be a number, got {type(target).__name__}")
+        if not math.isfinite(target):
+            raise ValueError(f"target must be a finite number, got {target}")
 
 
-def _dispatch(instance: Instance, method: str, time_limit: float | Deadline | None,
-              seed: int | None, *, warm_start: Any, on_progress: ProgressCallback | None,
-              threads: int | None, mip_gap: float, verbose: bool, strengthen: bool,
-              bound_proof: bool, **params: Any) -> Result:
-    deadline = Deadline.of(time_limit)
-    seed = DEFAULT_SEED if seed is None else seed
-    if method == "auto":
-        from nqmip.auto.plans import solve_auto
+def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,
+              sense: Any) -> Instance:
+    """The instance of the call; with an Instance given, any of its parts given again is
+    refused by name (it would be ignored)."""
+    if isinstance(n, Instance):
+        again = [name for name, value in (("weights", weights), ("fixed", fixed),
+                                          ("black", black), ("white", white),
+                                          ("weights_seed", weights_seed), ("sense", sense))
+                 if value is not None]
+        if again:
+            raise ValueError(f"{', '.join(again)}: given with an Instance, which already "
+                             "holds them; pass n instead, or drop them")
+    return make_instance(n, weights, fixed,
+                         black=CHESS_BLACK if black is None else black,
+                         white=CHESS_WHITE if white is None else white,
+                         weights_seed=weights_seed, sense="max" if sense is None else sense)
 
-        # seconds stay seconds: auto loads its kernels first and starts the clock after
-        return solve_auto(instance, time_limit=time_limit, seed=seed, threads=threads,
-                          verbose=verbose, on_progress=on_progress, warm_start=warm_start,
-                          **params)
-    if method in EXACT_METHODS:
+
+def _forward(on_progress: ProgressCallback | None, log: bool,
+             offset: float | None) -> ProgressCallback | None:
+    """What the caller hears of the reports: in its own terms (costs when minimising), and
+    with ``log`` one line per report on stderr."""
+    if on_progress is None and not log:
+        return None
+
+    def forward(report: Progress) -> None:
+        if offset is not None:
+            report = replace(report,
+                             incumbent=None if report.incumbent is None
+                             else offset - report.incumbent,
+                             bound=None if report.bound is None else offset - report.bound)
+        if log:
+            parts = [f"{report.elapsed:9.3f} s", report.method]
+            if report.incumbent is not None:
+                parts.append(f"incumbent {report.incumbent:g}")
+            if report.bound is not None:
+                parts.append(f"bound {report.bound:g}")
+            if report.conflicts is not None:
+                parts.append(f"conflicts {report.conflicts}")
+            print("  ".join(parts), file=sys.stderr, flush=True)
+        if on_progress is not None:
+            on_progress(report)
+
+    return forward
+
+
+def _dispatch(spec: Method, instance: Instance, deadline: Deadline, seed: int | None, *,
+              warm_start: Any, on_progress: ProgressCallback, target: float | None,
+              threads: int | None,
+              mip_gap: float | None, verbose: bool, strengthen: bool | None,
+              bound_proof: bool | None, params: dict[str, Any]) -> Result:
+    if spec.kind == "auto":
+        return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
+                           verbose=verbose, on_progress=on_progress,
+                           warm_start=warm_start, **params)
+    if params and spec.kind == "exact":
+        raise TypeError(f"unexpected parameters for {spec.name!r}: {', '.join(params)}")
+    if spec.kind == "exact":
+        from nqmip.backends.base import SolveOptions
         from nqmip.exact import solve_exact
 
-        if params:
-            raise TypeError(f"unexpected parameters for {method!r}: {', '.join(params)}")
         options = SolveOptions(deadline=deadline, seed=seed, threads=threads,
-                               mip_gap=mip_gap, verbose=verbose, on_progress=on_progress,
-                               strengthen=strengthen)
-        return solve_exact(instance, method, options, warm_start=warm_start,
-                           bound_proof=bound_proof)
-    if warm_start is not None and warm_start is not False:
-        raise WarmStartError(f"warm starts are for the exact backends, not {method!r}")
-    if threads is not None:
-        raise TypeError(f"the heuristic {method!r} is single-threaded: no threads option")
-    if method in heuristic_methods():
-        from nqmip.heuristics import run_heuristic
+                               mip_gap=mip_gap or 0.0, verbose=verbose,
+                               on_progress=on_progress, target=target,
+                               strengthen=True if strengthen is None else strengthen)
+        return solve_exact(instance, spec.name, options, warm_start=warm_start,
+                           bound_proof=bool(bound_proof))
+    from nqmip.heuristics import run_heuristic
 
-        # A Deadline goes down as it is (absolute, and it may be cancelled); seconds
-        # count from the end of the heuristic's compile.
-        result = run_heuristic(method, instance, seed=seed,
-                               time_limit=time_limit if isinstance(time_limit, Deadline)
-                               else deadline.seconds(floor=MIN_SOLVER_SECONDS),
-                               on_progress=on_progress, **params)
-        return verified(instance, result)
-    raise ValueError(f"unknown method {method!r}: choose from {', '.join(all_methods())}")
+    return verified(instance, run_heuristic(spec.name, instance, seed=seed,
+                                            time_limit=deadline, on_progress=on_progress,
+                                            **params))
+
+
+def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,
+            seed: int | None) -> Result:
+    """The call's own figures on the method's result (maximisation terms): the whole
+    call's wall time, the times to the best and to the target, the trajectory, and
+    termination ``target`` when the target stopped it."""
+    trajectory.finish(result.objective, result.bound)
+    termination = result.termination
+    if trajectory.target_reached and result.status is not Status.OPTIMAL \
+            and termination is not Termination.INFEASIBLE:
+        termination = Termination.TARGET
+    timing = result.timing.with_(wall=deadline.elapsed(),
+                                 to_best=trajectory.time_to(result.objective),
+                                 to_target=trajectory.target_time)
+    return result.with_(termination=termination, timing=timing, seed=seed,
+                        trajectory=tuple(trajectory.points), target=trajectory.target)
+
+
+def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
+             interrupted: bool, returned: bool = False) -> Result:
+    """What the call answers when its method has no placement to give in time (it had not
+    returned, or with ``returned``, returned without one: a compile ate the budget): the
+    best placement reported while it ran (auto's parts hand theirs over), else the explicit
+    construction of :mod:`nqmip.construct`, with the best bound reported; no placement
+    where neither applies (fixed queens, n = 2 or 3). ``instance`` is the maximisation."""
+    from nqmip.construct import explicit_solution
+    from nqmip.heuristics.common import weight_bound
+    from nqmip.outcome import make_result
+    from nqmip.result import Provenance
+
+    why = "interrupted" if interrupted else "out of time"
+    termination = (Termination.INTERRUPTED if interrupted else
+                   Termination.TARGET if trajectory.target_reached else
+                   Termination.TIME_LIMIT)
+    bounds = [b for b in (trajectory.bound, weight_bound(instance)) if b is not None]
+    bound = min(bounds) if bounds else None
+    placement: Any = trajectory.placement
+    source = "reported"
+    if placement is None and not instance.fixed:
+        placement, source = explicit_solution(instance.n), "explicit"
+    state = "stopped before it held a placement" if returned else "did not stop in time"
+    what = ("so this is the best placement it had reported" if source == "reported" else
+            "so this is the explicit construction, not its best (a kernel may have been "
+            "compiling)")
+    if placement is None:
+        what = "and no placement is known"
+    proven = (placement is not None and bound is not None
+              and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
+    return make_result(
+        instance, method, placement, termination, solver="" if placement is None else
+        ("explicit construction" if source == "explicit" else method),
+        proven=proven, bound=bound, message=f"{why}: the {method} search {state}, {what}",
+        provenance=Provenance(plan=(method,), proof="bound" if proven else None,
+                              bound_source="reported" if bound is not None else None,
+                              incumbent_source=source if placement is not None else None))
+
+
+def fallback_result(instance: Instance, method: str, elapsed: float, *,
+                    interrupted: bool) -> Result:
+    """:func:`fallback` for the user's instance (either sense), for a caller that got no
+    placement back (the command line answers with it)."""
+    maximised, offset = to_maximisation(instance)
+    trajectory = Trajectory(Deadline(None))
+    result = fallback(maximised, method, trajectory, interrupted=interrupted, returned=True)
+    result = result.with_(timing=result.timing.with_(wall=elapsed))
+    if maximised is not instance:
+        result = verified(instance, from_maximisation(result, offset))
+    return result

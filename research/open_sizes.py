@@ -49,10 +49,10 @@ sys.path.insert(0, str(ROOT))
 
 def _line_ip(n: int, *, rows: str, time_limit: float) -> tuple[str, float, float, float]:
     """(status, objective, dual bound, seconds) of the line IP maximising #black, with
-    ``rows`` = "" (as nqmip.colour.bound), "hall" or "board" added."""
+    ``rows`` = "" (as nqmip.formulation.colour_bound), "hall" or "board" added."""
     import highspy
 
-    from nqmip.colour.line_model import line_model, to_highs
+    from nqmip.formulation.line_model import line_model, to_highs
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -96,7 +96,7 @@ def _line_ip(n: int, *, rows: str, time_limit: float) -> tuple[str, float, float
 
 
 def _bound(n: int) -> int:
-    from nqmip.colour.bound import black_queen_bound
+    from nqmip.formulation.colour_bound import black_queen_bound
 
     b = black_queen_bound(n, time_limit=60.0)
     if b is None:
@@ -129,8 +129,8 @@ def probe_corner(n: int, a: argparse.Namespace) -> str:
 
 
 def probe_corner_search(n: int, a: argparse.Namespace) -> str:
-    from nqmip.colour.bound import black_count
     from nqmip.colour.search import search_line_sets
+    from nqmip.formulation.colour_bound import black_count
     from nqmip.instance import make_instance
     from nqmip.verify import is_solution
 

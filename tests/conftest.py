@@ -11,6 +11,20 @@ from nqmip.backends.base import EXACT_METHODS, get_backend
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Pyomo binds its log handler to the stderr of the moment it is first imported: a test
+    capturing stderr with ``capfd`` would leave it a closed file, so it is imported first."""
+    import pyomo.environ  # noqa: F401
+
+
+def options_for(method: str, **options: object) -> dict[str, object]:
+    """The options of a test that runs one body over many methods, without those the
+    method does not honour (tests/test_contract.py checks each of those is refused)."""
+    from nqmip.methods import METHODS
+
+    return {name: value for name, value in options.items() if METHODS[method].honour(name)}
+
+
 def backend_params(names: tuple[str, ...] = EXACT_METHODS) -> list[object]:
     return [pytest.param(name, marks=pytest.mark.solver(name), id=name) for name in names]
 

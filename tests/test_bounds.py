@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nqmip.colour import bound as st
+from nqmip.formulation import colour_bound as st
 
 
 def _black(placement: np.ndarray) -> int:

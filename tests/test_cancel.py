@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import nqmip
-from nqmip.backends.base import Progress
 from nqmip.budget import Deadline
+from nqmip.progress import Progress
+from tests.conftest import options_for
 
 from .conftest import backend_params
 
@@ -65,8 +66,8 @@ def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
     box: dict[str, Any] = {}
 
     def work() -> None:
-        box["result"] = nqmip.solve(n, weights, method=method, time_limit=deadline, seed=1,
-                                    **params)
+        box["result"] = nqmip.solve(n, weights, method=method, time_limit=deadline,
+                                    **options_for(method, seed=1), **params)
 
     worker = threading.Thread(target=work, daemon=True)
     worker.start()

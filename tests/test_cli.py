@@ -160,8 +160,8 @@ def test_warm_start_and_textbook_model_from_the_cli() -> None:
             "--no-strengthen", "--json")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert data["status"] == "optimal" and data["warm_start_accepted"] is True
-    assert data["start_objective"] is not None and data["heuristic_time"] is not None
+    assert data["status"] == "optimal" and data["provenance"]["start_accepted"] is True
+    assert data["provenance"]["start_objective"] is not None and data["timing"]["start"] is not None
     assert "proof" not in data["extra"]  # the textbook model: no colour-bound shortcut
     p = run("--n", "12", "--json")  # auto: chess weights are proven by the colour bound
     assert json.loads(p.stdout)["objective"] == data["objective"]
@@ -172,7 +172,7 @@ def test_heuristic_parameters_from_the_cli() -> None:
             "2", "--json")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert data["method"] == "ga" and data["evaluations"] <= 10_100
+    assert data["method"] == "ga" and data["counters"]["evaluations"] <= 10_100
     assert nqmip.is_solution(data["placement"])
     p = run("--n", "8", "--method", "ga", "--param", "population=0")
     assert p.returncode == 2 and "population" in p.stderr

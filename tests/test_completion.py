@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import nqmip
 from nqmip.backends.base import EXACT_METHODS, get_backend
+from nqmip.board import free_board
 from nqmip.heuristics import HEURISTIC_METHODS
-from nqmip.instance import free_board
 from nqmip.instances.csplib import (
     ExcludedDiagonals,
     FixedFileError,
@@ -32,7 +32,7 @@ from nqmip.instances.csplib import (
 )
 from nqmip.result import Status
 from nqmip.verify import is_solution
-from tests.conftest import IN_CI
+from tests.conftest import IN_CI, options_for
 
 # --- an independent enumerator -------------------------------------------------------------
 
@@ -119,7 +119,8 @@ def test_exact_methods_complete_or_prove(board: tuple[int, dict[int, int]],
     n, fixed = board
     inst = nqmip.make_instance(n, weights, fixed, weights_seed=n)
     for method in exact_methods():
-        check_answer(inst, nqmip.solve(inst, method=method, time_limit=30, seed=0), exact=True)
+        check_answer(inst, nqmip.solve(inst, method=method, time_limit=30,
+                                       **options_for(method, seed=0)), exact=True)
 
 
 def accepts(method: str, inst: nqmip.Instance) -> bool:

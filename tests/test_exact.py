@@ -7,13 +7,17 @@ import pytest
 
 import nqmip
 from nqmip.backends.base import BackendError, BackendUnavailable, RawSolution, get_backend
+from nqmip.methods import METHODS
 from nqmip.result import Status, Termination
+from tests.conftest import options_for
 from tests.oracle import best_value
 
 
 @pytest.mark.parametrize("strengthen", [False, True])
 def test_weighted_eight_queens_is_twelve(backend: str, strengthen: bool) -> None:
-    r = nqmip.solve(8, "chess", method=backend, strengthen=strengthen)
+    if not strengthen and not METHODS[backend].honour("strengthen"):
+        pytest.skip(f"{backend} builds no ILP: strengthen is refused (tests/test_contract.py)")
+    r = nqmip.solve(8, "chess", method=backend, **options_for(backend, strengthen=strengthen))
     assert r.status == Status.OPTIMAL
     assert r.objective == pytest.approx(12)
     assert r.bound == pytest.approx(12, abs=1e-6)
@@ -64,7 +68,7 @@ def test_backends_agree_on_random_weights(backend: str, n: int) -> None:
 )
 def test_completion_keeps_fixed_queens(backend: str, fixed: dict, weights: str | None) -> None:
     inst = nqmip.make_instance(8, weights, fixed, weights_seed=11)
-    r = nqmip.solve(inst, method=backend, strengthen=False)
+    r = nqmip.solve(inst, method=backend, **options_for(backend, strengthen=False))
     assert r.status == Status.OPTIMAL
     assert nqmip.is_solution(r.placement, fixed)
     assert r.objective == pytest.approx(best_value(8, inst.weight_matrix(), fixed))
@@ -76,13 +80,15 @@ def test_completion_keeps_fixed_queens(backend: str, fixed: dict, weights: str |
 )
 def test_impossible_completion_is_infeasible(backend: str, n: int, fixed: dict) -> None:
     assert best_value(n, np.ones((n, n)), fixed) is None  # the oracle agrees
-    r = nqmip.solve(n, "chess", fixed=fixed, method=backend, strengthen=False)
+    r = nqmip.solve(n, "chess", fixed=fixed, method=backend,
+                    **options_for(backend, strengthen=False))
     assert r.status == Status.INFEASIBLE
     assert r.placement is None
 
 
 def test_time_limit_returns_incumbent_and_bound(backend: str) -> None:
-    r = nqmip.solve(40, "chess", method=backend, time_limit=1.0, seed=1)
+    r = nqmip.solve(40, "chess", method=backend, time_limit=1.0,
+                    **options_for(backend, seed=1))
     # A functional check (the limit is honoured), with wide slack for model building.
     assert r.wall_time < 20
     assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN)

@@ -94,8 +94,8 @@ def test_fewest_black_queens_are_sought_among_symmetric_placements_first() -> No
     # White worth more, n >= FEWEST_SYMMETRIC_MIN_N: the proof's search at the bound tries
     # the half-turn-symmetric line sets first (n = 61 took 22 s to over 60 s without them).
     # Without them the proof's placement at n = 47 is not symmetric (seed 0).
-    from nqmip.colour.bound import black_count, black_queen_bound
     from nqmip.colour.search import FEWEST_SYMMETRIC_MIN_N, SYMMETRIC_MIN_N
+    from nqmip.formulation.colour_bound import black_count, black_queen_bound
 
     n = 47  # symmetric placements with the bound's 11 black queens exist (found in 0.04 s)
     assert FEWEST_SYMMETRIC_MIN_N <= n < SYMMETRIC_MIN_N

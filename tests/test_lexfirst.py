@@ -70,7 +70,7 @@ def test_oracle_does_not_change_the_answer(oracle_from: int) -> None:
 @pytest.mark.parametrize("n,fixed", [(10, {1: 7}), (12, {0: 5, 11: 0}), (14, {3: 3}),
                                      (6, {0: 0}), (9, {0: 0, 2: 1})])
 def test_fixed_queens(n: int, fixed: dict[int, int]) -> None:
-    result = nqmip.solve(n, objective="lex-first", fixed=fixed)
+    result = nqmip.lex_first(n, fixed=fixed)
     assert result.placement == plain_first(n, fixed)
     assert (result.status == "optimal") == (result.placement is not None)
 
@@ -91,12 +91,12 @@ def test_wide_boards_two_words() -> None:
 def test_time_limit_gives_a_proven_prefix() -> None:
     # n = 34 takes far more than a second: the search stops with a prefix proven
     begin = Deadline(None)
-    result = nqmip.solve(34, objective="lex-first", time_limit=1.0)
+    result = nqmip.lex_first(34, time_limit=1.0)
     assert begin.elapsed() < 30
     assert result.termination == "time_limit"
     rows = result.extra["proven_rows"]
     assert 0 <= rows < 34
-    assert len(result.extra["proven_prefix"]) == (rows if result.placement else 0)
+    assert rows == 0 or result.placement is not None  # the prefix is the placement's
     if result.placement is not None:  # the smallest completion met, verified
         assert is_solution(result.placement)
 
@@ -104,7 +104,7 @@ def test_time_limit_gives_a_proven_prefix() -> None:
 @pytest.mark.parametrize("method", ["cpsat", "cpsat-fixed", "highs-pyomo"])
 def test_models_agree(method: str) -> None:
     for n in (8, 11):
-        result = nqmip.solve(n, objective="lex-first", method=method)
+        result = nqmip.lex_first(n, method=method)
         assert result.status == "optimal"
         assert result.placement == plain_first(n)
         assert result.extra["proven_rows"] == n
@@ -120,12 +120,14 @@ def test_weighted_model_small_n() -> None:
 
 
 def test_bad_requests() -> None:
-    with pytest.raises(ValueError):
-        nqmip.solve(8, objective="lex-last")
-    with pytest.raises(ValueError):
-        nqmip.solve(8, "chess", objective="lex-first")
-    with pytest.raises(ValueError):
-        nqmip.solve(8, objective="lex-first", method="ga")
+    with pytest.raises(TypeError, match="lex_first"):  # the first solution's own door
+        nqmip.solve(8, objective="lex-first")
+    with pytest.raises(ValueError, match="without weights"):
+        nqmip.lex_first(nqmip.make_instance(8, "chess"))
+    with pytest.raises(ValueError, match="unknown method 'ga'"):
+        nqmip.lex_first(8, method="ga")
+    with pytest.raises(TypeError, match="oracle_cap"):
+        nqmip.lex_first(8, method="cpsat", oracle_cap=5)
 
 
 def test_cli_lex_first() -> None:

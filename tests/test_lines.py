@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqmip
-from nqmip.colour import bound as S
 from nqmip.colour import lines as L
 from nqmip.colour.exact_cover import find_exact_cover
 from nqmip.colour.proof import colour_proof
 from nqmip.colour.search import search_black_count, search_line_sets
+from nqmip.formulation import colour_bound as S
 from tests.oracle import solutions, solutions_by_backtracking
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import nqmip
 from nqmip.verify import VerificationError, verified
+from tests.conftest import options_for
 
 from .conftest import backend_params
 
@@ -36,7 +37,7 @@ def test_both_senses_match_brute_force(n: int, method: str, sense: str) -> None:
     expected = brute_force(n, weights, sense)
     # the annealing runs to its limit (it cannot prove): 2 s is ample at n <= 8
     r = nqmip.solve(n, weights, method=method, sense=sense,
-                    time_limit=2 if method == "sa" else 10, seed=2)
+                    time_limit=2 if method == "sa" else 10, **options_for(method, seed=2))
     assert nqmip.is_solution(r.placement) and r.sense == sense
     assert r.objective == pytest.approx(float(weights[np.arange(n), list(r.placement)].sum()))
     if r.status == "optimal":

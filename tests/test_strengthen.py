@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import nqmip
-from nqmip.colour import bound as B
 from nqmip.colour.search import search_black_count, start_permutation
+from nqmip.formulation import colour_bound as B
 from nqmip.formulation import strengthen as S
 
 ALL_ON = {"colour_bound": True, "parity": True, "symmetry": True}

@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import nqmip  # noqa: E402
 from nqmip.backends.gurobi import SIZE_LIMITED_MAX_N as GUROBI_MAX_N  # noqa: E402
-from nqmip.colour import bound as strengthen  # noqa: E402
 from nqmip.colour import search as colour_search  # noqa: E402
-from nqmip.colour.bound import black_count  # noqa: E402
+from nqmip.formulation import colour_bound as strengthen  # noqa: E402
+from nqmip.formulation.colour_bound import black_count  # noqa: E402
 
 DATA = ROOT / "docs" / "data" / "frontier.json"
 DOC = ROOT / "docs" / "frontier.md"
@@ -314,7 +314,8 @@ def write_doc(data: dict[str, Any]) -> None:
         "placement with as many black queens as the black bound is optimal; a bound the",
         "line sets refute drops by 2), then the strengthened model with the time left.",
         "`black bound` = the line-model bound B on the black count",
-        "(`nqmip.colour.bound.black_queen_bound`), and the counts refuted on the way. Times are",
+        "(`nqmip.formulation.colour_bound.black_queen_bound`), and the counts refuted on the",
+        "way. Times are",
         "seconds, median of 3 runs; ¹ = one run (the first took longer than the repeat",
         "threshold); ᵇ = proven by the colour bound (no solver run); ʳ = after refuting B;",
         "`> 60 (value/bound)` = not proven in 60 s; `skip` = not run (that configuration",

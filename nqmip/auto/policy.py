@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from nqmip.backends.base import get_backend
 from nqmip.bounds import colour_bound_applies
-from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
 from nqmip.enumeration.completion import MAX_FREE
 from nqmip.exact import PROOF_SECONDS, PROOF_SHARE
+from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import Instance, free_rows
 
 #: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
@@ -40,7 +40,7 @@ BNB_PORTFOLIO_MAX_N = 40
 LONG_BUDGET_SECONDS = 300.0
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
-#: line model (:data:`nqmip.colour.line_model.COLOUR_PROOF_MAX_N`, spelled there).
+#: line model (:data:`nqmip.formulation.line_model.COLOUR_PROOF_MAX_N`, spelled there).
 AUTO_COLOUR_EXACT_MAX_N = 64
 #: The colour proof runs beside the annealing with the whole budget (without a limit:
 #: ``COLOUR_PROOF_SECONDS``), or this share of it where the MIP follows it: the same

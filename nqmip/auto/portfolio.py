@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from nqmip.auto.policy import AUTO_HEURISTIC
-from nqmip.backends.base import Progress, ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
+from nqmip.progress import Progress, ProgressCallback
 from nqmip.result import Result, Status, Termination
 from nqmip.verify import verified
 
@@ -38,7 +38,6 @@ class Portfolio:
         self.refuted: tuple[int, ...] = ()
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
-        self.compile_outside = 0.0  # compile before the clock started (not in wall_time)
         # taken by every offer and tighten (two parts may offer at once: the engine beside
         # the MIP, a second stream beside a proof); re-entrant, so a part may hold it
         # around several steps
@@ -52,7 +51,7 @@ class Portfolio:
     def _offer(self, result: Result, step: str) -> Result:
         self.plan.append(step)
         self.last = result
-        self.compile_time += result.compile_time or 0.0
+        self.compile_time += result.timing.compile or 0.0
         if result.status == Status.INFEASIBLE:
             self.infeasible = result  # proven: no placement (kept whatever ends after it)
             return result
@@ -76,8 +75,10 @@ class Portfolio:
         """Tell the caller the incumbent and the bound (the live line of the command)."""
         if self.on_progress is None:
             return
-        incumbent = None if self.best is None else self.best.objective
-        self.on_progress(Progress("auto", self.deadline.elapsed(), incumbent, self.bound))
+        best = self.best
+        self.on_progress(Progress("auto", self.deadline.elapsed(),
+                                  None if best is None else best.objective, self.bound,
+                                  placement=None if best is None else best.placement))
 
     def tighten(self, bound: float | None, source: str) -> None:
         with self.lock:
@@ -157,7 +158,7 @@ class Portfolio:
 
         return verified(self.instance, run_heuristic(
             method, self.instance, seed=self.seed if seed is None else seed,
-            time_limit=deadline, **params))
+            time_limit=deadline, on_progress=self.on_progress, **params))
 
     def proven(self) -> bool:
         return (self.best is not None and self.bound is not None
@@ -202,8 +203,8 @@ def as_auto(result: Result, begin: float, run: Portfolio) -> Result:
     return result.with_(
         method="auto",
         seed=run.seed,
-        wall_time=time.perf_counter() - begin - run.compile_outside,
-        compile_time=run.compile_time or None,
+        timing=result.timing.with_(wall=time.perf_counter() - begin,
+                                   compile=run.compile_time or None),
         provenance=result.provenance.with_(plan=tuple(plan)),
     )
 

@@ -13,17 +13,17 @@ import importlib.util
 import os
 import sys
 import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from nqmip.budget import MIN_SOLVER_SECONDS as MIN_SOLVER_SECONDS  # its old home
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.instance import Instance
+from nqmip.methods import EXACT_METHODS, METHODS, resolve
+from nqmip.progress import ProgressCallback
 from nqmip.result import Status, Termination
 
 
@@ -34,20 +34,6 @@ class BackendError(RuntimeError):
 
 class BackendUnavailable(BackendError):
     """The backend's solver is not installed; the message says what to install."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A live report from a running method: its incumbent, bound and elapsed time."""
-
-    method: str
-    elapsed: float
-    incumbent: float | None = None
-    bound: float | None = None
-    conflicts: int | None = None
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
@@ -66,6 +52,10 @@ class SolveOptions:
     # A better placement found elsewhere while the solver runs, as (objective, placement)
     # (auto's other part); read between chunks by the backends that can take it (bnb).
     incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None
+    # Stop once the incumbent is worth this much (the maximisation's terms): the solver's
+    # own objective limit where it has one (Gurobi's BestObjStop, SCIP's limits/primal);
+    # every backend also stops when the call's trajectory cancels the deadline.
+    target: float | None = None
 
     def time_limit(self) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""
@@ -97,42 +87,19 @@ def c_stdout_to_stderr() -> Iterator[None]:
     own messages, such as Gurobi's "Interrupt request received" on Ctrl-C), so stdout keeps
     only what nqmip prints (``--json`` promises one JSON object and nothing else)."""
     try:
-        stdout_fd = sys.stdout.fileno()
-        stderr_fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # no real descriptors (e.g. captured)
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (AttributeError, OSError, ValueError):  # no descriptor 1 to redirect
         yield
         return
-    sys.stdout.flush()
-    saved = os.dup(stdout_fd)
     try:
-        os.dup2(stderr_fd, stdout_fd)
-        yield
+        os.dup2(2, 1)
+        with redirect_stdout(sys.stderr):  # and what Python code writes (Pyomo's tee)
+            yield
     finally:
-        os.dup2(saved, stdout_fd)
+        sys.stdout.flush()  # what Python buffered meanwhile goes where the C writes went
+        os.dup2(saved, 1)
         os.close(saved)
-
-
-class ProgressReporter:
-    """Forwards incumbent/bound updates to ``on_progress``, at most every ``interval`` s."""
-
-    def __init__(self, method: str, on_progress: ProgressCallback | None,
-                 interval: float = 0.2) -> None:
-        self.method = method
-        self.on_progress = on_progress
-        self.interval = interval
-        self.start = time.perf_counter()
-        self._last = -interval
-
-    def __call__(self, incumbent: float | None = None, bound: float | None = None,
-                 conflicts: int | None = None, force: bool = False) -> None:
-        if self.on_progress is None:
-            return
-        now = time.perf_counter() - self.start
-        if force or now - self._last >= self.interval:
-            self._last = now
-            bound = bound if bound is not None and abs(bound) < 1e300 else None
-            incumbent = incumbent if incumbent is not None and abs(incumbent) < 1e300 else None
-            self.on_progress(Progress(self.method, now, incumbent, bound, conflicts))
 
 
 @dataclass
@@ -180,17 +147,13 @@ def termination_of(native: Any, table: Mapping[Any, Termination]) -> Termination
 
 
 class Backend(ABC):
-    """One exact solver. The capability flags say what it does with the shared options:
-    a backend that does not accept a start still gets one (the start is kept as the
-    incumbent when the solver ends with nothing better), one that does not honour the seed
-    is deterministic (the result's ``seed`` is then None), and ``threads`` is refused where
-    it is not honoured."""
+    """One exact solver. What it does with the shared options is declared once, in the
+    method table (:mod:`nqmip.methods`): an option it does not honour never reaches it. A
+    start reaches every backend; one whose solver cannot take it still returns it as the
+    incumbent when the solver ends with nothing better (:mod:`nqmip.exact`)."""
 
     name: str = ""
     install_hint: str = ""
-    accepts_start: bool = True
-    honours_seed: bool = True
-    honours_threads: bool = True
 
     @abstractmethod
     def available(self) -> bool: ...
@@ -224,31 +187,20 @@ def module_available(name: str) -> bool:
         return False
 
 
-_REGISTRY: dict[str, str] = {
-    "highs": "nqmip.backends.highs:HighsBackend",
-    "glpk": "nqmip.backends.glpk:GlpkBackend",
-    "gurobi": "nqmip.backends.gurobi:GurobiBackend",
-    "cpsat": "nqmip.backends.cpsat:CpSatBackend",
-    "highs-pyomo": "nqmip.backends.highs_pyomo:HighsPyomoBackend",
-    "scip": "nqmip.backends.scip:ScipBackend",
-    "toulbar2": "nqmip.backends.toulbar2:Toulbar2Backend",
-    "bnb": "nqmip.backends.bnb:BnbBackend",
-}
-
-#: The exact methods, in the order the CLI lists them.
-EXACT_METHODS: tuple[str, ...] = tuple(_REGISTRY)
+#: The exact methods, in the order the commands list them (from the method table).
+__all__ = ["EXACT_METHODS", "Backend", "BackendError", "BackendUnavailable", "RawSolution",
+           "SolveOptions", "get_backend"]
 
 
 @cache
 def get_backend(name: str) -> Backend:
-    try:
-        target = _REGISTRY[name]
-    except KeyError:
+    spec = METHODS.get(name)
+    if spec is None or spec.kind != "exact":
         raise ValueError(
             f"unknown exact backend {name!r}: choose from {', '.join(EXACT_METHODS)}"
         ) from None
-    module_name, class_name = target.split(":")
-    return getattr(importlib.import_module(module_name), class_name)()
+    backend: Backend = resolve(spec.entry)()
+    return backend
 
 
 @contextmanager

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from nqmip.backends.base import (
     Backend,
-    ProgressReporter,
     RawSolution,
     SolveOptions,
     solution,
 )
 from nqmip.instance import Instance
+from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
 

@@ -9,7 +9,6 @@ from typing import Any
 from nqmip.backends.base import (
     Backend,
     BackendError,
-    ProgressReporter,
     RawSolution,
     SolveOptions,
     SolverLog,
@@ -20,6 +19,7 @@ from nqmip.backends.base import (
 )
 from nqmip.formulation.strengthen import cpsat_model
 from nqmip.instance import Instance
+from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
 

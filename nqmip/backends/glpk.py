@@ -12,7 +12,14 @@ import shutil
 from functools import cache
 from typing import Any
 
-from nqmip.backends.base import Backend, RawSolution, SolveOptions, solution, termination_of
+from nqmip.backends.base import (
+    Backend,
+    RawSolution,
+    SolveOptions,
+    c_stdout_to_stderr,
+    solution,
+    termination_of,
+)
 from nqmip.formulation.strengthen import pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Termination
@@ -53,7 +60,8 @@ class GlpkBackend(Backend):
         # glpsol has no MIP-start input: a warm start cannot reach it. The result says so
         # (warm_start_accepted=False), and nqmip.solve keeps the start as the incumbent
         # if glpsol ends with nothing better.
-        results = opt.solve(model, load_solutions=False, tee=options.verbose)
+        with c_stdout_to_stderr():  # glpsol's log (verbose) on stderr: stdout stays ours
+            results = opt.solve(model, load_solutions=False, tee=options.verbose)
         tc = results.solver.termination_condition
         accepted = False if options.warm_start is not None else None
         if tc == TC.infeasible:

@@ -15,7 +15,6 @@ import numpy as np
 from nqmip.backends.base import (
     Backend,
     BackendError,
-    ProgressReporter,
     RawSolution,
     SolveOptions,
     SolverLog,
@@ -28,6 +27,7 @@ from nqmip.backends.highs import placement_of
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
+from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
 #: The size-limited licence's variables (and constraints), and the largest board it
@@ -111,6 +111,8 @@ class GurobiBackend(Backend):
         if options.threads is not None:
             model.Params.Threads = int(options.threads)
         model.Params.MIPGap = float(options.mip_gap)
+        if options.target is not None:
+            model.Params.BestObjStop = float(options.target)
         accepted = None
         if options.warm_start is not None:
             start = start_vector(lm, options.warm_start)
@@ -126,6 +128,9 @@ class GurobiBackend(Backend):
             elif where == GRB.Callback.MIP and options.on_progress is not None:
                 report(cb_model.cbGet(GRB.Callback.MIP_OBJBST),
                        cb_model.cbGet(GRB.Callback.MIP_OBJBND))
+            elif where == GRB.Callback.MIPSOL and options.on_progress is not None:
+                report(cb_model.cbGet(GRB.Callback.MIPSOL_OBJBST),
+                       cb_model.cbGet(GRB.Callback.MIPSOL_OBJBND), force=True)
 
         # gurobipy catches Ctrl-C itself: optimize() returns with status INTERRUPTED.
         with c_stdout_to_stderr():

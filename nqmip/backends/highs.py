@@ -7,6 +7,7 @@ for comparison and for users who want Pyomo's path.
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from typing import Any
 
@@ -15,7 +16,6 @@ import numpy as np
 from nqmip.backends.base import (
     Backend,
     BackendError,
-    ProgressReporter,
     RawSolution,
     SolveOptions,
     SolverLog,
@@ -27,6 +27,7 @@ from nqmip.budget import Deadline
 from nqmip.formulation.matrix import LinearModel, build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
+from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
 
@@ -124,11 +125,21 @@ def placement_of(lm: LinearModel, values: np.ndarray) -> tuple[int, ...]:
         raise BackendError(str(exc)) from None
 
 
+#: Seconds a solve waits for an abandoned one to end (highspy runs one at a time).
+ABANDONED_WAIT = 5.0
+
+
 def run_interruptibly(h: Any, deadline: Deadline | None = None) -> bool:
     """Run HiGHS in its own thread so that Ctrl-C, or a cancel of ``deadline`` from another
     thread, stops the solve cleanly (HiGHS stops at its next interrupt check and keeps its
     incumbent); True if Ctrl-C interrupted it."""
     h.HandleUserInterrupt = True
+    # highspy lets one solve run at a time in a process (a class-level lock): a solve
+    # abandoned past its limit by the watchdog is ending; wait for it (it was cancelled)
+    waited = 0.0
+    while h.is_solver_running() and waited < ABANDONED_WAIT:
+        time.sleep(0.01)
+        waited += 0.01
     h.startSolve()
     interrupted = cancelled = False
     while True:

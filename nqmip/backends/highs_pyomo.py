@@ -13,6 +13,7 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     SolverLog,
+    c_stdout_to_stderr,
     module_available,
     solution,
     termination_of,
@@ -65,7 +66,8 @@ class HighsPyomoBackend(Backend):
         opt.set_instance(model)
         log = SolverLog(options.verbose)
         opt._solver_model.cbLogging += lambda event: log(event.message)
-        results = opt.solve(model)
+        with c_stdout_to_stderr():  # HiGHS's log (verbose) on stderr: stdout stays ours
+            results = opt.solve(model)
         if options.warm_start is not None:
             accepted = log.contains("MIP start solution is feasible")
         tc = results.termination_condition

@@ -11,6 +11,7 @@ from nqmip.backends.base import (
     Backend,
     RawSolution,
     SolveOptions,
+    c_stdout_to_stderr,
     module_available,
     solution,
     stop_when_cancelled,
@@ -20,6 +21,7 @@ from nqmip.backends.highs import placement_of
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
+from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
 
@@ -67,14 +69,19 @@ class ScipBackend(Backend):
         if options.seed is not None:
             model.setParam("randomization/randomseedshift", int(options.seed) % 2_147_483_647)
         model.setParam("limits/gap", float(options.mip_gap))
+        if options.target is not None:  # stop at a primal bound at least this good
+            model.setParam("limits/primal", float(options.target))
+        if options.on_progress is not None:
+            model.includeEventhdlr(_Progress(ProgressReporter(self.name, options.on_progress)),
+                                   "nqmip-progress", "reports each new incumbent")
         accepted = None
         if options.warm_start is not None:
             start = model.createSol()
             for var, value in zip(x, start_vector(lm, options.warm_start), strict=True):
                 model.setSolVal(start, var, float(value))
             accepted = bool(model.addSol(start))
-        with stop_when_cancelled(options.deadline, model.interruptSolve):
-            model.optimize()
+        with stop_when_cancelled(options.deadline, model.interruptSolve), c_stdout_to_stderr():
+            model.optimize()  # SCIP's log (verbose) on stderr: stdout stays ours
         return self._read(model, lm, x, accepted)
 
     @staticmethod
@@ -92,9 +99,28 @@ class ScipBackend(Backend):
             "timelimit": Termination.TIME_LIMIT,
             "userinterrupt": Termination.INTERRUPTED,
             "nodelimit": Termination.ITERATION_LIMIT,
+            "primallimit": Termination.TARGET,
             "gaplimit": Termination.OPTIMAL if (objective is not None and abs(
                 bound - objective) < 1e-6) else Termination.ITERATION_LIMIT,
         })
         return solution(termination, placement, objective,
                         bound if np.isfinite(bound) else None, int(model.getNNodes()),
                         accepted, message=f"SCIP status {status}")
+
+
+def _Progress(report: ProgressReporter) -> Any:
+    """A SCIP event handler that reports each new best solution and the dual bound."""
+    import pyscipopt
+
+    class Progress(pyscipopt.Eventhdlr):
+        def eventinit(self) -> None:
+            self.model.catchEvent(pyscipopt.SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+        def eventexit(self) -> None:
+            self.model.dropEvent(pyscipopt.SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+        def eventexec(self, event: Any) -> None:
+            model = self.model
+            report(model.getSolObjVal(model.getBestSol()), model.getDualbound(), force=True)
+
+    return Progress()

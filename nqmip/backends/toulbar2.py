@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import itertools
 import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -20,11 +22,23 @@ from nqmip.backends.base import (
     Backend,
     RawSolution,
     SolveOptions,
+    c_stdout_to_stderr,
     module_available,
     solution,
 )
-from nqmip.instance import Instance, free_board
+from nqmip.board import free_board
+from nqmip.instance import Instance
 from nqmip.result import Termination
+
+
+@cache
+def _toulbar2_thread() -> ThreadPoolExecutor:
+    """The one thread every toulbar2 solve of this process runs on: toulbar2 keeps its
+    state on the thread that first imported pytoulbar2, and a solve on another thread
+    fails ("bad solver configuration"), so the import and every solve, started from any
+    thread (the call's worker, a test's main thread), happen here."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-toulbar2")
+
 
 #: Weights are scaled by this before rounding to toulbar2's integer costs when they are not
 #: integers (1e-6 resolution); integer weights are kept as they are.
@@ -47,8 +61,6 @@ class Toulbar2Backend(Backend):
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()
-        import pytoulbar2
-
         board = free_board(instance)
         rows = [int(r) for r in board.rows]
         cells: dict[int, list[tuple[int, float]]] = {r: [] for r in rows}
@@ -62,21 +74,31 @@ class Toulbar2Backend(Backend):
         scale = 1 if integral else SCALE
         top = float(weights.max()) if weights.size else 0.0
         limit = options.time_limit()
-        try:
-            return self._solve(pytoulbar2, board, rows, cells, top, scale, limit, options)
-        except pytoulbar2.pytb2.Contradiction:  # propagation alone proves no completion
-            return solution(Termination.INFEASIBLE)
+
+        def run() -> RawSolution:
+            import pytoulbar2  # first imported on this thread: its state lives here
+
+            try:
+                return self._solve(pytoulbar2, board, rows, cells, top, scale, limit, options)
+            except pytoulbar2.pytb2.Contradiction:  # propagation alone proves no completion
+                return solution(Termination.INFEASIBLE)
+
+        return _toulbar2_thread().submit(run).result()
 
     def _solve(self, pytoulbar2: Any, board: Any, rows: list[int],
                cells: dict[int, list[tuple[int, float]]], top: float, scale: int,
                limit: float | None, options: SolveOptions) -> RawSolution:
-        problem = pytoulbar2.CFN(ubinit=None, resolution=0, vac=0,
+        unary = {r: {c: round((top - w) * scale) for c, w in cells[r]} for r in rows}
+        start_cost = None
+        if options.warm_start is not None:  # the start's cost: toulbar2's initial bound
+            start_cost = sum(unary[r][options.warm_start[r]] for r in rows)
+        problem = pytoulbar2.CFN(ubinit=start_cost, resolution=0, vac=0,
                                  verbose=-1 if not options.verbose else 1,
                                  seed=1 if options.seed is None else int(options.seed) + 1)
         domains = {r: [c for c, _ in cells[r]] for r in rows}
         for r in rows:
             problem.AddVariable(f"q{r}", [f"c{c}" for c in domains[r]])
-            problem.AddFunction([f"q{r}"], [round((top - w) * scale) for _, w in cells[r]])
+            problem.AddFunction([f"q{r}"], [unary[r][c] for c in domains[r]])
         for a, b in itertools.combinations(rows, 2):
             table = [0 if ca != cb and abs(ca - cb) != b - a else problem.Top
                      for ca in domains[a] for cb in domains[b]]
@@ -84,14 +106,25 @@ class Toulbar2Backend(Backend):
         # toulbar2's limit is whole CPU seconds: at least one
         seconds = 0 if limit is None else max(1, round(limit))
         begin = time.perf_counter()
-        found = problem.Solve(showSolutions=0, timeLimit=seconds)
+        with c_stdout_to_stderr():  # toulbar2's log (verbose) on stderr: stdout stays ours
+            found = problem.Solve(showSolutions=0, timeLimit=seconds)
         # A search that ended before its clock did ran to the end: its answer is proven
         # (the dual bound it reports after a complete search can lag the optimum). The
         # wall clock, not this process's CPU time: on a loaded machine toulbar2's limit
         # passes with less CPU used than that (a stopped search was once taken as complete:
         # its 50 "proven" below a start worth 52).
         complete = seconds == 0 or time.perf_counter() - begin < 0.95 * seconds
-        return self._read(problem, found, board, domains, rows, top, scale, complete)
+        if not found and options.warm_start is not None and complete:
+            # nothing cheaper than the start, proven: the start is optimal
+            start = tuple(int(c) for c in options.warm_start)
+            value = len(rows) * top + board.fixed_value - float(start_cost or 0) / scale
+            return solution(Termination.OPTIMAL, start, value, value,
+                            int(problem.GetNbNodes()), accepted=True,
+                            message="toulbar2: nothing beats the start")
+        raw = self._read(problem, found, board, domains, rows, top, scale, complete)
+        if options.warm_start is not None:
+            raw.warm_start_accepted = True  # its cost bounded the search from the start
+        return raw
 
     @staticmethod
     def _read(problem: Any, found: Any, board: Any, domains: dict[int, list[int]],
@@ -100,7 +133,7 @@ class Toulbar2Backend(Backend):
         to_weight = len(rows) * top + board.fixed_value
         dual = float(problem.GetDDualBound())
         nodes = int(problem.GetNbNodes())
-        if not found:  # no solution: proven none, unless the clock ran out first
+        if not found:  # no solution: proven none, unless the clock or the gap ended it
             return solution(Termination.INFEASIBLE if complete else Termination.TIME_LIMIT,
                             nodes=nodes)
         values, cost, _ = found

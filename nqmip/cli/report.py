@@ -118,10 +118,12 @@ def number(value: float | None) -> str:
 def verdict(result: Result) -> str:
     """One sentence: what the result is and what proves it."""
     how = result.provenance
-    if result.extra.get("objective") == "lex-first":
+    if result.method.startswith("lex-first"):
         if result.status == Status.OPTIMAL:
             return ("Proven: the lexicographically first solution (each row's column is the "
                     "smallest that can still be completed).")
+        if result.status == Status.INFEASIBLE:
+            return "Proven: no solution exists (the search tree is exhausted)."
         if result.placement is None:
             return "No solution found within the limits."
         rows = result.extra.get("proven_rows", 0)
@@ -135,7 +137,8 @@ def verdict(result: Result) -> str:
     if result.placement is None:
         return "No placement found within the limits."
     stopped = {Termination.INTERRUPTED: "Interrupted",
-               Termination.TIME_LIMIT: "Time limit reached"}.get(result.termination)
+               Termination.TIME_LIMIT: "Time limit reached",
+               Termination.TARGET: "Target reached"}.get(result.termination)
     head = f"{stopped} after {result.wall_time:.1f} s: best" if stopped else "Best"
     text = f"{head} placement found, objective {number(result.objective)}"
     if result.bound is None or result.gap is None:
@@ -158,12 +161,17 @@ def result_table(result: Result) -> Table:
         ("time", f"{result.wall_time:.2f} s"),
         ("method", how_obtained(result)),
     ]
+    timing = result.timing
+    if timing.to_best is not None and result.objective is not None:
+        rows.append(("found at", f"{timing.to_best:.2f} s (the best placement)"))
     if result.seed is not None:
         rows.append(("seed", str(result.seed)))
-    if result.compile_time is not None:
-        rows.append(("compile time", f"{result.compile_time:.2f} s, once (not in time)"))
-    if result.warm_start_accepted is not None:
-        rows.append(("warm start", "accepted" if result.warm_start_accepted else "refused"))
+    if timing.compile:
+        rows.append(("compile time", f"{timing.compile:.2f} s of it (numba, once: later "
+                                     "runs load the kernels from the cache)"))
+    accepted = result.provenance.start_accepted
+    if accepted is not None:
+        rows.append(("warm start", "accepted" if accepted else "refused"))
     if result.message:
         rows.append(("note", result.message))
     for label, value in rows:

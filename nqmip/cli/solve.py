@@ -34,7 +34,7 @@ from nqmip.cli.parser import (
     seconds,
     seed_int,
 )
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, free_rows
+from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -61,16 +61,16 @@ def _param(text: str) -> tuple[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from nqmip.backends.base import EXACT_METHODS
-    from nqmip.heuristics import HEURISTIC_METHODS
+    from nqmip.methods import HEURISTIC_METHODS, LEX_METHODS, METHODS
 
     parser = Parser(prog="solve_weighted", description=DESCRIPTION)
     parser.add_argument("--n", type=positive_int, default=None,
                         help="board size (default 8, or the size of a --weights or --fixed file)")
     parser.add_argument(
-        "--method", default="auto", choices=("auto", *EXACT_METHODS, *HEURISTIC_METHODS),
+        "--method", default="auto", choices=tuple(dict.fromkeys((*METHODS, *LEX_METHODS))),
         help="auto (default: proves the optimum where it can, else improves the best "
-             "placement until the time limit), an exact backend or a heuristic")
+             "placement until the time limit), an exact backend or a heuristic; with "
+             f"--lex-first: auto, {', '.join(LEX_METHODS)}")
     parser.add_argument("--warm-start", choices=HEURISTIC_METHODS, metavar="HEURISTIC",
                         help="start an exact backend from this heuristic's placement "
                              f"({', '.join(HEURISTIC_METHODS)})")
@@ -92,9 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="no weights: place n queens (the objective is n)")
     weights.add_argument("--random-weights", metavar="SEED", type=seed_int,
                          help="integer weights 1..9 drawn with this seed")
-    parser.add_argument("--black", type=finite_float, default=CHESS_BLACK,
+    parser.add_argument("--black", type=finite_float, default=None,
                         help=f"value of a black square (default {CHESS_BLACK:g})")
-    parser.add_argument("--white", type=finite_float, default=CHESS_WHITE,
+    parser.add_argument("--white", type=finite_float, default=None,
                         help=f"value of a white square (default {CHESS_WHITE:g})")
     parser.add_argument("--minimize", "--minimise", action="store_true",
                         help="the weights are costs: find the cheapest placement (the bound "
@@ -110,7 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
     parser.add_argument("--time-limit", type=seconds, metavar="S",
-                        help="seconds for the whole command, start to exit")
+                        help="seconds for the whole command, start to exit (without it, "
+                             "the method runs to its own end: a proof, or a heuristic's "
+                             "default budget)")
+    parser.add_argument("--target", type=finite_float, metavar="VALUE",
+                        help="stop as soon as the best placement reaches this objective "
+                             "(at least it; at most it with costs)")
     parser.add_argument("--seed", type=seed_int, help="random seed (default 0: the same "
                                                       "command gives the same answer)")
     parser.add_argument("--threads", type=positive_int, help="solver threads")
@@ -216,18 +221,27 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
 
     instance = _instance(args, make_instance)
     options = _options(args)
-    check_capacity(instance, args.method)
     check_output(args.output)
+    if args.lex_first:
+        return _lex_first(args, instance, started, options), instance
     show = not (args.json or args.quiet or args.verbose)
-    if show and compile_needed(args.method):
-        print("First run: compiling the search kernels (once, up to a minute; later runs "
-              "load them from the cache; `solve_weighted --warm-up` does it ahead).",
-              file=sys.stderr)
     with live_progress(show, args.method) as on_progress:
         outcome = solve_watched(
             instance, method=args.method, time_limit=args.time_limit, started=started,
-            seed=args.seed, verbose=args.verbose, on_progress=on_progress, **options)
+            on_progress=on_progress, **options)
     return outcome, instance
+
+
+def _lex_first(args: argparse.Namespace, instance: Any, started: float,
+               options: dict[str, Any]) -> Any:
+    """``--lex-first``: :func:`nqmip.lex_first`, within the command's time limit."""
+    from nqmip.cli.run import Outcome, budget_seconds
+    from nqmip.lex.solve import lex_first
+    from nqmip.result import Termination
+
+    result = lex_first(instance, method=args.method,
+                       time_limit=budget_seconds(args.time_limit, started), **options)
+    return Outcome(result, interrupted=result.termination is Termination.INTERRUPTED)
 
 
 def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
@@ -248,46 +262,63 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     n, fixed = board_and_fixed(args)
     if args.feasibility and args.minimize:
         raise UsageError("--minimize needs weights (costs): --feasibility has none")
+    colour_values = [flag for flag, value in (("--black", args.black),
+                                              ("--white", args.white)) if value is not None]
+    if colour_values and not (isinstance(weights, str) and weights == "chess"):
+        what = ("--feasibility" if args.feasibility else "--lex-first" if args.lex_first
+                else "--random-weights" if args.random_weights is not None
+                else "a weights file")
+        raise UsageError(f"{' and '.join(colour_values)} set the chess colours' values: "
+                         f"{what} has no colours")
     sense = "min" if args.minimize or args.costs is not None else "max"
-    return make_instance(n, weights, fixed, black=args.black, white=args.white,
+    return make_instance(n, weights, fixed,
+                         black=CHESS_BLACK if args.black is None else args.black,
+                         white=CHESS_WHITE if args.white is None else args.white,
                          weights_seed=args.random_weights, sense=sense)
 
 
+#: The command's options that are options of the method table, with the flag a refusal
+#: names.
+FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
+         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose"}
+
+
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    from nqmip.backends.base import EXACT_METHODS
+    """The options of the solve, each checked against the method table: an option the
+    method does not honour is refused by its flag (exit 2), never dropped."""
+    from nqmip.methods import LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
 
     options: dict[str, Any] = dict(args.param)
     if len(options) != len(args.param):
         raise UsageError("--param: a parameter is given twice")
-    if args.lex_first:
-        options["objective"] = "lex-first"
-    if args.threads is not None:
-        options["threads"] = args.threads
     if args.warm_start is not None and args.no_warm_start:
         raise UsageError("--warm-start and --no-warm-start exclude each other")
-    if args.warm_start is not None:
-        options["warm_start"] = args.warm_start
-    if args.no_warm_start:
-        if args.method not in EXACT_METHODS:
-            raise UsageError("--no-warm-start applies to the exact backends (--method highs, …)")
-        options["warm_start"] = False
-    if args.no_strengthen:
-        if args.method not in EXACT_METHODS:
-            raise UsageError("--no-strengthen applies to the exact backends (--method highs, …)")
-        options["strengthen"] = False
-    return options
-
-
-def check_capacity(instance: Any, method: str) -> None:
-    from nqmip.backends.base import EXACT_METHODS
-    from nqmip.capacity import CapacityError, check_fits
-
-    try:
-        check_fits(instance.n, dense_weights=instance.dense is not None,
-                   exact_model=method in EXACT_METHODS, method=method,
-                   model_rows=free_rows(instance))
-    except CapacityError as exc:
-        raise UsageError(f"--n: {exc}") from None
+    given = {name: value for name, value in (
+        ("seed", args.seed), ("threads", args.threads), ("target", args.target),
+        ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
+        ("strengthen", False if args.no_strengthen else None),
+        ("verbose", True if args.verbose else None)) if value is not None}
+    spec: Method | None
+    if args.lex_first:
+        spec = LEX_METHODS.get(LEX_DEFAULT if args.method == "auto" else args.method)
+        if spec is None:
+            raise UsageError(f"--lex-first is solved by --method auto, "
+                             f"{', '.join(LEX_METHODS)}; not {args.method}")
+        if args.minimize:
+            raise UsageError("--minimize needs weights (costs): --lex-first orders "
+                             "placements and has none")
+        given.pop("verbose", None)  # the command's own output: nothing to pass on
+    else:
+        spec = METHODS.get(args.method)
+        if spec is None:
+            raise UsageError(f"--method {args.method} answers --lex-first only")
+    names = refused(spec, given)
+    if names:
+        flags = ", ".join(FLAGS.get(name, name) for name in names)
+        what = f"--lex-first --method {spec.name}" if args.lex_first \
+            else f"--method {spec.name}"
+        raise UsageError(f"{what} does not take {flags}")
+    return options if args.lex_first else {**options, **given}
 
 
 def check_output(path: Path | None) -> None:
@@ -299,33 +330,13 @@ def check_output(path: Path | None) -> None:
         raise UsageError(f"--output: {path} is a folder; give a file name")
 
 
-def compile_needed(method: str) -> bool:
-    """Whether this run will compile numba kernels (none cached yet in the package)."""
-    from nqmip.backends.base import EXACT_METHODS
-
-    if method in EXACT_METHODS:
-        return False
-    root = Path(__file__).resolve().parents[1] / "heuristics"
-    folder = root / "ga" if method == "ga" else root
-    return not any((folder / "__pycache__").glob("*.nbi"))
-
-
 def warm_up() -> int:
-    """Compile (or load from the cache) every search kernel once, on small boards."""
-    from nqmip.heuristics import HEURISTIC_METHODS
-    from nqmip.solve import solve
+    """Compile (or load from the cache) every kernel the method table lists."""
+    from nqmip.methods import warm_up_all
 
     begin = time.perf_counter()
     print("compiling the search kernels…", file=sys.stderr)
-    for method in (*HEURISTIC_METHODS, "auto"):
-        for weights in ("chess", "random", None):
-            try:
-                solve(40, weights, method=method, time_limit=0.05, weights_seed=0)
-            except ValueError:  # a method made for other weights (topsquares: dense only)
-                continue
-    from nqmip import count_solutions
-
-    count_solutions(6)
+    warm_up_all()
     print(f"ready ({time.perf_counter() - begin:.1f} s)", file=sys.stderr)
     return 0
 

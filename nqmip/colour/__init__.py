@@ -1,7 +1,10 @@
 """The colour bound and everything that proves with it (weights constant per colour).
 
-- :mod:`~nqmip.colour.line_model`: the line model, one description, two emitters (HiGHS, CP-SAT).
-- :mod:`~nqmip.colour.bound`: the proven bound on the number of black queens.
+The line model (:mod:`nqmip.formulation.line_model`) and the proven bound on the number of
+black queens (:mod:`nqmip.formulation.colour_bound`) sit with the formulations, below this
+folder: the model rows of :mod:`nqmip.formulation.strengthen` and the heuristics read them
+too.
+
 - :mod:`~nqmip.colour.lines`: line sets (sampling, enumeration), covers, refutation.
 - :mod:`~nqmip.colour.exact_cover` (+ ``exact_cover_kernels``): restarted Algorithm X.
 - :mod:`~nqmip.colour.search` (+ ``walk_kernels``): a placement with a given black count.

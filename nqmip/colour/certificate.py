@@ -128,7 +128,7 @@ def parity_floor(value: float, n: int) -> int:
 
 def bound_certificate(n: int) -> dict[str, Any]:
     """The bound part of a certificate (see the module docstring)."""
-    from nqmip.colour.bound import black_queen_bound
+    from nqmip.formulation.colour_bound import black_queen_bound
 
     bound = black_queen_bound(n, time_limit=CERTIFICATE_SECONDS)
     y, w, value = lp_duals(n)
@@ -176,7 +176,7 @@ def refutation_certificate(n: int, black: int) -> dict[str, Any] | None:
 
 def certificate(n: int, placement: Any, refuted: Any = ()) -> dict[str, Any]:
     """The whole certificate of a chess optimum at ``n`` (see the module docstring)."""
-    from nqmip.colour.bound import black_count
+    from nqmip.formulation.colour_bound import black_count
 
     bound = bound_certificate(n)
     cert: dict[str, Any] = {"n": n, "placement": [int(c) for c in placement],

@@ -3,7 +3,7 @@
 A placement of n queens uses n distinct anti-diagonals ``s = i + j`` and n distinct
 diagonals ``d = i - j``; a queen is black iff ``s`` (equivalently ``d``) is even. The
 *line model* is the small integer program over the indicators ``u_s`` and ``v_d`` of
-:mod:`nqmip.colour.line_model` (the identities ``sum s = n(n-1)``, ``sum d = 0``,
+:mod:`nqmip.formulation.line_model` (the identities ``sum s = n(n-1)``, ``sum d = 0``,
 ``sum s^2 + sum d^2 = 4 sum_{k<n} k^2`` and the corner caps; proofs in
 docs/formulation-strengthening.md), with the number of black queens fixed. Every
 placement with that many black queens gives one of its solutions, a *line set* ``(S, D)``.
@@ -63,9 +63,9 @@ def line_model(
     n: int, black: int, fixed: tuple[tuple[int, int], ...] = ()
 ) -> tuple[Any, list[Any], list[Any]]:
     """The CP-SAT line model with ``black`` black queens: ``(model, u, v)`` (see
-    :func:`nqmip.colour.line_model.to_cpsat`; the fixed queens' lines are forced on)."""
-    from nqmip.colour.line_model import line_model as describe
-    from nqmip.colour.line_model import to_cpsat
+    :func:`nqmip.formulation.line_model.to_cpsat`; the fixed queens' lines are forced on)."""
+    from nqmip.formulation.line_model import line_model as describe
+    from nqmip.formulation.line_model import to_cpsat
 
     return to_cpsat(describe(n, fixed), black)
 

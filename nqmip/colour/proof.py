@@ -2,7 +2,7 @@
 
 With weights ``a`` on black squares ((i + j) even) and ``b`` on white ones, the objective is
 ``n*b + (a - b) * #black``, so the problem is the extreme number of black queens. The
-black-queen bound ``B`` of :func:`nqmip.colour.bound.black_queen_range` is proven
+black-queen bound ``B`` of :func:`nqmip.formulation.colour_bound.black_queen_range` is proven
 for every placement; this module turns it into proofs of optimality without a MIP:
 
 1. Look for a placement with exactly ``B`` black queens
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from nqmip.budget import Deadline
 from nqmip.instance import ColourWeights, Instance
-from nqmip.result import Provenance, Result, Status, Termination
+from nqmip.outcome import make_result
+from nqmip.result import Counters, Provenance, Result, Status, Termination, Timing
 from nqmip.verify import verified
 
 #: Share of the budget the search at the bound may use (before lower counts are tried);
@@ -99,8 +100,8 @@ def colour_proof(
     caller that needs an answer gives a limit (``auto`` and ``bound_proof`` do).
     """
     from nqmip.colour import search
-    from nqmip.colour.bound import black_count, black_queen_bound
     from nqmip.colour.lines import refute_black_count
+    from nqmip.formulation.colour_bound import black_count, black_queen_bound
 
     deadline = Deadline.of(time_limit)
     begin = time.perf_counter()
@@ -175,15 +176,12 @@ def proof_by_bound(
     if colour.refuted:
         message += (f" (no placement has {', '.join(map(str, colour.refuted))} black queens:"
                     " refuted by the line sets)")
-    return verified(instance, Result(
-        status=Status.OPTIMAL, termination=Termination.OPTIMAL, n=instance.n, method=method,
-        solver="colour proof", objective=colour.objective,
-        bound=colour.bound, placement=colour.placement,
-        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
-        nodes=0, message=message,
+    return make_result(
+        instance, method, colour.placement, Termination.OPTIMAL, solver="colour proof",
+        proven=True, bound=colour.bound, seed=seed, message=message,
+        timing=Timing(wall=time.perf_counter() - begin), counters=Counters(nodes=0),
         provenance=provenance_of(colour, plan=("colour proof",)),
-        extra={"black_queens": colour.black, "backend_not_run": solver},
-    ))
+        extra={"black_queens": colour.black, "backend_not_run": solver})
 
 
 def provenance_of(colour: ColourProof, plan: tuple[str, ...]) -> Provenance:
@@ -223,16 +221,15 @@ def proof_result(
     if found is None or found.placement is None:
         return None
     proven = found.proven
-    return verified(instance, Result(
-        status=Status.OPTIMAL if proven else Status.FEASIBLE,
-        termination=Termination.OPTIMAL if proven else Termination.TIME_LIMIT,
-        n=instance.n, method="auto", solver="colour proof", objective=found.objective,
-        bound=found.bound, placement=found.placement,
-        wall_time=time.perf_counter() - begin, weights_name=instance.name, seed=seed,
+    return make_result(
+        instance, "auto", found.placement,
+        Termination.OPTIMAL if proven else Termination.TIME_LIMIT, solver="colour proof",
+        proven=proven, bound=found.bound, seed=seed,
+        timing=Timing(wall=time.perf_counter() - begin),
         message=("optimal: the placement reaches the colour bound" if proven else
                  f"{found.black} black queens; the bound allows {found.black_bound}"),
         provenance=provenance_of(found, plan=("colour proof",)),
-        extra={"black_queens": found.black}))
+        extra={"black_queens": found.black})
 
 
 def search_at_bound(
@@ -256,7 +253,7 @@ def search_at_bound(
     the proof's shortens the wait; n = 127 (B = 99): in 2 of 4 seeds within 40 s.
     """
     from nqmip.colour import search
-    from nqmip.colour.bound import black_count, black_queen_bound
+    from nqmip.formulation.colour_bound import black_count, black_queen_bound
 
     way = _direction(instance)
     if way is None:

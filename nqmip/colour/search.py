@@ -1,7 +1,7 @@
 """Search for a placement with a *given* number of black queens.
 
 Why it exists: with weights constant per colour, the black-queen bound of
-:mod:`nqmip.colour.bound` is the proven optimum for almost every n the frontier
+:mod:`nqmip.formulation.colour_bound` is the proven optimum for almost every n the frontier
 sweep closed, so the difficulty left is primal: finding one placement that reaches the
 bound (HiGHS 1.12 with the bound row stalls at n = 36 for 60 s with its dual bound already
 optimal). A placement that reaches the bound is its own proof.
@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
-from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
+from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import Instance
 
 

@@ -41,7 +41,8 @@ HARNESS_STATUSES = ("timeout", "crashed", "error")
 #: worker process abort (SIGABRT) before running its task, ``hang`` makes it sleep forever.
 FAULT_ENV = "NQMIP_COMPARE_FAULT"
 #: ``Result.to_dict()``'s fields: the declared fields and the derived ``gap``.
-RESULT_FIELDS: tuple[str, ...] = (*(f.name for f in fields(Result)), "gap")
+RESULT_FIELDS: tuple[str, ...] = (*(f.name for f in fields(Result)), "gap", "wall_time",
+                                   "time_to_best")
 #: Fields the harness adds to every row.
 HARNESS_FIELDS: tuple[str, ...] = ("process_time", "host", "started_at")
 #: The fields of a row, in order: the cell's, the Result's (the cell's n, method and seed
@@ -228,9 +229,12 @@ def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
         from nqmip.instances.families import toulbar2_tutorial
 
         board, weights = toulbar2_tutorial(spec["n"]), None
+    from nqmip.methods import METHODS
+
+    if METHODS[spec["method"]].honour("seed"):  # a deterministic method refuses a seed
+        kwargs["seed"] = spec["seed"]
     result = solve(board, weights=None if weights == "none" else weights,
-                   method=spec["method"], time_limit=spec["time_limit"], seed=spec["seed"],
-                   **kwargs)
+                   method=spec["method"], time_limit=spec["time_limit"], **kwargs)
     return result.to_dict()
 
 
@@ -251,7 +255,7 @@ def run_cell(cell: Cell | dict[str, Any]) -> dict[str, Any]:
     row["process_time"] = outcome.process_time
     if outcome.status != "ok":
         row.update(status=outcome.status, wall_time=outcome.process_time,
-                   message=outcome.message)
+                   timing={"wall": outcome.process_time}, message=outcome.message)
         return row
     for name, value in outcome.value.items():
         if name not in CELL_FIELDS:  # the cell's n, method, seed identify the row

@@ -17,23 +17,16 @@ from nqmip.compare.harness import kill_active, run_cell
 
 
 def warm_kernels(cells: Sequence[Cell]) -> float:
-    """Compile (or load from numba's cache) the kernels of the cells' heuristics once, in
-    this process, on a small board; seconds taken. On a cold cache each cell's fresh
-    process would otherwise compile inside its hard limit (ga at n = 8 was killed at 32 s
-    while two other methods compiled beside it)."""
-    import time
+    """Compile (or load from numba's cache) the kernels of the cells' methods once, in
+    this process (the method table's warm-ups, no solve); seconds taken. On a cold cache
+    each cell's fresh process would otherwise compile inside its hard limit (ga at n = 8
+    was killed at 32 s while two other methods compiled beside it)."""
+    from nqmip.methods import METHODS, warm_up_all
 
-    from nqmip.backends.base import EXACT_METHODS
-    from nqmip.solve import solve
-
-    begin = time.perf_counter()
-    for method, weights in sorted({(c.method, c.weights) for c in cells
-                                   if c.method not in EXACT_METHODS}):
-        try:
-            solve(40, None if weights == "none" else weights, method=method, time_limit=0.05)
-        except Exception:  # the cell itself runs and reports it
-            continue
-    return time.perf_counter() - begin
+    names = sorted({c.method for c in cells if c.method in METHODS})
+    if "auto" in names:  # auto runs the heuristics and nqmip's own engines
+        names = [m.name for m in METHODS.values() if m.warm_up is not None]
+    return warm_up_all(names)
 
 
 class Progress:

@@ -8,7 +8,10 @@ records are read as today's rows:
   name under ``instance``: it is ``weights_name`` now;
 - ``Result.to_dict()`` before the field was renamed held the instance's name under
   ``weights`` (``"chess"``, ``"random(seed=3)"``): without a ``weights_name``, that name
-  becomes ``weights_name`` and ``weights`` the grid's kind (``"random"``).
+  becomes ``weights_name`` and ``weights`` the grid's kind (``"random"``);
+- ``Result.to_dict()`` before the timings and counters were nested held them at the top
+  (``compile_time``, ``nodes``, ...): they move into ``timing``, ``counters`` and
+  ``provenance`` (:data:`NESTED`).
 """
 
 from __future__ import annotations
@@ -22,9 +25,30 @@ from typing import Any
 
 from nqmip.compare.grid import Cell, params_key
 
+#: Keys of rows written before ``Result`` nested its timings and counters, and where they
+#: live now.
+NESTED = {"compile_time": ("timing", "compile"), "heuristic_time": ("timing", "start"),
+          "solve_time": ("timing", "solve"), "nodes": ("counters", "nodes"),
+          "iterations": ("counters", "iterations"),
+          "evaluations": ("counters", "evaluations"),
+          "improvements": ("counters", "improvements"),
+          "start_objective": ("provenance", "start_objective"),
+          "warm_start_accepted": ("provenance", "start_accepted")}
+
 
 def normalise(row: dict[str, Any]) -> dict[str, Any]:
     """A record with the keys of today's rows (see the module's docstring)."""
+    if "timing" not in row and any(key in row for key in (*NESTED, "wall_time")):
+        row = dict(row)
+        row["timing"] = {"wall": row.get("wall_time")}
+        row["counters"] = {}
+        if isinstance(row.get("provenance"), dict):
+            row["provenance"] = dict(row["provenance"])
+        for key, (part, name) in NESTED.items():
+            if key in row:
+                row.setdefault(part, {})
+                if isinstance(row[part], dict):
+                    row[part][name] = row.pop(key)
     if "weights_name" in row:
         return row
     if "instance" in row:

@@ -16,9 +16,12 @@ from nqmip.compare.grid import method_kind, params_key
 
 
 def _numbers(rows: Iterable[dict[str, Any]], name: str) -> list[float]:
+    """The finite numbers under ``name`` (``"part.key"`` for a nested one) in ``rows``."""
+    part, _, key = name.rpartition(".")
     values = []
     for row in rows:
-        value = row.get(name)
+        holder = row.get(part) if part else row
+        value = holder.get(key) if isinstance(holder, dict) else None
         if isinstance(value, int | float) and not isinstance(value, bool) \
                 and math.isfinite(value):
             values.append(float(value))
@@ -71,7 +74,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "bound_runs": len(_numbers(group, "bound")),
             "gap_median": _median(_numbers(group, "gap")),
             "gap_runs": len(_numbers(group, "gap")),
-            "evaluations_median": _median(_numbers(group, "evaluations")),
+            "evaluations_median": _median(_numbers(group, "counters.evaluations")),
         })
     # Quality beside time: each median against the best objective any method of the same
     # (n, weights, sense) reached (a heuristic that stops early with a poor answer is not

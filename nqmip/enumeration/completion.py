@@ -53,8 +53,8 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     first one with ``first``, else all of them counted. Stops at ``deadline`` (then neither
     found nor exhausted), in chunks of ``SEARCH_CHUNK`` nodes through the one chunk loop
     (:func:`nqmip.chunks.run_chunks`). Raises InstanceError beyond ``MAX_FREE`` free rows."""
+    from nqmip.board import free_board
     from nqmip.enumeration import completion_kernels as k
-    from nqmip.instance import free_board
 
     begin = time.perf_counter()
     board = free_board(instance)
@@ -128,29 +128,11 @@ def search_result(instance: Instance, deadline: Deadline | None = None,
     """:func:`search_free_board` as a verified :class:`~nqmip.result.Result` (``auto``'s
     answer to a feasibility completion with at most ``MAX_FREE`` free rows): a placement
     (optimal: n queens), infeasible when the tree is exhausted, unknown at the deadline."""
-    from nqmip.result import Provenance, Result, Status
-    from nqmip.verify import verified
+    from nqmip.outcome import search_result as outcome
 
     found = search_free_board(instance, deadline)
-    if found.placement is not None:
-        status, termination = Status.OPTIMAL, Termination.OPTIMAL
-        message = f"a completion after {found.nodes} nodes"
-    elif found.exhausted:
-        status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
-        message = f"no completion: the search tree ({found.nodes} nodes) is exhausted"
-    else:
-        status, termination = Status.UNKNOWN, found.stopped_by or Termination.TIME_LIMIT
-        stop = ("interrupted" if termination == Termination.INTERRUPTED
-                else "stopped at the time limit")
-        message = f"{stop} after {found.nodes} nodes"
-    proven = status != Status.UNKNOWN
-    objective = None if found.placement is None else instance.objective(found.placement)
-    return verified(instance, Result(
-        status=status, termination=termination, n=instance.n, method="completion search",
-        solver="completion search (first-fail on rows and columns)", objective=objective,
-        bound=objective, placement=found.placement, wall_time=found.seconds,
-        weights_name=instance.name, seed=seed, nodes=found.nodes, message=message,
-        provenance=Provenance(plan=("completion search",), proof="solver" if proven else None,
-                              bound_source="solver" if objective is not None else None,
-                              incumbent_source="completion search"
-                              if found.placement is not None else None)))
+    return outcome(instance, "completion search", found.placement,
+                   complete=found.placement is not None, exhausted=found.exhausted,
+                   stopped_by=found.stopped_by, nodes=found.nodes, seconds=found.seconds,
+                   solver="completion search (first-fail on rows and columns)",
+                   found="a completion", seed=seed)

@@ -1,6 +1,6 @@
 """Numba kernel of the complete search on a free board (the completion problem).
 
-The board is the :class:`~nqmip.instance.FreeBoard` renumbered: F free rows and F free
+The board is the :class:`~nqmip.board.FreeBoard` renumbered: F free rows and F free
 columns (0 .. F-1, F <= :data:`nqmip.enumeration.completion.MAX_FREE`), and for each row
 an int64 mask of the columns it may still take. Every row and every column must receive
 exactly one queen, so at each node the search branches on the *line* (row or column) with

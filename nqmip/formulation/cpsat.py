@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.instance import Instance, free_board
+from nqmip.board import free_board
+from nqmip.instance import Instance
 
 if TYPE_CHECKING:  # pragma: no cover
     from ortools.sat.python import cp_model
@@ -26,7 +27,7 @@ class CpSatModel:
     """A CP-SAT model with handles on its variables.
 
     ``model`` is the ``cp_model.CpModel``; ``x[i, j]`` the boolean of square (i, j), for the
-    free cells (:func:`~nqmip.instance.free_board`); ``queen[i]`` the column of row i's
+    free cells (:func:`~nqmip.board.free_board`); ``queen[i]`` the column of row i's
     queen: an integer variable on a free row, the plain int of a fixed queen's column on a
     fixed row (``solver.value`` reads both); ``fixed`` the fixed queens. Solve it with
     ``cp_model.CpSolver``.
@@ -62,7 +63,7 @@ def integral_weights(weights: np.ndarray) -> bool:
 
 
 def build_cpsat_model(instance: Instance) -> CpSatModel:
-    """The model over the free board (:func:`~nqmip.instance.free_board`): one boolean per
+    """The model over the free board (:func:`~nqmip.board.free_board`): one boolean per
     free cell, the lines that are left, one integer ``queen[i]`` per free row whose domain
     is that row's free columns; the fixed queens are constants."""
     from ortools.sat.python import cp_model

@@ -1,6 +1,6 @@
 """The binary ILP as arrays: the common form behind the direct HiGHS and Gurobi backends.
 
-The model is built on the :class:`~nqmip.instance.FreeBoard` of the instance: one binary
+The model is built on the :class:`~nqmip.board.FreeBoard` of the instance: one binary
 per free cell (without fixed queens, variable ``k = i * n + j`` is ``x[i, j]``, a queen on
 row i, column j, 0-based), and the rows, in order: the free rows' and columns' equalities,
 the diagonal (i - j = d) and anti-diagonal (i + j = s) inequalities (all 2n-1 of each
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nqmip.instance import FreeBoard, Instance, Line, _textbook_lines, free_board
+from nqmip.board import FreeBoard, Line, _textbook_lines, free_board
+from nqmip.instance import Instance
 
 
 @dataclass(frozen=True)

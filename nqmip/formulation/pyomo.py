@@ -4,7 +4,7 @@ Components (all 0-based): ``I``, ``J`` (rows, columns), ``D`` (diagonal keys d =
 ``S`` (anti-diagonal keys s = i + j), ``w[i, j]`` (weights, a mutable Param), ``x[i, j]``
 (binary), constraint blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` and the
 objective ``value``. Fixed queens take no variable: the model is over the free board
-(:class:`~nqmip.instance.FreeBoard`); they come back in :func:`placement_from_pyomo`.
+(:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.instance import Instance, free_board
+from nqmip.board import free_board
+from nqmip.instance import Instance
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo

@@ -7,7 +7,7 @@ docs/formulation-strengthening.md and checked by brute force in tests/test_stren
 - **Colour bound.** A queen on (i, j) is *black* when i + j is even. When the weights are
   constant per colour (``a`` on black, ``b`` on white: the "chess" preset, or any matrix of
   that shape), the objective is ``n*b + (a - b) * #black``, so a bound on the number of
-  black queens is a bound on the objective: :func:`nqmip.colour.bound.black_queen_range`
+  black queens is a bound on the objective: :func:`nqmip.formulation.colour_bound.black_queen_range`
   (the line model; the colour proof of :mod:`nqmip.colour.proof` uses it without a
   solver). Here it is the row ``sum(black x) <= B`` (``>= B_min`` when white is worth more), on by
   default for CP-SAT only: it slowed HiGHS down (measured, see the doc).
@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqmip.colour.bound import black_count, black_queen_bound
-from nqmip.instance import FreeBoard, Instance, free_board
+from nqmip.board import FreeBoard, free_board
+from nqmip.formulation.colour_bound import black_count, black_queen_bound
+from nqmip.instance import Instance
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo

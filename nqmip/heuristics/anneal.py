@@ -32,7 +32,6 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from nqmip.backends.base import ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     UNLIMITED,
@@ -57,9 +56,10 @@ from nqmip.heuristics.localsearch import (
     run_swap_search,
     warm_up_swap_search,
 )
-from nqmip.heuristics.minconflicts import _warm_up as minconflicts_warm_up
 from nqmip.heuristics.minconflicts import minconflicts_placement
+from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance
+from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 
 METHOD = "sa"
@@ -261,7 +261,7 @@ def solve_sa(
 
     return run_swap_search(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
-        chunk=CHUNK, warm_up=_warm_up_start if start == "minconflicts" else _warm_up,
+        chunk=CHUNK, warm_up=_warm_up_start if start == "minconflicts" else warm_up,
         prepare=prepare, penalty=penalty, on_progress=on_progress,
         first=(_conflict_free_start(instance, seed) if start == "minconflicts"
                else (lambda _deadline: given) if given is not None else None),
@@ -339,11 +339,11 @@ def _conflict_free_start(
 
 def _warm_up_start() -> None:
     """The kernels of a ``start="minconflicts"`` run: the annealing and the start's."""
-    _warm_up()
+    warm_up()
     minconflicts_warm_up()
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) the kernel for every objective on tiny boards."""
 
     def run(search: SwapSearch, kseed: int) -> None:

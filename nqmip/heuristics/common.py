@@ -12,7 +12,9 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import kernel_seed as kernel_seed  # each chunk's seed, by the loop
 from nqmip.instance import Instance
-from nqmip.result import Result, Status, Termination, as_placement
+from nqmip.outcome import make_result
+from nqmip.progress import ProgressCallback, ProgressReporter
+from nqmip.result import Counters, Provenance, Result, Termination, Timing
 from nqmip.verify import conflicts
 
 
@@ -25,23 +27,15 @@ class ParameterError(ValueError):
 UNLIMITED = 2**62
 
 
-def seconds_left(time_limit: float | Deadline | None) -> float | None:
-    """What is left of a limit, read when the search starts (after numba's compile): a
-    Deadline is absolute (its time is shared with the caller), a number is seconds from now;
-    None means no limit."""
-    if isinstance(time_limit, Deadline):
-        return time_limit.seconds(floor=0.0)
-    if time_limit is not None:
-        check_float("time_limit", time_limit, 0.0, float("inf"), low_open=True)
-    return time_limit
-
-
 def stop_clock(time_limit: float | Deadline | None) -> Deadline:
-    """The deadline a search polls: a Deadline as it is (so a cancel from another thread
-    is heard), a number of seconds from now, or no limit."""
+    """The deadline a search polls, made when the method is called (before numba's compile:
+    one clock, compile included): a Deadline as it is (so a cancel from another thread is
+    heard), a number of seconds from now, or no limit."""
     if isinstance(time_limit, Deadline):
         return time_limit
-    return Deadline(seconds_left(time_limit))
+    if time_limit is not None:
+        check_float("time_limit", time_limit, 0.0, float("inf"), low_open=True)
+    return Deadline(time_limit)
 
 
 def default_budget(time_limit: float | Deadline | None, without_limit: int) -> int:
@@ -129,27 +123,60 @@ def check_float(
 
 
 def weight_bound(instance: Instance) -> float:
-    """A cheap upper bound: the smaller of Σ row maxima and Σ column maxima (n if none).
+    """A cheap bound: for gains (maximisation) the smaller of Σ row maxima and Σ column
+    maxima, for costs the larger of Σ row minima and Σ column minima (n if no weights).
 
     Fixed queens count with their own weight in their row and column. Colour weights need
     no matrix: every free row and column holds squares of both colours (n > 1).
     """
     if instance.is_feasibility:
         return float(instance.n)
+    top = instance.sense != "min"
     fixed = instance.fixed_map
     if instance.colours is not None and instance.n > 1:
-        top = max(instance.colours.black, instance.colours.white)
+        pick = max if top else min
+        best = pick(instance.colours.black, instance.colours.white)
         rows = np.fromiter(fixed.keys(), dtype=np.int64, count=len(fixed))
         cols = np.fromiter(fixed.values(), dtype=np.int64, count=len(fixed))
         own = float(instance.weights_at(rows, cols).sum())
-        return float((instance.n - len(fixed)) * top + own)
+        return float((instance.n - len(fixed)) * best + own)
     w = instance.weight_matrix()
-    row_max = w.max(axis=1).copy()
-    col_max = w.max(axis=0).copy()
+    row_best = (w.max(axis=1) if top else w.min(axis=1)).copy()
+    col_best = (w.max(axis=0) if top else w.min(axis=0)).copy()
     for r, c in fixed.items():
-        row_max[r] = w[r, c]
-        col_max[c] = w[r, c]
-    return float(min(row_max.sum(), col_max.sum()))
+        row_best[r] = w[r, c]
+        col_best[c] = w[r, c]
+    sums = (float(row_best.sum()), float(col_best.sum()))
+    return min(sums) if top else max(sums)
+
+
+#: Seconds the colour bound's integer program may take for a heuristic (cached per n: paid
+#: once per process and board size; 0.03 s at n <= 10, its cap from n = 20 to 100, O(n)
+#: and milliseconds beyond).
+COLOUR_BOUND_SECONDS = 0.5
+
+
+def known_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[float, str]:
+    """The best bound a heuristic knows (maximisation): the colour bound where the weights
+    are constant per colour with two values (its program within ``COLOUR_BOUND_SECONDS``,
+    or a twentieth of what is left of ``deadline`` if less), else :func:`weight_bound`. A
+    heuristic whose incumbent meets it has proven its placement optimal. Returns the
+    bound and where it comes from (``"colour_bound"`` or ``"row_column_maxima"``)."""
+    bound = weight_bound(instance)
+    colours = instance.colours
+    if instance.is_feasibility or colours is None or colours.black == colours.white \
+            or instance.sense == "min" or instance.n < 2:
+        return bound, "row_column_maxima"
+    from nqmip.formulation.colour_bound import black_queen_bound
+
+    seconds = COLOUR_BOUND_SECONDS
+    if deadline is not None and deadline.limited:
+        seconds = max(min(seconds, 0.05 * deadline.remaining()), 0.01)
+    best = black_queen_bound(instance.n, instance.fixed,
+                             maximise=colours.black > colours.white, time_limit=seconds)
+    colour = instance.n * colours.white + (colours.black - colours.white) * best \
+        if best is not None else bound
+    return (colour, "colour_bound") if colour < bound else (bound, "row_column_maxima")
 
 
 def heuristic_result(
@@ -167,49 +194,56 @@ def heuristic_result(
     best_conflicts: int | None = None,
     solver: str = "nqmip",
     extra: dict[str, Any] | None = None,
+    bound: tuple[float, str] | None = None,
 ) -> Result:
-    """A :class:`Result` for a heuristic run.
+    """The verified :class:`Result` of a heuristic run (:func:`nqmip.outcome.make_result`):
+    ``wall_time`` is the run's, compile included; ``bound`` the one it knew and its source
+    (default :func:`weight_bound`), which proves the placement optimal when it meets it.
 
     A placement with conflicts is never returned as a solution: it becomes status
-    ``unknown`` with ``placement=None`` and ``extra["best_conflicts"]``.
+    ``unknown`` with no placement and ``extra["best_conflicts"]``.
     """
     extra = dict(extra or {})
     if placement is not None:
         clashes = conflicts(placement)
         if clashes:
             best_conflicts, placement = clashes, None
-    if placement is None:
-        if best_conflicts is not None:
-            extra["best_conflicts"] = int(best_conflicts)
-        status, objective, bound, cols = Status.UNKNOWN, None, None, None
-    else:
-        cols = as_placement(placement)
-        objective = instance.objective(cols)
-        if instance.is_feasibility:
-            status, bound = Status.OPTIMAL, float(instance.n)
-        else:
-            bound = weight_bound(instance)
-            proven = objective >= bound - 1e-9
-            status = Status.OPTIMAL if proven else Status.FEASIBLE
-    return Result(
-        status=status,
-        termination=termination,
-        n=instance.n,
-        method=method,
-        solver=solver,
-        objective=objective,
-        bound=bound,
-        placement=cols,
-        wall_time=wall_time,
-        weights_name=instance.name,
-        seed=seed,
-        conflicts=0 if cols is not None else None,
-        evaluations=evaluations,
-        iterations=iterations,
-        improvements=improvements,
-        compile_time=compile_time,
-        extra=extra,
-    )
+    if placement is None and best_conflicts is not None:
+        extra["best_conflicts"] = int(best_conflicts)
+    value, source = (weight_bound(instance), "row_column_maxima") if bound is None else bound
+    proven = placement is not None and (
+        instance.is_feasibility or instance.objective(placement) >= value - 1e-9)
+    return make_result(
+        instance, method, placement, termination, solver=solver, proven=proven,
+        bound=None if placement is None else value,
+        timing=Timing(wall=wall_time, compile=compile_time),
+        counters=Counters(iterations=iterations, evaluations=evaluations,
+                          improvements=improvements),
+        provenance=Provenance(plan=(method,), proof="bound" if proven else None,
+                              bound_source=source if placement is not None else None,
+                              incumbent_source=method if placement is not None else None),
+        seed=seed, extra=extra)
+
+
+#: What a search's chunk loop reads for its report: (incumbent, bound, conflicts left),
+#: each None where the search has none (maximisation terms).
+Reading = tuple[float | None, float | None, int | None]
+
+
+def chunk_progress(method: str, on_progress: ProgressCallback | None,
+                   read: Callable[[], Reading]) -> Callable[[], None] | None:
+    """The chunk loop's ``progress`` for a heuristic: ``read()`` between chunks, passed to
+    ``on_progress`` through a :class:`~nqmip.progress.ProgressReporter` (an improvement at
+    once, anything else at most every 0.2 s); None without a callback."""
+    if on_progress is None:
+        return None
+    report = ProgressReporter(method, on_progress)
+
+    def progress() -> None:
+        incumbent, bound, conflicts_left = read()
+        report(incumbent=incumbent, bound=bound, conflicts=conflicts_left)
+
+    return progress
 
 
 def timed_compile(warmup: Callable[[], Any]) -> float:
@@ -226,11 +260,10 @@ def explicit_result(instance: Instance, seed: int | None) -> Result:
     """The explicit solution of :mod:`nqmip.construct` as a verified result (n >= 4; no
     placement for n = 2, 3): the first incumbent of ``auto`` at any n."""
     from nqmip.construct import explicit_solution
-    from nqmip.verify import verified
 
     begin = time.perf_counter()
     placement = explicit_solution(instance.n)
-    return verified(instance, heuristic_result(
+    return heuristic_result(
         instance, "explicit", None if placement is None else placement.astype(np.int32),
         wall_time=time.perf_counter() - begin, seed=seed,
-        termination=Termination.SOLUTION_FOUND, solver="explicit construction"))
+        termination=Termination.SOLUTION_FOUND, solver="explicit construction")

@@ -31,6 +31,7 @@ from nqmip.heuristics.common import (
     ParameterError,
     check_int,
     checked_start,
+    chunk_progress,
     heuristic_result,
     kernel_seed,
     make_rng,
@@ -38,9 +39,10 @@ from nqmip.heuristics.common import (
     timed_compile,
 )
 from nqmip.heuristics.localsearch import counters_for
-from nqmip.heuristics.minconflicts import _warm_up as minconflicts_warm_up
 from nqmip.heuristics.minconflicts import minconflicts_placement
+from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance, make_instance
+from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
 METHOD = "lns"
@@ -262,6 +264,7 @@ def solve_lns(
     node_limit: int = 20_000,
     max_steps: int | None = None,
     start: np.ndarray | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """Large-neighbourhood search; see the module docstring.
 
@@ -269,8 +272,11 @@ def solve_lns(
     ``START_WINDOW`` and adapts: see ``CUT_RATE``); ``node_limit``
     (20,000) nodes per step's search; ``max_steps`` (with a time limit none, else
     200·n + 10^4); ``start``: a conflict-free placement keeping the fixed queens (e.g.
-    another search's best), else a min-conflicts solution.
+    another search's best), else a min-conflicts solution. ``on_progress`` hears its
+    weight between chunks.
     """
+    begin = time.perf_counter()
+    clock = stop_clock(time_limit)  # one clock: the compile counts
     if instance.is_feasibility:
         raise ValueError("lns improves the weight of a solution: use minconflicts for "
                          "feasibility")
@@ -282,9 +288,7 @@ def solve_lns(
                else time_limit is not None)
     max_steps = check_int("max_steps", max_steps if max_steps is not None
                           else (2**62 if limited else 200 * n + 10**4), 1)
-    compile_time = timed_compile(_warm_up)
-    begin = time.perf_counter()
-    clock = stop_clock(time_limit)
+    compile_time = timed_compile(warm_up)
     rng = make_rng(seed)
     if start is not None:
         perm = checked_start(instance, start)
@@ -332,7 +336,8 @@ def solve_lns(
             sizes.append(width[0])
         return None
 
-    outcome = run_chunks(chunk, clock)
+    outcome = run_chunks(chunk, clock, progress=chunk_progress(
+        METHOD, on_progress, lambda: (float(fstate[0]), bound, None)))
     size = width[0]
     return heuristic_result(
         instance, METHOD, perm.astype(np.int32), wall_time=time.perf_counter() - begin,
@@ -357,7 +362,7 @@ def _row_tops(instance: Instance, weights: np.ndarray) -> np.ndarray:
     return tops
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) the kernel, and the start's, on tiny boards: one per
     layout of the weights (a dense matrix, the strided view of colour weights)."""
     minconflicts_warm_up()

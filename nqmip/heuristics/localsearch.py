@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from nqmip.backends.base import ProgressCallback, ProgressReporter
 from nqmip.budget import Deadline
 from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     fixed_queens_clash,
     kernel_seed,
+    known_bound,
     make_rng,
     stop_clock,
     timed_compile,
@@ -29,7 +29,9 @@ from nqmip.heuristics.common import (
 )
 from nqmip.heuristics.kernels import queen_conflicts
 from nqmip.instance import Instance, make_instance
-from nqmip.result import Result, Status, Termination
+from nqmip.outcome import make_result
+from nqmip.progress import ProgressCallback, ProgressReporter
+from nqmip.result import Result, Termination
 
 # Slots of the int64 state array the kernels share with the driver.
 ITERATIONS = 0  # moves applied (or rows placed, for the greedy phase)
@@ -290,6 +292,7 @@ def swap_search_result(
     seed: int | None,
     compile_time: float,
     extra: dict[str, object],
+    bound: tuple[float, str] | None = None,
 ) -> Result:
     """The :class:`Result` of a tabu or annealing run: the conflict-free board found (the
     heaviest one, when weighted), or status unknown with the fewest conflicts seen."""
@@ -306,18 +309,14 @@ def swap_search_result(
         instance, method, placement, wall_time=wall_time, seed=seed, termination=termination,
         evaluations=int(state[EVALUATIONS]), iterations=int(state[ITERATIONS]),
         improvements=int(state[IMPROVEMENTS]), compile_time=compile_time,
-        best_conflicts=int(state[BEST_CONFLICTS]), extra=extra,
+        best_conflicts=int(state[BEST_CONFLICTS]), extra=extra, bound=bound,
     )
 
 
 def infeasible_result(instance: Instance, method: str, seed: int | None) -> Result:
     """Two fixed queens attack each other: proven infeasible without a search."""
-    return Result(
-        status=Status.INFEASIBLE, termination=Termination.INFEASIBLE, n=instance.n,
-        method=method, solver="nqmip", objective=None, bound=None, placement=None,
-        wall_time=0.0, weights_name=instance.name, seed=seed,
-        message="two fixed queens attack each other",
-    )
+    return make_result(instance, method, None, Termination.INFEASIBLE, proven=True,
+                       seed=seed, message="two fixed queens attack each other")
 
 
 #: A chunk step: ``step(kernel_seed, budget) -> goal reached``.
@@ -346,18 +345,21 @@ def run_swap_search(
     conflict-free placement, else a random permutation), ``prepare(search, deadline)``
     returns the kernel ``step(seed, units)`` the shared chunk loop
     (:func:`nqmip.chunks.run_chunks`) calls, and ``extra(search)``, read after the
-    run, joins the result. The deadline starts after the compile (a number of seconds) or
-    is the caller's (a :class:`Deadline`). ``on_progress`` hears the best conflict-free
-    weight (or the fewest conflicts) between chunks, at most every 0.2 s.
+    run, joins the result. The deadline is the caller's (a :class:`Deadline`) or starts
+    now (a number of seconds): the compile counts. The search's goal is the best bound it
+    knows (:func:`~nqmip.heuristics.common.known_bound`: the colour bound for two colour
+    values): reaching it proves the placement optimal. ``on_progress`` hears the best
+    conflict-free weight (or the fewest conflicts) between chunks.
     """
+    start = time.perf_counter()
+    deadline = stop_clock(time_limit)  # the caller's (it may be cancelled), or from now
     if fixed_queens_clash(instance):
         return infeasible_result(instance, method, seed)
     compile_time = timed_compile(warm_up)
-    start = time.perf_counter()
-    deadline = stop_clock(time_limit)  # the caller's (it may be cancelled), or from now
     rng = make_rng(seed)
     begin = first(deadline) if first is not None else None
-    search = new_swap_search(instance, rng, weight_bound(instance), penalty, begin)
+    bound = known_bound(instance, deadline)
+    search = new_swap_search(instance, rng, bound[0], penalty, begin)
     step = prepare(search, deadline)
     termination = run_chunks(budgeted(step, rng, search.state, ITERATIONS, max_iterations,
                                       chunk), deadline,
@@ -365,7 +367,7 @@ def run_swap_search(
     wall = time.perf_counter() - start
     return swap_search_result(
         instance, method, search, termination, wall_time=wall, seed=seed,
-        compile_time=compile_time, extra=extra(search),
+        compile_time=compile_time, extra=extra(search), bound=bound,
     )
 
 
@@ -380,7 +382,9 @@ def _reporter(method: str, search: SwapSearch,
     def progress() -> None:
         best = float(search.fstate[BEST_WEIGHT])
         if search.weighted and np.isfinite(best):
-            report(incumbent=best)
+            report(incumbent=best, bound=search.bound)
+        elif not search.weighted and search.state[CONFLICTS] == 0:
+            report(incumbent=float(search.perm.size), bound=search.bound)
         else:
             report(conflicts=int(search.state[BEST_CONFLICTS]))
 

@@ -29,6 +29,7 @@ The kernels are in :mod:`nqmip.heuristics.minconflicts_kernels`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     check_float,
     check_int,
+    chunk_progress,
     fixed_queens_clash,
     heuristic_result,
     kernel_seed,
@@ -64,7 +66,8 @@ from nqmip.heuristics.minconflicts_kernels import (
     strict_repair_pass,
 )
 from nqmip.instance import Instance, make_instance
-from nqmip.result import Result, Status, Termination
+from nqmip.progress import ProgressCallback
+from nqmip.result import Result, Termination
 
 METHOD = "minconflicts"
 #: From this many queens on, the line counters are uint8 (a line holds at most tail + 1
@@ -92,10 +95,15 @@ def minconflicts_placement(
     repair_tries: int = 4096,
     samples: int = 16,
     noise: float = 0.05,
+    on_progress: ProgressCallback | None = None,
 ) -> tuple[np.ndarray | None, dict[str, object]]:
     """The search itself, returning the permutation as an int32 array (or None) and the
     run's statistics; :func:`solve_minconflicts` wraps it into a :class:`Result`. Kept apart
-    so that huge boards can be solved and checked without building a tuple of n ints."""
+    so that huge boards can be solved and checked without building a tuple of n ints.
+    ``time_limit`` counts from this call (the compile included); ``on_progress`` hears the
+    attacking pairs left between the repair's chunks."""
+    begin = time.perf_counter()
+    deadline = stop_clock(time_limit)
     tail = check_int("tail", tail, 0)
     greedy_attempts = check_int("greedy_attempts", greedy_attempts, 1)
     window = check_int("window", window, 1)
@@ -106,12 +114,14 @@ def minconflicts_placement(
         max_evaluations = check_int("max_evaluations", max_evaluations, 1)
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
-    compile_time = timed_compile(_warm_up)
+    compile_time = timed_compile(warm_up)
     params = _Params(budget=budget, tail=tail, greedy_attempts=greedy_attempts, window=window,
                      repair_tries=repair_tries, samples=samples, noise=noise,
                      small_from=SMALL_COUNTERS_FROM)
-    perm, stats = _search(instance, seed=seed, deadline=stop_clock(time_limit), params=params)
+    perm, stats = _search(instance, seed=seed, deadline=deadline, params=params,
+                          on_progress=on_progress)
     stats["compile_time"] = compile_time
+    stats["wall_time"] = time.perf_counter() - begin
     return perm, stats
 
 
@@ -144,6 +154,7 @@ class _Board:
     diag: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
     anti: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
     deferred: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    progress: Callable[[], None] | None = None  # the chunk loop's report (conflicts left)
 
 
 def _start(instance: Instance, rng: np.random.Generator) -> _Board:
@@ -238,7 +249,7 @@ def _strict_repair(board: _Board, repair_rows: np.ndarray, params: _Params,
 
     if state[CONFLICTS] == 0:
         return PHASE_DONE, 0
-    return run_chunks(chunk, deadline), passes[0]
+    return run_chunks(chunk, deadline, progress=board.progress), passes[0]
 
 
 def _fallback(instance: Instance, board: _Board, params: _Params,
@@ -258,11 +269,12 @@ def _fallback(instance: Instance, board: _Board, params: _Params,
                                         params.noise, kseed, units))
 
     return run_chunks(budgeted(kernel, board.rng, board.state, EVALUATIONS, params.budget,
-                               REPAIR_CHUNK), deadline)
+                               REPAIR_CHUNK), deadline, progress=board.progress)
 
 
 def _search(
     instance: Instance, *, seed: int | None, deadline: Deadline, params: _Params,
+    on_progress: ProgressCallback | None = None,
 ) -> tuple[np.ndarray | None, dict[str, object]]:
     n = instance.n
     start = time.perf_counter()
@@ -271,6 +283,8 @@ def _search(
         stats.update(wall_time=time.perf_counter() - start, termination=Termination.INFEASIBLE)
         return None, stats
     board = _start(instance, make_rng(seed))
+    board.progress = chunk_progress(METHOD, on_progress,
+                                    lambda: (None, None, int(board.state[CONFLICTS])))
     termination, diag_bits, anti_bits, reached = _greedy(instance, board, params, deadline)
     greedy_time = time.perf_counter() - start
     state = board.state
@@ -309,6 +323,7 @@ def solve_minconflicts(
     *,
     seed: int | None = None,
     time_limit: float | Deadline | None = None,
+    on_progress: ProgressCallback | None = None,
     **params: Any,
 ) -> Result:
     """QS4-style greedy placement plus min-conflicts repair; see the module docstring.
@@ -320,7 +335,8 @@ def solve_minconflicts(
     ``repair_tries`` (4096) partners per tail queen and pass; ``samples`` (16)
     partners per min-conflicts step; ``noise`` (0.05) probability of an uphill step.
     """
-    perm, stats = minconflicts_placement(instance, seed=seed, time_limit=time_limit, **params)
+    perm, stats = minconflicts_placement(instance, seed=seed, time_limit=time_limit,
+                                         on_progress=on_progress, **params)
     return _to_result(instance, perm, stats, seed)
 
 
@@ -334,7 +350,7 @@ def _to_result(
         return heuristic_result(
             instance, METHOD, None, wall_time=wall, seed=seed,
             termination=termination, compile_time=compile_time,
-        ).with_(status=Status.INFEASIBLE, message="two fixed queens attack each other")
+        ).with_(message="two fixed queens attack each other")
     extra = {k: v for k, v in stats.items()
              if k not in ("compile_time", "wall_time", "termination", "evaluations",
                           "iterations", "improvements", "conflicts")}
@@ -350,7 +366,7 @@ def _to_result(
     )
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from numba's cache) every kernel on tiny boards: with and without
     fixed queens, int32 and uint8 counters, and the min-conflicts fallback (n = 8)."""
     for instance, small_from in ((make_instance(12, fixed={0: 1}), SMALL_COUNTERS_FROM),

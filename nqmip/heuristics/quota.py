@@ -37,11 +37,14 @@ from numba import njit
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
+    Reading,
     check_float,
     check_int,
     checked_start,
+    chunk_progress,
     heuristic_result,
     kernel_seed,
+    known_bound,
     make_rng,
     stop_clock,
     timed_compile,
@@ -49,6 +52,7 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance
+from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
 METHOD = "quota"
@@ -377,6 +381,7 @@ def solve_quota(
     samples: int = 256,
     stage_moves: int | None = None,
     max_stages: int | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """Colour quota search; see the module docstring.
 
@@ -385,8 +390,10 @@ def solve_quota(
     ``temperature`` (0.065) of the repair; ``samples`` (256) pairs drawn per raise;
     ``stage_moves`` (1000·n + 10^6) moves before a repair counts as failed; ``max_stages``
     repairs (with a time limit none; without one the run also ends after 3 failed repairs
-    in a row at a batch of one swap).
+    in a row at a batch of one swap). ``on_progress`` hears its best between chunks.
     """
+    begin = time.perf_counter()
+    clock = stop_clock(time_limit)  # one clock: the compile counts
     colours = instance.colours
     if colours is None or instance.is_feasibility or colours.black == colours.white:
         raise ValueError("quota needs weights constant per colour with two different values "
@@ -401,26 +408,38 @@ def solve_quota(
                  else time_limit is not None))
     start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
     stages = check_int("max_stages", max_stages if max_stages is not None else 2**62, 1)
-    compile_time = timed_compile(_warm_up)
-    clock = stop_clock(time_limit)
-    begin = time.perf_counter()
+    compile_time = timed_compile(warm_up)
+    bound = known_bound(instance, clock)
     run = _QuotaRun(instance, settings, make_rng(seed),
                     None if start is None else checked_start(instance, start),
                     start_fraction, stages)
-    termination = run_chunks(run.chunk, clock)
+
+    seen: list[Any] = [None, None]  # the best board read last, and its objective
+
+    def read() -> Reading:
+        if run.best is not None and run.best is not seen[0]:  # O(n) once per new best
+            seen[:] = [run.best, instance.objective(run.best)]
+        return seen[1], bound[0], None
+
+    def proven() -> bool:  # the best meets the bound it knows: nothing better exists
+        value = read()[0]
+        return value is not None and value >= bound[0] - 1e-9
+
+    termination = run_chunks(run.chunk, clock, stop=proven,
+                             progress=chunk_progress(METHOD, on_progress, read))
     if run.board is not None:
         run._count_moves(run.board)
     return heuristic_result(
         instance, METHOD, run.best, wall_time=time.perf_counter() - begin, seed=seed,
         termination=termination, compile_time=compile_time, iterations=run.moves,
-        evaluations=run.evals,
+        evaluations=run.evals, bound=bound,
         extra={"temperature": settings.temperature, "samples": settings.samples,
                "stage_moves": settings.stage_moves, "stage_count": run.stage_count,
                "best_good": run.best_good, "stages": list(run.stages)},
     )
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) the kernels on a tiny board."""
     n = 8
     board = _Board(np.arange(n, dtype=np.int64), 0, np.arange(n, dtype=np.int64))

@@ -26,7 +26,6 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from nqmip.backends.base import ProgressCallback
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import check_int, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
@@ -48,6 +47,7 @@ from nqmip.heuristics.localsearch import (
     warm_up_swap_search,
 )
 from nqmip.instance import Instance
+from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 
 METHOD = "tabu"
@@ -203,13 +203,13 @@ def solve_tabu(
 
     return run_swap_search(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
-        chunk=CHUNK, warm_up=_warm_up, prepare=prepare, on_progress=on_progress,
+        chunk=CHUNK, warm_up=warm_up, prepare=prepare, on_progress=on_progress,
         extra=lambda _: {"tenure": tenure, "samples": samples, "stall_limit": stall_limit,
                          "perturb": perturb, "max_iterations": max_iterations},
     )
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) the kernel for both objectives on tiny boards."""
 
     def run(search: SwapSearch, kseed: int) -> None:

@@ -32,6 +32,7 @@ from nqmip.chunks import run_chunks, stopped
 from nqmip.heuristics.common import (
     check_float,
     check_int,
+    chunk_progress,
     heuristic_result,
     kernel_seed,
     make_rng,
@@ -41,6 +42,7 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance, make_instance
+from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
 METHOD = "topsquares"
@@ -201,6 +203,7 @@ def solve_topsquares(
     samples: int = 64,
     noise: float = 0.01,
     stage_moves: int | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result:
     """Min-conflicts swaps on the heaviest squares; see the module docstring.
 
@@ -208,7 +211,10 @@ def solve_topsquares(
     probability of a random allowed swap; ``stage_moves`` (100·n + 10^6) moves before
     the threshold drops to the next weight. Needs a dense weight matrix (random or given
     weights): for colour weights use ``sa`` or ``quota``, for feasibility ``minconflicts``.
+    ``on_progress`` hears the attacking pairs left at the current weight between chunks.
     """
+    start = time.perf_counter()
+    clock = stop_clock(time_limit)  # one clock: the compile counts
     samples = check_int("samples", samples, 1)
     noise = check_float("noise", noise, 0.0, 1.0)
     n = instance.n
@@ -218,9 +224,7 @@ def solve_topsquares(
     if instance.dense is None:
         raise ValueError("topsquares needs a dense weight matrix (random or given weights): "
                          "use sa or quota for colour weights and minconflicts for feasibility")
-    compile_time = timed_compile(_warm_up)
-    clock = stop_clock(time_limit)
-    start = time.perf_counter()
+    compile_time = timed_compile(warm_up)
     rng = make_rng(seed)
     movable = np.ones(n, dtype=np.bool_)
     for row in instance.fixed_map:
@@ -230,7 +234,7 @@ def solve_topsquares(
     stages: list[dict[str, Any]] = []
     for threshold in _levels_down(instance.dense, lambda: stopped(clock) is not None):
         termination, found = _level(instance, float(threshold), movable, stages, rng, clock,
-                                    samples, noise, stage_moves)
+                                    samples, noise, stage_moves, on_progress)
         if termination is not Termination.ITERATION_LIMIT:
             break
     else:  # every weight tried, or the deadline came while the next was looked for
@@ -246,7 +250,9 @@ def solve_topsquares(
 
 def _level(instance: Instance, threshold: float, movable: np.ndarray,
            stages: list[dict[str, Any]], rng: np.random.Generator, clock: Deadline,
-           samples: int, noise: float, stage_moves: int) -> tuple[Termination, np.ndarray | None]:
+           samples: int, noise: float, stage_moves: int,
+           on_progress: ProgressCallback | None = None,
+           ) -> tuple[Termination, np.ndarray | None]:
     """The search on the squares worth at least ``threshold``: ``solution_found`` with the
     placement, ``iteration_limit`` (go on to the next weight), or the deadline's reason."""
     n = instance.n
@@ -290,15 +296,16 @@ def _level(instance: Instance, threshold: float, movable: np.ndarray,
             return Termination.SOLUTION_FOUND
         return None
 
+    report = chunk_progress(METHOD, on_progress, lambda: (None, None, int(state[TOTAL])))
     termination = (Termination.SOLUTION_FOUND if state[TOTAL] == 0
-                   else run_chunks(chunk, clock))
+                   else run_chunks(chunk, clock, progress=report))
     solved = termination is Termination.SOLUTION_FOUND
     stages.append({"threshold": threshold, "moves": int(state[MOVES]),
                    "attacking_pairs": int(state[TOTAL]), "solved": solved})
     return termination, perm if solved else None
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) the kernel on a tiny board."""
     n = 6
     instance = make_instance(n, "random", weights_seed=0)

@@ -11,7 +11,7 @@
   the reduction of Gent, Jefferson and Nightingale ("Complexity of n-Queens Completion",
   JAIR 59, 2017): a board of a few thousand rows on which all but ``n`` queens are placed,
   with the same solutions up to a fixed map. nqmip's models are built on what is free
-  (:class:`nqmip.instance.FreeBoard`), so their size is that of the original small board.
+  (:class:`nqmip.board.FreeBoard`), so their size is that of the original small board.
 - :func:`generate_diagonals` draws new excluded-diagonals instances in the way the paper's
   generator does (diagonals in random order, each excluded unless a row or column would be
   left with ``min_free`` open squares or fewer).

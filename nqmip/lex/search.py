@@ -149,35 +149,16 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     infeasible: the fixed queens leave no solution. ``objective`` is None (the order is
     lexicographic, not a number); ``extra["objective"] == "lex-first"``.
     """
-    from nqmip.result import Provenance, Result, Status
-    from nqmip.verify import verified
+    from nqmip.outcome import search_result
 
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
                            oracle_cap=oracle_cap)
-    if found.complete:
-        status, termination = Status.OPTIMAL, Termination.OPTIMAL
-        message = f"the first solution, after {found.nodes} nodes"
-    elif found.exhausted:
-        status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
-        message = f"no solution: the search tree ({found.nodes} nodes) is exhausted"
-    else:
-        status = Status.FEASIBLE if found.placement is not None else Status.UNKNOWN
-        termination = found.stopped_by or Termination.TIME_LIMIT
-        stop = ("interrupted" if termination == Termination.INTERRUPTED
-                else "stopped at the time limit")
-        message = (f"{stop} after {found.nodes} nodes: the first {found.proven_rows} rows "
-                   "are proven")
-    proven = found.complete or found.exhausted
-    extra = {"objective": "lex-first", "proven_rows": found.proven_rows,
-             "proven_prefix": list(found.proven_prefix), "oracle_nodes": found.oracle_nodes,
+    extra = {"proven_rows": found.proven_rows, "oracle_nodes": found.oracle_nodes,
              "oracle_calls": found.oracle_calls, "oracle_cuts": found.oracle_cuts,
              "oracle_from": found.oracle_from}
-    return verified(instance, Result(
-        status=status, termination=termination, n=instance.n, method="lex-first",
-        solver="lex-first search (propagation + first-fail prefix oracle)", objective=None,
-        bound=None, placement=found.placement, wall_time=found.seconds,
-        weights_name=instance.name, seed=seed, nodes=found.nodes, message=message,
-        provenance=Provenance(plan=("lex-first search",), proof="solver" if proven else None,
-                              incumbent_source="lex-first search"
-                              if found.placement is not None else None),
-        extra=extra))
+    return search_result(
+        instance, "lex-first search", found.placement, complete=found.complete,
+        exhausted=found.exhausted, stopped_by=found.stopped_by, nodes=found.nodes,
+        seconds=found.seconds, seed=seed, scored=False, extra=extra,
+        solver="lex-first search (propagation + first-fail prefix oracle)",
+        found="the first solution", note=f": the first {found.proven_rows} rows are proven")

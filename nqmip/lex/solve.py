@@ -1,4 +1,7 @@
-"""``nqmip.solve(n, objective="lex-first", method=...)``: which route answers.
+"""``nqmip.lex_first``: the lexicographically first solution (OEIS A141843), its own door.
+
+A different question from :func:`nqmip.solve` (an order, not weights), with its own
+methods (:data:`nqmip.methods.LEX_METHODS`):
 
 - ``"auto"`` or ``"search"``: the exact search of :mod:`nqmip.lex.search` (the fast one).
 - ``"cpsat"``: sequential CP-SAT solves, row by row
@@ -11,63 +14,109 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from nqmip.budget import Deadline
-from nqmip.instance import Instance
-from nqmip.result import Result
+from nqmip.instance import FixedSpec, Instance, make_instance
+from nqmip.methods import LEX_DEFAULT, LEX_METHODS, Method, method
+from nqmip.result import Result, Termination
+from nqmip.watchdog import run_watched
 
-LEX_OBJECTIVES = ("lex-first",)
-LEX_METHODS = ("auto", "search", "cpsat", "cpsat-fixed", "highs-pyomo")
-
-
-def solve_lex(instance: Instance, objective: str, method: str, deadline: Deadline,
-              seed: int, weights: Any, params: dict[str, Any]) -> Result:
-    if objective not in LEX_OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}: choose from "
-                         f"{', '.join(LEX_OBJECTIVES)}")
-    if weights is not None:
-        raise ValueError("objective='lex-first' orders placements, it takes no weights")
-    if method not in LEX_METHODS:
-        raise ValueError(f"objective='lex-first' is solved by {', '.join(LEX_METHODS)}, "
-                         f"not {method!r}")
-    if method in ("auto", "search"):
-        from nqmip.lex.search import lex_first_result
-
-        allowed = {"oracle_from", "oracle_cap"}
-        unknown = set(params) - allowed
-        if unknown:
-            raise TypeError(f"unexpected parameters for lex-first: {', '.join(sorted(unknown))}")
-        return lex_first_result(instance, deadline, seed, **params)
-    if params:
-        raise TypeError(f"unexpected parameters for {method!r}: {', '.join(params)}")
-    return _model_result(instance, method, deadline, seed)
+#: The parameters of the exact search (``method="search"``).
+SEARCH_PARAMS = ("oracle_from", "oracle_cap")
 
 
-def _model_result(instance: Instance, method: str, deadline: Deadline, seed: int) -> Result:
-    from nqmip.formulation import lex as models
-    from nqmip.result import Provenance, Status, Termination
-    from nqmip.verify import verified
+def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
+              time_limit: float | Deadline | None = None, **params: Any) -> Result:
+    """The first solution of the n-queens problem in lexicographic order (row 0 first,
+    the smallest column first; OEIS A141843) among those keeping the ``fixed`` queens.
 
-    run = {"cpsat": models.sequential_cpsat, "cpsat-fixed": models.fixed_search_cpsat,
-           "highs-pyomo": models.sequential_pyomo}[method](instance, deadline)
-    if run.complete:
-        status, termination = Status.OPTIMAL, Termination.OPTIMAL
-    elif run.infeasible:
-        status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
+    :param n: the board size, or an :class:`~nqmip.instance.Instance` without weights.
+    :param fixed: pre-placed queens, ``{row: col}`` or ``[(row, col), ...]``, 0-based.
+    :param method: ``"auto"`` (the exact search), ``"search"``, ``"cpsat"``,
+        ``"cpsat-fixed"`` or ``"highs-pyomo"`` (:data:`nqmip.methods.LEX_METHODS`).
+    :param time_limit: seconds for the whole call (compile included), or a
+        :class:`~nqmip.budget.Deadline`; None: no limit.
+    :param params: the search's own (``oracle_from``, ``oracle_cap``).
+    :returns: a verified :class:`~nqmip.result.Result`: ``optimal`` with the first
+        solution; ``infeasible`` when there is none (n = 2, 3, or fixed queens that leave
+        none); at a limit ``feasible`` with the smallest solution met and
+        ``extra["proven_rows"]`` leading rows proven (they are the first solution's), or
+        ``unknown``. ``objective`` is None: the order is not a number.
+    """
+    deadline = _deadline(time_limit)
+    spec = _method(method)
+    if isinstance(n, Instance):
+        if fixed is not None:
+            raise ValueError("fixed: given with an Instance, which already holds it")
+        if not n.is_feasibility:
+            raise ValueError("lex_first orders placements: it takes an instance without "
+                             "weights")
+        instance = n
     else:
-        status = Status.FEASIBLE if run.placement is not None else Status.UNKNOWN
-        termination = Termination.TIME_LIMIT
-    prefix = list(run.placement[: run.proven_rows]) if run.placement else []
-    proven = status in (Status.OPTIMAL, Status.INFEASIBLE)
-    return verified(instance, Result(
-        status=status, termination=termination, n=instance.n, method=f"lex-first {method}",
-        solver={"cpsat": "CP-SAT (sequential)", "cpsat-fixed": "CP-SAT (fixed search)",
-                "highs-pyomo": "HiGHS via Pyomo (sequential)"}[method],
-        objective=None, bound=None, placement=run.placement, wall_time=run.seconds,
-        weights_name=instance.name, seed=seed,
+        instance = make_instance(n, None, fixed)
+    allowed = SEARCH_PARAMS if spec.name == "search" else ()
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise TypeError(f"unexpected parameters for lex_first method {spec.name!r}: "
+                        f"{', '.join(unknown)}"
+                        + (f" (it takes {', '.join(allowed)})" if allowed else ""))
+    watched = run_watched(lambda: _run(spec, instance, deadline, params), deadline)
+    if watched.value is None:
+        from nqmip.outcome import make_result
+
+        return make_result(instance, f"lex-first {spec.name}", None,
+                           Termination.INTERRUPTED if watched.interrupted
+                           else Termination.TIME_LIMIT, solver="", scored=False,
+                           message="the search had not returned when its time was up (a "
+                                   "kernel may have been compiling)")
+    result = watched.value.with_(timing=watched.value.timing.with_(wall=deadline.elapsed()))
+    if watched.interrupted and result.termination not in (Termination.OPTIMAL,
+                                                           Termination.INFEASIBLE):
+        result = result.with_(termination=Termination.INTERRUPTED)
+    return result
+
+
+def _deadline(time_limit: Any) -> Deadline:
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return Deadline.of(time_limit)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
+        raise TypeError(f"time_limit must be seconds (a number) or None, got "
+                        f"{type(time_limit).__name__} {time_limit!r}")
+    if not (time_limit > 0 and not math.isnan(time_limit)):
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    return Deadline(float(time_limit))
+
+
+def _method(name: Any) -> Method:
+    return LEX_METHODS[LEX_DEFAULT] if name == "auto" else method(name, LEX_METHODS)
+
+
+def _run(spec: Method, instance: Instance, deadline: Deadline,
+         params: dict[str, Any]) -> Result:
+    if spec.name == "search":
+        result: Result = spec.load()(instance, deadline, None, **params)
+        return result
+    return _model_result(instance, spec, deadline)
+
+
+def _model_result(instance: Instance, spec: Method, deadline: Deadline) -> Result:
+    from nqmip.outcome import make_result
+    from nqmip.result import Counters, Provenance, Timing
+
+    run = spec.load()(instance, deadline)
+    termination = (Termination.OPTIMAL if run.complete else
+                   Termination.INFEASIBLE if run.infeasible else Termination.TIME_LIMIT)
+    proven = run.complete or run.infeasible
+    return make_result(
+        instance, f"lex-first {spec.name}", run.placement, termination, proven=proven,
+        scored=False, solver={"cpsat": "CP-SAT (sequential)",
+                              "cpsat-fixed": "CP-SAT (fixed search)",
+                              "highs-pyomo": "HiGHS via Pyomo (sequential)"}[spec.name],
+        timing=Timing(wall=run.seconds), counters=Counters(iterations=run.steps),
         message=f"{run.steps} solver calls; {run.proven_rows} rows proven",
-        provenance=Provenance(plan=(f"lex-first {method}",), proof="solver" if proven else None,
+        provenance=Provenance(plan=(f"lex-first {spec.name}",),
+                              proof="solver" if proven else None,
                               incumbent_source="solver" if run.placement else None),
-        extra={"objective": "lex-first", "proven_rows": run.proven_rows,
-               "proven_prefix": prefix, "solver_calls": run.steps}))
+        extra={"proven_rows": run.proven_rows})

@@ -29,11 +29,14 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
+    Reading,
+    chunk_progress,
     default_budget,
     fixed_queens_clash,
     free_rows_and_columns,
     heuristic_result,
     kernel_seed,
+    known_bound,
     make_rng,
     random_permutation,
     stop_clock,
@@ -44,7 +47,8 @@ from nqmip.heuristics.ga import codes
 from nqmip.heuristics.ga.config import GAConfig
 from nqmip.heuristics.ga.operators import IMPROVE_UNCAPPED_M
 from nqmip.instance import Instance, make_instance
-from nqmip.result import Result, Status, Termination
+from nqmip.progress import ProgressCallback
+from nqmip.result import Result, Termination
 
 # The numba module is imported lazily (see _kernels): `import nqmip` must not load numba.
 
@@ -72,7 +76,7 @@ def chunk_sizes(m: int) -> tuple[int, int]:
     return max(16, int(CHUNK_FIRST * scale)), max(16, int(CHUNK_MAX * scale))
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from numba's cache) the driver with the exact argument types."""
     config = GAConfig.build("default", population=2, max_evaluations=50)
     # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
@@ -83,6 +87,7 @@ def _warm_up() -> None:
 
 def _run_kernel(
     instance: Instance, config: GAConfig, rng: np.random.Generator, deadline: Deadline,
+    bound: float | None = None, on_progress: ProgressCallback | None = None,
 ) -> tuple[dict[str, Any], float]:
     k = _kernels()
     start = time.perf_counter()
@@ -91,7 +96,8 @@ def _run_kernel(
     free = np.ascontiguousarray(rows, dtype=np.int64)
     weighted = not instance.is_feasibility
     weights = instance.kernel_weights()
-    bound = weight_bound(instance) if weighted else float(n)
+    if bound is None:
+        bound = weight_bound(instance) if weighted else float(n)
     icfg, fcfg = config.arrays(free.size, weighted, bound)
     size = config.population
     pop = np.empty((size, n), dtype=np.int32)
@@ -119,7 +125,12 @@ def _run_kernel(
         per_call[0] = min(2 * per_call[0], chunk_max)
         return None
 
-    termination = run_chunks(step, deadline)
+    def read() -> Reading:
+        if not counters[codes.C_FOUND]:
+            return None, None, int(counters[codes.C_BEST_COST])
+        return float(best_weight[0]) if weighted else float(n), bound, None
+
+    termination = run_chunks(step, deadline, progress=chunk_progress("ga", on_progress, read))
     wall = time.perf_counter() - start
     out = {
         "placement": best.copy() if counters[codes.C_FOUND] else None,
@@ -140,6 +151,7 @@ def solve_ga(
     seed: int | None = None,
     time_limit: float | Deadline | None = None,
     preset: str = "default",
+    on_progress: ProgressCallback | None = None,
     **params: Any,
 ) -> Result:
     """Run the genetic algorithm and return a :class:`~nqmip.result.Result`.
@@ -151,9 +163,12 @@ def solve_ga(
     ``crossover``, ``mutation``, ``replacement``, ``improve``). Feasibility instances stop
     at the first conflict-free placement; weighted ones keep improving the best
     conflict-free placement until the evaluation budget, the time limit, or the weight
-    bound. A run that finds no conflict-free placement returns status ``unknown`` with
-    ``extra["best_conflicts"]``.
+    bound it knows (:func:`~nqmip.heuristics.common.known_bound`). A run that finds no
+    conflict-free placement returns status ``unknown`` with ``extra["best_conflicts"]``.
+    ``on_progress`` hears its best between chunks.
     """
+    begin = time.perf_counter()
+    clock = stop_clock(time_limit)  # one clock: the compile counts
     limited = (time_limit.limited if isinstance(time_limit, Deadline)
                else time_limit is not None)
     if limited and "max_evaluations" not in params and "max_iterations" not in params:
@@ -161,8 +176,7 @@ def solve_ga(
         params["max_evaluations"] = default_budget(time_limit, 0)
     config = GAConfig.build(preset, **params)
     rng = make_rng(seed)
-    compile_time = timed_compile(_warm_up)
-    clock = stop_clock(time_limit)
+    compile_time = timed_compile(warm_up)
     if fixed_queens_clash(instance):
         # No placement can keep them all: nothing to search (and no permutation exists
         # when two share a column).
@@ -172,8 +186,12 @@ def solve_ga(
             improvements=0, compile_time=compile_time,
             extra={"config": config.describe(), "reason": "fixed queens attack each other"},
         )
-        return result.with_(status=Status.INFEASIBLE)
-    out, wall = _run_kernel(instance, config, rng, clock)
+        return result
+    bound = known_bound(instance, clock)
+    out, _ = _run_kernel(instance, config, rng, clock,
+                         bound=bound[0] if not instance.is_feasibility else None,
+                         on_progress=on_progress)
+    wall = time.perf_counter() - begin
     extra = {
         "config": config.describe(),
         "solved_at_evaluation": out["solved_at_evaluation"],
@@ -192,4 +210,5 @@ def solve_ga(
         compile_time=compile_time,
         best_conflicts=out["best_conflicts"],
         extra=extra,
+        bound=bound,
     )

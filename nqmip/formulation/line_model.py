@@ -11,7 +11,7 @@ integer program, whatever the placement.
 :class:`LineModel` is that description, as numbers; two emitters write it for a solver:
 
 - :func:`to_highs`: the HiGHS MIP that *bounds* the number of black queens (maximise or
-  minimise it; :mod:`nqmip.colour.bound`). Corner caps as running sums, O(n) non-zeros.
+  minimise it; :mod:`nqmip.formulation.colour_bound`). Corner caps as running sums, O(n) non-zeros.
 - :func:`to_cpsat`: the CP-SAT model with the black count *fixed*, whose solutions are the
   line sets (:mod:`nqmip.colour.lines`). Corner caps as direct rows (n <=
   ``COLOUR_PROOF_MAX_N`` there).
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 #: The colour proof's range: the largest n on which the proof uses the line model (its IP
-#: bound in :mod:`nqmip.colour.bound`, its line-set search in :mod:`nqmip.colour.search`,
-#: the corner caps as direct rows here); auto runs the proof up to it
+#: bound in :mod:`nqmip.formulation.colour_bound`, its line-set search in
+#: :mod:`nqmip.colour.search`, the corner caps as direct rows here); auto runs the proof up to it
 #: (:mod:`nqmip.auto.policy`, docs/frontier.md). The one place this size is spelled.
 COLOUR_PROOF_MAX_N = 128
 #: An equality row: (variable indices, coefficients, right-hand side).

@@ -4,7 +4,7 @@ A queen on (i, j) is *black* when i + j is even. When the weights are constant p
 (``a`` on black, ``b`` on white: the "chess" preset, or any matrix of that shape), the
 objective is ``n*b + (a - b) * #black``, so a bound on the number of black queens is a
 bound on the objective. :func:`black_queen_range` gets one from the line model of
-:mod:`nqmip.colour.line_model` (solved by HiGHS up to ``LINE_IP_MAX_N``, beyond it bounded
+:mod:`nqmip.formulation.line_model` (solved by HiGHS up to ``LINE_IP_MAX_N``, beyond it bounded
 by weak duality in O(n)); it equals the proven optimum for every n the frontier sweep closed
 (docs/frontier.md). It is used as a proof (:mod:`nqmip.colour.proof`) and as model rows
 (:mod:`nqmip.formulation.strengthen`).
@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from nqmip.colour.line_model import COLOUR_PROOF_MAX_N
+from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import ColourWeights, Instance
 
 #: Seconds given to the diagonal IP of :func:`black_queen_range`; on time-out its dual
@@ -105,7 +105,7 @@ def _diagonal_ip(
         return _lagrangian_bound(n, fixed, maximise=maximise)
     import highspy
 
-    from nqmip.colour.line_model import line_model, to_highs
+    from nqmip.formulation.line_model import line_model, to_highs
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)

@@ -1,0 +1,241 @@
+"""The method table: every method's name, kind, where it lives, and the options it honours.
+
+One table, read by everything that takes a method's name: :func:`nqmip.solve` refuses by
+name any option the method does not honour, the command lines build their choices and
+their refusals from it, ``nqmip-compare`` checks a grid against it before the sweep, and
+the warm-up compiles what it lists. A method is a :class:`Method`; its options are the
+names of :data:`OPTIONS` (after linopy's ``SolverFeature``/``supports()`` and Pyomo's
+per-solver configuration). Nothing here imports a method: ``entry`` and ``warm_up`` are
+``"module:attribute"`` strings, resolved when the method runs.
+
+The first solution in lexicographic order is another question, with its own door
+(:func:`nqmip.lex_first`) and its own table, :data:`LEX_METHODS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["exact", "heuristic", "auto", "lex"]
+
+#: Every option a method may honour, with what honouring it means.
+OPTIONS: dict[str, str] = {
+    "seed": "the run is reproducible and the seed changes it (a deterministic method "
+            "refuses a seed)",
+    "threads": "the solver uses this many threads",
+    "mip_gap": "the run stops once its bound is within this relative gap of its incumbent",
+    "strengthen": "False solves the textbook model, without the valid rows of "
+                  "nqmip.formulation.strengthen",
+    "bound_proof": "first look for a placement at the colour bound, which proves without "
+                   "the solver",
+    "warm_start": "a placement, a Result or a heuristic's name to start from",
+    "on_progress": "live reports of the incumbent and the bound while the method runs",
+    "verbose": "a log on stderr: the solver's own, or one line per improvement",
+    "target": "stop as soon as the incumbent reaches this objective (termination target)",
+    "fixed": "pre-placed queens (the completion problem)",
+}
+
+#: The options every method of :data:`METHODS` honours.
+EVERY_METHOD = frozenset({"on_progress", "verbose", "fixed"})
+
+#: The kinds of weights: none (feasibility), constant per colour, any matrix.
+WEIGHT_KINDS = frozenset({"none", "colour", "dense"})
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method: ``entry`` is a backend class (exact), a ``solve_<name>`` function
+    (heuristic) or the portfolio's entry (auto); ``honours`` the options of
+    :data:`OPTIONS` it takes; ``weights`` the kinds of weights it takes; ``warm_up`` the
+    function that compiles its numba kernels (None: nothing to compile); ``notes`` how an
+    option is honoured where that is not obvious; ``log``: the solver writes a log of its
+    own, which ``verbose`` streams (without one, ``verbose`` prints one line per report)."""
+
+    name: str
+    kind: Kind
+    entry: str
+    summary: str
+    honours: frozenset[str]
+    weights: frozenset[str] = WEIGHT_KINDS
+    warm_up: str | None = None
+    notes: Mapping[str, str] | None = None
+    log: bool = False  # the solver writes a log of its own (verbose streams it)
+
+    def honour(self, option: str) -> bool:
+        return option in self.honours
+
+    def load(self) -> Any:
+        """The entry point itself (imported now)."""
+        return resolve(self.entry)
+
+
+def resolve(target: str) -> Any:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _honours(*names: str) -> frozenset[str]:
+    unknown = set(names) - set(OPTIONS)
+    assert not unknown, unknown
+    return EVERY_METHOD | frozenset(names)
+
+
+_MIP = ("seed", "threads", "mip_gap", "strengthen", "bound_proof", "warm_start", "target")
+_HEURISTIC = ("seed", "target")
+
+_TABLE: tuple[Method, ...] = (
+    Method("auto", "auto", "nqmip.auto.plans:solve_auto",
+           "proves the optimum where it can and keeps the best placement until the time "
+           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target")),
+    Method("highs", "exact", "nqmip.backends.highs:HighsBackend",
+           "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True),
+    Method("glpk", "exact", "nqmip.backends.glpk:GlpkBackend",
+           "GLPK's glpsol through Pyomo",
+           _honours("mip_gap", "strengthen", "bound_proof", "warm_start"),
+           notes={"warm_start": "kept as the incumbent: glpsol takes no start",
+                  "on_progress": "at the start and at the end: glpsol reports nothing "
+                                 "while it runs"}, log=True),
+    Method("gurobi", "exact", "nqmip.backends.gurobi:GurobiBackend",
+           "Gurobi through gurobipy's matrix API", _honours(*_MIP), log=True),
+    Method("cpsat", "exact", "nqmip.backends.cpsat:CpSatBackend",
+           "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True),
+    Method("highs-pyomo", "exact", "nqmip.backends.highs_pyomo:HighsPyomoBackend",
+           "HiGHS through Pyomo's appsi interface, on the Pyomo model",
+           _honours("seed", "threads", "mip_gap", "strengthen", "bound_proof",
+                    "warm_start"),
+           notes={"on_progress": "at the start and at the end: appsi reports nothing "
+                                 "while HiGHS runs"}, log=True),
+    Method("scip", "exact", "nqmip.backends.scip:ScipBackend",
+           "SCIP through PySCIPOpt, on the ILP's arrays (one thread)",
+           _honours(*(o for o in _MIP if o != "threads")), log=True),
+    Method("toulbar2", "exact", "nqmip.backends.toulbar2:Toulbar2Backend",
+           "toulbar2 through pytoulbar2, as a cost function network",
+           _honours("seed", "bound_proof", "warm_start"),
+           notes={"warm_start": "its cost is toulbar2's initial upper bound",
+                  "mip_gap": "refused: pytoulbar2 binds toulbar2's relative gap as a whole "
+                             "number",
+                  "on_progress": "at the start and at the end: pytoulbar2 reports "
+                                 "nothing while it runs"}, log=True),
+    Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
+           "nqmip's own branch and bound for any weights (numba)",
+           _honours("mip_gap", "bound_proof", "warm_start", "target"),
+           warm_up="nqmip.bnb.search:warm_up"),
+    Method("ga", "heuristic", "nqmip.heuristics.ga.run:solve_ga",
+           "genetic algorithm on permutations (the reference documents' variants)",
+           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.ga.run:warm_up"),
+    Method("tabu", "heuristic", "nqmip.heuristics.tabu:solve_tabu",
+           "tabu search on swaps", _honours(*_HEURISTIC),
+           warm_up="nqmip.heuristics.tabu:warm_up"),
+    Method("sa", "heuristic", "nqmip.heuristics.anneal:solve_sa",
+           "simulated annealing on swaps", _honours(*_HEURISTIC),
+           warm_up="nqmip.heuristics.anneal:warm_up"),
+    Method("minconflicts", "heuristic", "nqmip.heuristics.minconflicts:solve_minconflicts",
+           "greedy placement and min-conflicts repair, for millions of queens (the "
+           "first conflict-free placement: weights are not optimised)",
+           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.minconflicts:warm_up"),
+    Method("topsquares", "heuristic", "nqmip.heuristics.topsquares:solve_topsquares",
+           "min-conflicts swaps on the heaviest squares (a weight matrix)",
+           _honours(*_HEURISTIC), weights=frozenset({"dense"}),
+           warm_up="nqmip.heuristics.topsquares:warm_up"),
+    Method("quota", "heuristic", "nqmip.heuristics.quota:solve_quota",
+           "colour quota search (weights constant per colour, two values)",
+           _honours(*_HEURISTIC), weights=frozenset({"colour"}),
+           warm_up="nqmip.heuristics.quota:warm_up"),
+    Method("lns", "heuristic", "nqmip.heuristics.lns:solve_lns",
+           "windows of rows re-optimised exactly (weights)", _honours(*_HEURISTIC),
+           weights=frozenset({"colour", "dense"}), warm_up="nqmip.heuristics.lns:warm_up"),
+)
+
+#: Every method of :func:`nqmip.solve`, by name, in the order the commands list them.
+METHODS: dict[str, Method] = {m.name: m for m in _TABLE}
+EXACT_METHODS: tuple[str, ...] = tuple(m.name for m in _TABLE if m.kind == "exact")
+HEURISTIC_METHODS: tuple[str, ...] = tuple(m.name for m in _TABLE if m.kind == "heuristic")
+
+#: The methods of :func:`nqmip.lex_first` (a different question, a different door).
+LEX_METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("search", "lex", "nqmip.lex.search:lex_first_result",
+           "nqmip's exact search: rows in order, propagation and a prefix oracle (numba)",
+           frozenset({"fixed"})),
+    Method("cpsat", "lex", "nqmip.formulation.lex:sequential_cpsat",
+           "sequential CP-SAT solves, row by row", frozenset({"fixed"})),
+    Method("cpsat-fixed", "lex", "nqmip.formulation.lex:fixed_search_cpsat",
+           "one CP-SAT model searched in lexicographic order", frozenset({"fixed"})),
+    Method("highs-pyomo", "lex", "nqmip.formulation.lex:sequential_pyomo",
+           "sequential 0-1 models in Pyomo, HiGHS as the solver", frozenset({"fixed"})),
+)}
+#: What ``method="auto"`` means for :func:`nqmip.lex_first`.
+LEX_DEFAULT = "search"
+
+
+def method(name: Any, table: Mapping[str, Method] = METHODS) -> Method:
+    """The method named ``name``; ValueError listing the names otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"method must be a string, got {type(name).__name__}")
+    try:
+        return table[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}: choose from {', '.join(table)}") from None
+
+
+def refused(spec: Method, given: Iterable[str]) -> list[str]:
+    """The options of ``given`` (names of :data:`OPTIONS`) that ``spec`` does not honour."""
+    return [name for name in given if name in OPTIONS and name not in spec.honours]
+
+
+def check_options(spec: Method, given: Iterable[str]) -> None:
+    """Raise ValueError naming every option given that the method does not honour, and
+    the methods that would."""
+    names = refused(spec, given)
+    if not names:
+        return
+    takers = [m.name for m in METHODS.values() if all(n in m.honours for n in names)
+              and m.kind != "lex"]
+    where = f" ({', '.join(takers)} do)" if takers else ""
+    raise ValueError(f"method {spec.name!r} does not take {', '.join(names)}{where}")
+
+
+def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool) -> None:
+    """Refuse a method made for other weights (topsquares: a matrix; quota: colours; lns:
+    weights), naming both."""
+    kinds = ({"none"} if feasibility else
+             ({"colour"} if colours else set()) | ({"dense"} if dense else set()))
+    if kinds & spec.weights:
+        return
+    names = {"none": "no weights (feasibility)", "colour": "weights constant per colour",
+             "dense": "a weight matrix"}
+    wanted = " or ".join(names[k] for k in sorted(spec.weights))
+    raise ValueError(f"method {spec.name!r} takes {wanted}, not "
+                     f"{' or '.join(names[k] for k in sorted(kinds))}")
+
+
+#: Kernels no method of the tables names: the counting command's.
+OTHER_KERNELS = ("nqmip.enumeration.count:warm_up",)
+
+
+def warm_up_all(names: Iterable[str] | None = None) -> float:
+    """Compile (or load from numba's cache) the kernels of the named methods (default:
+    every method of both tables, and the counting kernels); the seconds it took. What the
+    command's ``--warm-up`` and ``nqmip-compare`` run before their timed work."""
+    import time
+
+    begin = time.perf_counter()
+    if names is None:
+        targets = [m.warm_up for m in (*METHODS.values(), *LEX_METHODS.values())]
+        targets += OTHER_KERNELS
+    else:
+        targets = [METHODS[name].warm_up if name in METHODS else LEX_METHODS[name].warm_up
+                   for name in names]
+    for target in dict.fromkeys(t for t in targets if t is not None):
+        resolve(target)()
+    return time.perf_counter() - begin
+
+
+def honoured_table() -> list[tuple[str, str, list[str]]]:
+    """(method, kind, the options it honours) for every method, for the docs."""
+    rows: list[tuple[str, str, list[str]]] = [
+        (m.name, m.kind, sorted(m.honours)) for m in METHODS.values()]
+    rows += [(f"lex_first: {m.name}", m.kind, sorted(m.honours)) for m in LEX_METHODS.values()]
+    return rows

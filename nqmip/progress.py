@@ -1,0 +1,77 @@
+"""Live reports from a running method: :class:`Progress`, the callback type, and the
+reporter every method uses (:class:`ProgressReporter`).
+
+Every method reports its incumbent and bound through one ``on_progress`` callback (the
+call's, set by :func:`nqmip.solve`): the call's :class:`~nqmip.trajectory.Trajectory`
+records each improvement from it, the target is checked there, and the user's own callback
+hears it. An improvement always goes through at once (they are rare: a few per second at
+most, far fewer over a run); a report that improves nothing is passed on at most every
+``interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Largest magnitude taken as a real value (a solver's "infinite" bound is 1e30 or more).
+FINITE = 1e300
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A live report from a running method: its incumbent, bound and elapsed time.
+
+    ``placement`` is the incumbent's placement where the reporter holds one it will not
+    change (a verified result of auto's parts); None otherwise."""
+
+    method: str
+    elapsed: float
+    incumbent: float | None = None
+    bound: float | None = None
+    conflicts: int | None = None
+    placement: Sequence[int] | Any | None = None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def finite(value: float | None) -> float | None:
+    """``value`` if it is a real number, None for None and for a solver's infinity."""
+    return value if value is not None and abs(value) < FINITE else None
+
+
+class ProgressReporter:
+    """Forwards a method's incumbent and bound to ``on_progress`` (maximisation terms: a
+    higher incumbent and a lower bound are improvements). An improvement is forwarded at
+    once; anything else at most every ``interval`` seconds."""
+
+    def __init__(self, method: str, on_progress: ProgressCallback | None,
+                 interval: float = 0.2) -> None:
+        self.method = method
+        self.on_progress = on_progress
+        self.interval = interval
+        self.start = time.perf_counter()
+        self._last = -interval
+        self._incumbent: float | None = None
+        self._bound: float | None = None
+
+    def __call__(self, incumbent: float | None = None, bound: float | None = None,
+                 conflicts: int | None = None, force: bool = False) -> None:
+        if self.on_progress is None:
+            return
+        incumbent, bound = finite(incumbent), finite(bound)
+        better = ((incumbent is not None
+                   and (self._incumbent is None or incumbent > self._incumbent))
+                  or (bound is not None and (self._bound is None or bound < self._bound)))
+        now = time.perf_counter() - self.start
+        if better or force or now - self._last >= self.interval:
+            self._last = now
+            if incumbent is not None and (self._incumbent is None
+                                          or incumbent > self._incumbent):
+                self._incumbent = incumbent
+            if bound is not None and (self._bound is None or bound < self._bound):
+                self._bound = bound
+            self.on_progress(Progress(self.method, now, incumbent, bound, conflicts))

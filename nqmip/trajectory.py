@@ -1,0 +1,137 @@
+"""Each run's curve: the call's incumbent and bound each time either improved, when the
+best was found, and when a target was reached (:class:`Trajectory`).
+
+:func:`nqmip.solve` makes one per call and hands every method its :meth:`Trajectory.listen`
+as ``on_progress``: whatever a method reports (through
+:class:`~nqmip.progress.ProgressReporter`) is recorded here first, then passed on to the
+caller's own callback. Values are in the maximisation's terms, as every method works
+(:mod:`nqmip.sense`); the result turns them back. The cost is one comparison per report and
+one small tuple per improvement, and improvements are few: at most ``TRAJECTORY_CAP``
+points are kept (beyond it every other older point goes; the first and the last stay, and
+the times to the best and to the target are kept apart).
+
+A **target** makes the call stop as soon as the incumbent reaches it: the call's deadline
+is cancelled at once, every method hears the cancel within one chunk and returns its best,
+and the result's termination says ``target``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nqmip.budget import Deadline
+from nqmip.progress import Progress, ProgressCallback, finite
+
+#: Most points one trajectory keeps (a run improving all the time is thinned, not cut).
+TRAJECTORY_CAP = 256
+
+
+def close_to(value: float, other: float) -> bool:
+    """Equal up to the tolerance every comparison of objectives uses here."""
+    return abs(value - other) <= 1e-9 * max(1.0, abs(other))
+
+
+@dataclass(frozen=True)
+class Point:
+    """The incumbent and the bound (None: none yet) from ``seconds`` after the call began."""
+
+    seconds: float
+    incumbent: float | None
+    bound: float | None
+
+    def to_list(self) -> list[float | None]:
+        return [round(self.seconds, 6), self.incumbent, self.bound]
+
+
+class Trajectory:
+    """The improvements of one call (see the module's docstring)."""
+
+    def __init__(self, deadline: Deadline, *, target: float | None = None,
+                 round_bound: Callable[[float], float] | None = None,
+                 cap: int = TRAJECTORY_CAP) -> None:
+        self.deadline = deadline
+        self.target = target
+        self.round_bound = round_bound
+        self.cap = max(cap, 2)
+        self.points: list[Point] = []
+        self.incumbent: float | None = None
+        self.bound: float | None = None
+        self.best_time: float | None = None
+        self.target_time: float | None = None
+        #: the incumbent's placement, where a reporter handed one over (auto's parts)
+        self.placement: Sequence[int] | Any | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def target_reached(self) -> bool:
+        return self.target_time is not None
+
+    def note(self, incumbent: float | None = None, bound: float | None = None,
+             placement: Sequence[int] | Any | None = None) -> None:
+        """Record an incumbent and/or a bound if either improves; cancel the call's
+        deadline when the incumbent reaches the target."""
+        incumbent, bound = finite(incumbent), finite(bound)
+        if bound is not None and self.round_bound is not None:
+            bound = self.round_bound(bound)
+        reached = False
+        with self._lock:
+            now = self.deadline.elapsed()
+            changed = False
+            if incumbent is not None:
+                if self.incumbent is None or (incumbent > self.incumbent
+                                              and not close_to(incumbent, self.incumbent)):
+                    self.incumbent, self.best_time, self.placement = incumbent, now, placement
+                    changed = True
+                elif placement is not None and self.placement is None \
+                        and close_to(incumbent, self.incumbent):
+                    self.placement = placement
+            if bound is not None and (self.bound is None or (
+                    bound < self.bound and not close_to(bound, self.bound))):
+                self.bound = bound
+                changed = True
+            if changed:
+                self._append(Point(now, self.incumbent, self.bound))
+            if (self.target is not None and self.target_time is None
+                    and self.incumbent is not None
+                    and (self.incumbent >= self.target or close_to(self.incumbent,
+                                                                   self.target))):
+                self.target_time = now
+                reached = True
+        if reached:
+            self.deadline.cancel()
+
+    def _append(self, point: Point) -> None:
+        self.points.append(point)
+        if len(self.points) > self.cap:
+            kept = self.points[:-1:2]
+            kept.append(self.points[-1])
+            self.points = kept
+
+    def listen(self, forward: ProgressCallback | None = None) -> ProgressCallback:
+        """The ``on_progress`` a method gets: record the report, then pass it on."""
+
+        def on_progress(report: Progress) -> None:
+            self.note(report.incumbent, report.bound, report.placement)
+            if forward is not None:
+                forward(report)
+
+        return on_progress
+
+    def finish(self, objective: float | None, bound: float | None) -> None:
+        """The result's own objective and bound, recorded now if no report carried them
+        (a method that reports at its end only): the curve ends where the result does."""
+        self.note(objective, bound)
+
+    def time_to(self, objective: float | None) -> float | None:
+        """When the incumbent first reached ``objective`` (the result's), or None."""
+        if objective is None:
+            return None
+        for point in self.points:
+            if point.incumbent is not None and (point.incumbent >= objective
+                                                or close_to(point.incumbent, objective)):
+                return point.seconds
+        return self.best_time if self.incumbent is not None and close_to(
+            self.incumbent, objective) else None

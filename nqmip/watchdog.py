@@ -1,0 +1,126 @@
+"""A call that keeps its word: the work runs in a worker thread under the call's one
+:class:`~nqmip.budget.Deadline` while the calling thread only waits (:func:`run_watched`).
+
+The waiting thread hears Ctrl-C at once, whatever the worker is doing (a numba kernel, a
+compile, a MIP solver), and it returns by the time limit even when the worker does not: a
+numba compile cannot be interrupted, and a cold cache may take longer than the budget.
+
+- **Time limit.** Once the time limit has passed the worker has ``OVERRUN`` seconds to
+  return; then the deadline is cancelled (for parts that hear only a cancel) and it has
+  ``LAST_CALL`` more. A worker that has not returned by then is abandoned (it ends in the
+  background; it is a daemon thread), and the caller answers with what it knows. A cancel
+  before the limit (a target reached, auto's parts) abandons nothing: the worker returns
+  its own best, and has until the limit to do so.
+- **Ctrl-C.** The deadline is cancelled and the worker gets ``GRACE`` seconds to return
+  its own best. Signals that arrive within ``REPEAT`` seconds of the first are the same
+  request (a wrapper such as ``timeout -s INT`` signals the whole process group, so the
+  process may hear two); a Ctrl-C after that answers at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from nqmip.budget import Deadline
+
+#: Seconds a run cancelled by Ctrl-C has to return its own best placement.
+GRACE = 0.6
+#: Seconds past the deadline before the watchdog cancels it, and after that before it
+#: abandons the worker: the call ends within ``OVERRUN + LAST_CALL`` of its time limit.
+OVERRUN = 0.25
+LAST_CALL = 0.15
+#: A second Ctrl-C within this many seconds of the first is the same request.
+REPEAT = 1.0
+#: How often the waiting thread looks up.
+POLL = 0.02
+#: Seconds the interpreter's exit waits for each abandoned run (it was cancelled and ends
+#: soon): a solver's C++ threads still running when the process tears down abort it
+#: ("terminate called without an active exception").
+EXIT_WAIT = 30.0
+
+_ABANDONED: set[threading.Thread] = set()
+
+
+@atexit.register
+def _join_abandoned() -> None:
+    for thread in list(_ABANDONED):
+        thread.join(EXIT_WAIT)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Watched(Generic[T]):
+    """What the work returned (None: it had not returned when the caller had to answer),
+    whether Ctrl-C ended it, and whether the watchdog cancelled the deadline because the
+    work overran it (a part that hears only a cancel then says "interrupted" for what is
+    a time limit)."""
+
+    value: T | None
+    interrupted: bool = False
+    overran: bool = False
+
+
+def run_watched(work: Callable[[], T], deadline: Deadline) -> Watched[T]:
+    """Run ``work()`` in a worker thread under ``deadline`` (see the module's docstring);
+    an exception it raises is raised here."""
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def worker() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # raised again in the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+            _ABANDONED.discard(threading.current_thread())
+
+    thread = threading.Thread(target=worker, name="nqmip-solve", daemon=True)
+    thread.start()
+    interrupted = overran = False
+    end = time.perf_counter() + deadline.remaining()  # the limit; a later cancel keeps it
+    try:
+        overran = _wait(done, deadline, end)
+    except KeyboardInterrupt:
+        interrupted = True
+        deadline.cancel()
+        _wait_after_interrupt(done)
+    if not done.is_set():
+        deadline.cancel()  # it ends at its next look; the exit waits for it
+        _ABANDONED.add(thread)
+        return Watched(None, interrupted, overran)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return Watched(box["value"], interrupted, overran)  # type: ignore[arg-type]
+
+
+def _wait(done: threading.Event, deadline: Deadline, end: float) -> bool:
+    """Until the work returns, or ``OVERRUN`` after the limit ``end`` plus ``LAST_CALL``;
+    whether the deadline had to be cancelled."""
+    while not done.wait(POLL):
+        if time.perf_counter() - end >= OVERRUN:
+            cancelled = deadline.cancelled()
+            deadline.cancel()
+            done.wait(LAST_CALL)
+            return not cancelled
+    return False
+
+
+def _wait_after_interrupt(done: threading.Event) -> None:
+    """``GRACE`` seconds for the work to return; a repeat of the signal within ``REPEAT``
+    seconds of the first is absorbed, a later one answers at once."""
+    first = time.perf_counter()
+    end = first + GRACE
+    while True:
+        try:
+            done.wait(max(end - time.perf_counter(), 0.0))
+            return
+        except KeyboardInterrupt:
+            if time.perf_counter() - first > REPEAT:
+                return
