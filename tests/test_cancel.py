@@ -184,3 +184,28 @@ def test_a_cancel_stops_the_complete_searches(search: str) -> None:
         seconds, found = cancelled_search(run, 0.5)
     assert seconds <= bound, f"{search}: {seconds:.3f} s after the cancel"
     assert found.stopped_by == "interrupted"
+
+
+def test_a_cancel_reaches_an_exact_cover() -> None:
+    """The colour proof's covers take the call's Deadline (they took float seconds, and a
+    cancel could not stop a cover): cancelled after 0.5 s, a cover search with 20 s left
+    returns at its next restart."""
+    from nqmip.colour.exact_cover import find_exact_cover
+    from nqmip.colour.lines import Sample, realisation_options, sample_line_set
+    from nqmip.formulation.colour_bound import black_queen_bound
+
+    n = 60
+    lines = sample_line_set(n, black_queen_bound(n), (), seed=1, time_limit=30)
+    assert not isinstance(lines, Sample)
+    _, opt_items = realisation_options(n, lines, ())
+    find_exact_cover(opt_items, 4 * n, seed=1, time_limit=0.05)  # the kernel compiled
+    deadline = Deadline(20)
+    timer = threading.Timer(0.5, deadline.cancel)
+    timer.start()
+    begin = time.perf_counter()
+    found = find_exact_cover(opt_items, 4 * n, seed=1, time_limit=deadline)
+    took = time.perf_counter() - begin
+    timer.cancel()
+    # (this line set's covers take far longer: 119 restarts found none in 0.5 s)
+    assert found.options is None and not found.exhausted
+    assert took < 5.0

@@ -10,10 +10,11 @@ that ends without hitting its node limit has explored the whole tree: no cover e
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
+
+from nqmip.budget import Deadline
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,16 @@ def find_exact_cover(
     n_items: int,
     *,
     seed: int | None = 0,
-    time_limit: float = 5.0,
+    time_limit: float | Deadline = 5.0,
     node_limit: int = 1500,
     least_constraining: bool = True,
 ) -> CoverOutcome:
     """Options covering each of ``n_items`` items exactly once, by restarted search.
 
     ``opt_items`` is an (options x k) integer array: the k items each option covers.
-    Restarts with a new seed every ``node_limit`` nodes until ``time_limit`` seconds.
+    Restarts with a new seed every ``node_limit`` nodes until ``time_limit`` (seconds, or
+    a :class:`~nqmip.budget.Deadline`: a cancel of it stops the search at its next
+    restart, after at most ``node_limit`` nodes).
     ``least_constraining=False`` tries each item's options in random order instead (kept
     for benchmarks/bench_colour.py, which measures the two side by side).
     """
@@ -64,7 +67,7 @@ def find_exact_cover(
         return CoverOutcome(None, True, 0)  # an item no option covers
     out = np.empty(n_items + 2, dtype=np.int32)
     rng = np.random.default_rng(seed)
-    deadline = time.perf_counter() + time_limit
+    deadline = Deadline.of(time_limit)
     runs = 0
     while True:
         runs += 1
@@ -75,5 +78,5 @@ def find_exact_cover(
             return CoverOutcome(out[:stop].copy(), False, runs)
         if code == 0:
             return CoverOutcome(None, True, runs)
-        if time.perf_counter() >= deadline:
+        if deadline.expired():
             return CoverOutcome(None, False, runs)

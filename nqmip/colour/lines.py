@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.budget import Deadline
+from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.formulation.cpsat import cp_solver
 
 #: Seconds CP-SAT gets to sample one line set (it usually takes well under a second).
@@ -86,7 +86,7 @@ def sample_line_set(
     fixed: tuple[tuple[int, int], ...] = (),
     *,
     seed: int = 0,
-    time_limit: float = SAMPLE_TIME_LIMIT,
+    time_limit: float | Deadline = SAMPLE_TIME_LIMIT,
 ) -> LineSet | Sample:
     """One line set with ``black`` black queens: CP-SAT's first solution from a random hint
     and a randomised search (``seed``). Measured on chess n = 60, 61 against maximising a
@@ -97,7 +97,7 @@ def sample_line_set(
 
 
 def sample_symmetric_line_set(
-    n: int, black: int, *, seed: int = 0, time_limit: float = SAMPLE_TIME_LIMIT,
+    n: int, black: int, *, seed: int = 0, time_limit: float | Deadline = SAMPLE_TIME_LIMIT,
     quarter: bool = False,
 ) -> LineSet | Sample:
     """One line set of a placement symmetric under the half turn, like
@@ -128,7 +128,7 @@ def sample_symmetric_line_set(
 
 
 def _solve_sample(model: Any, n: int, u: list[Any], v: list[Any], seed: int,
-                  time_limit: float) -> LineSet | Sample:
+                  time_limit: float | Deadline) -> LineSet | Sample:
     """Solve a line model from random hints (one seeded CP-SAT worker): its line set,
     ``NONE_EXIST`` when infeasible, ``TIME_LIMIT`` otherwise."""
     from ortools.sat.python import cp_model
@@ -140,8 +140,7 @@ def _solve_sample(model: Any, n: int, u: list[Any], v: list[Any], seed: int,
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = int(seed) % (2**31)
     solver.parameters.randomize_search = True
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    status = solver.Solve(model)
+    status = _solve_within(solver, model, time_limit)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _line_set(solver, n, u, v)
     if status == cp_model.INFEASIBLE:
@@ -242,7 +241,7 @@ def enumerate_line_sets(
     fixed: tuple[tuple[int, int], ...] = (),
     *,
     max_count: int = 64,
-    time_limit: float = 5.0,
+    time_limit: float | Deadline = 5.0,
 ) -> list[LineSet] | None:
     """Every line set with ``black`` black queens, or None if there are more than
     ``max_count`` or CP-SAT did not finish the enumeration within ``time_limit``."""
@@ -263,8 +262,7 @@ def enumerate_line_sets(
     solver = cp_solver()
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    status = solver.Solve(model, Collect())
+    status = _solve_within(solver, model, time_limit, Collect())
     if too_many:
         return None
     if status == cp_model.INFEASIBLE:
@@ -318,6 +316,18 @@ def cover_by_mip(
     return _cover_mip(n, *realisation_options(n, lines, fixed), time_limit=time_limit)
 
 
+def _solve_within(solver: Any, model: Any, time_limit: float | Deadline,
+                  callback: Any = None) -> Any:
+    """``solver.Solve(model)`` within ``time_limit`` (seconds, or a Deadline whose cancel
+    from another thread stops the search at once)."""
+    from nqmip.backends.base import stop_when_cancelled
+
+    limit = Deadline.of(time_limit)
+    solver.parameters.max_time_in_seconds = limit.seconds(floor=MIN_SOLVER_SECONDS) or 1e9
+    with stop_when_cancelled(limit, solver.stop_search):
+        return solver.Solve(model, callback) if callback is not None else solver.Solve(model)
+
+
 def _cover_mip(
     n: int, cells: np.ndarray, opt_items: np.ndarray, *, time_limit: float
 ) -> tuple[Cover, tuple[int, ...] | None]:
@@ -349,7 +359,7 @@ def _cover_mip(
 
 
 def _cover_cpsat(
-    n: int, cells: np.ndarray, opt_items: np.ndarray, *, time_limit: float
+    n: int, cells: np.ndarray, opt_items: np.ndarray, *, time_limit: float | Deadline
 ) -> tuple[Cover, tuple[int, ...] | None]:
     """The exact cover by CP-SAT with its LP at full strength (``linearization_level=2``):
     it proves the covers of chess n = 85's four line sets at B = 67 infeasible in 0.7 s each,
@@ -368,8 +378,7 @@ def _cover_cpsat(
     solver = cp_solver()
     solver.parameters.num_workers = 1
     solver.parameters.linearization_level = 2
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    status = solver.Solve(model)
+    status = _solve_within(solver, model, time_limit)
     if status == cp_model.INFEASIBLE:
         return Cover.INFEASIBLE, None
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -440,15 +449,17 @@ def refute_black_count(
         # proves the others infeasible fast: a short search first, the MIP, a longer search.
         for step in ("search", "mip", "cpsat", "search"):
             if step in ("mip", "cpsat"):
-                settle, cap = ((_cover_mip, COVER_MIP_SECONDS) if step == "mip"
-                               else (_cover_cpsat, COVER_CPSAT_SECONDS))
-                outcome, placement = settle(n, cells, opt_items,
-                                            time_limit=max(0.1, min(left(), cap)))
+                if step == "mip":  # HiGHS (a run of at most COVER_MIP_SECONDS)
+                    outcome, placement = _cover_mip(
+                        n, cells, opt_items, time_limit=max(0.1, min(left(), COVER_MIP_SECONDS)))
+                else:  # CP-SAT hears a cancel of the deadline at once
+                    outcome, placement = _cover_cpsat(
+                        n, cells, opt_items, time_limit=deadline.sub(COVER_CPSAT_SECONDS))
                 if outcome is Cover.INFEASIBLE:
                     break
             else:
                 found = find_exact_cover(opt_items, 4 * n, seed=k,
-                                         time_limit=min(left(), COVER_SEARCH_SECONDS))
+                                         time_limit=deadline.sub(COVER_SEARCH_SECONDS))
                 if found.exhausted:
                     break
                 placement = (None if found.options is None

@@ -237,7 +237,7 @@ def _symmetric_attempt(
     if left <= MIN_SOLVER_SECONDS:
         return None
     lines = sample_symmetric_line_set(n, target_black, seed=int(rng.integers(2**31 - 1)),
-                                      time_limit=min(left, SAMPLE_TIME_LIMIT), quarter=quarter)
+                                      time_limit=deadline.sub(SAMPLE_TIME_LIMIT), quarter=quarter)
     if lines is Sample.NONE_EXIST:
         return ()
     if lines is Sample.TIME_LIMIT:
@@ -245,7 +245,7 @@ def _symmetric_attempt(
     options = quarter_realisation_options if quarter else symmetric_realisation_options
     cells, opt_items, n_items = options(n, lines)
     outcome = find_exact_cover(opt_items, n_items, seed=int(rng.integers(2**31 - 1)),
-                               time_limit=min(SYMMETRIC_SET_SECONDS, deadline.remaining()),
+                               time_limit=deadline.sub(SYMMETRIC_SET_SECONDS),
                                node_limit=COVER_NODE_LIMIT)
     if outcome.options is None:
         return False
@@ -279,14 +279,14 @@ def search_line_sets(
             return None
         lines = sample_line_set(n, target_black, instance.fixed,
                                 seed=int(rng.integers(2**31 - 1)),
-                                time_limit=min(left, SAMPLE_TIME_LIMIT))
+                                time_limit=deadline.sub(SAMPLE_TIME_LIMIT))
         if lines is Sample.NONE_EXIST:
             return ()
         if lines is Sample.TIME_LIMIT:
             continue
         cells, opt_items = realisation_options(n, lines, instance.fixed)
         outcome = find_exact_cover(opt_items, 4 * n, seed=int(rng.integers(2**31 - 1)),
-                                   time_limit=min(LINE_SET_SECONDS, deadline.remaining()),
+                                   time_limit=deadline.sub(LINE_SET_SECONDS),
                                    node_limit=COVER_NODE_LIMIT)
         if outcome.options is not None:
             return placement_of(n, cells[outcome.options])
