@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,19 @@ def options_for(method: str, **options: object) -> dict[str, object]:
 
 def backend_params(names: tuple[str, ...] = EXACT_METHODS) -> list[object]:
     return [pytest.param(name, marks=pytest.mark.solver(name), id=name) for name in names]
+
+
+#: Test functions the fast lane leaves out (tools/slow_tests.py lists them from a run).
+SLOW = {line.strip() for line in
+        (Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the slow test functions: ``python -m pytest -m "not slow"`` is the fast lane."""
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in SLOW:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

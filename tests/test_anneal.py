@@ -104,6 +104,7 @@ def test_a_timed_run_is_sized_to_a_few_cooling_cycles() -> None:
     assert int(fixed.extra["restarts"]) > int(r.extra["restarts"])
 
 
+@pytest.mark.timing
 def test_a_cancelled_deadline_stops_the_annealing_from_another_thread() -> None:
     # auto runs the annealing in a thread and cancels its deadline once a proof is done: the
     # cancel reaches the deadline the search follows (a child of the one cancelled).

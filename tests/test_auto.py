@@ -48,6 +48,7 @@ def test_auto_returns_a_verified_placement_within_a_one_second_limit(
     assert wall <= 1.0 + overshoot(1.0), (n, weights, wall)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("limit", [2.0, 4.0])
 def test_auto_spends_its_budget_beyond_the_exact_range(limit: float) -> None:
     # Chess n = 200 is not proven in a few seconds: auto keeps improving until the deadline
@@ -111,6 +112,7 @@ def test_named_backend_with_a_limit_is_never_empty_handed(method: str) -> None:
     ("lns", 2000, "chess"),
     ("highs", 60, "chess"), ("cpsat", 60, "chess"),
 ])
+@pytest.mark.timing
 def test_every_method_honours_a_short_limit(method: str, n: int, weights: str) -> None:
     # instances none of them finishes in a second; the limit is the whole call, compile
     # included (the 10^8 random weights of n = 10^4 are drawn before the call: 1.1 s)
@@ -146,6 +148,7 @@ def test_chess_1e5_stays_under_a_gib(method: str) -> None:
     assert peak_kib < 1024 * 1024, (method, peak_kib)
 
 
+@pytest.mark.timing
 def test_auto_stops_the_annealing_beside_it_once_the_proof_is_done() -> None:
     # The colour proof settles chess n = 40 in about a second; the annealing runs beside it
     # in a thread and is stopped then, not at the 60 s limit.

@@ -102,6 +102,7 @@ def test_a_cancel_stops_every_search(method: str) -> None:
     check(method, *CASES[method])
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("method", backend_params(tuple(sorted(EXACT_CASES))))
 def test_a_cancel_stops_the_exact_backends(method: str) -> None:
     n, weights, params, after = EXACT_CASES[method]
@@ -130,6 +131,7 @@ def proof_to_return(n: int) -> float:
     return returned - proven_at[0]
 
 
+@pytest.mark.timing
 def test_auto_stops_the_other_part_once_one_proves() -> None:
     # chess n = 40: the colour proof proves the optimum while the annealing runs beside it
     # in a thread, which must stop at once (the proof cancels its deadline)
@@ -158,6 +160,7 @@ def cancelled_search(search: Any, after: float) -> tuple[float, Any]:
 SLOW_SEARCH = {"lex-first": HARD_BOUND}
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("search", ["completion", "lex-first"])
 def test_a_cancel_stops_the_complete_searches(search: str) -> None:
     # They run through the same chunk loop: counting every completion of one queen on a
@@ -186,6 +189,7 @@ def test_a_cancel_stops_the_complete_searches(search: str) -> None:
     assert found.stopped_by == "interrupted"
 
 
+@pytest.mark.timing
 def test_a_cancel_reaches_an_exact_cover() -> None:
     """The colour proof's covers take the call's Deadline (they took float seconds, and a
     cancel could not stop a cover): cancelled after 0.5 s, a cover search with 20 s left

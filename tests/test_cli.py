@@ -34,6 +34,7 @@ def test_default_prints_board_and_proven_optimum() -> None:
     assert "\x1b" not in out  # a pipe gets no control characters
 
 
+@pytest.mark.timing
 def test_json_is_the_only_output(tmp_path: Path) -> None:
     p = run("--n", "8", "--json", "--method", "cpsat", "--seed", "3")
     assert p.returncode == 0, p.stderr

@@ -71,6 +71,7 @@ CASES = st.one_of(
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.timing
 @given(CASES)
 def test_generated_bad_input_is_refused_in_one_line(
         capsys: pytest.CaptureFixture[str], case: tuple[str, list[str]]) -> None:
@@ -132,6 +133,7 @@ CORRUPT = st.tuples(
              max_size=4))
 
 
+@pytest.mark.timing
 @settings(max_examples=60, deadline=None)
 @given(CORRUPT)
 def test_a_generated_corrupt_file_is_refused_naming_the_option_or_line(
@@ -173,6 +175,7 @@ def test_compare_never_creates_a_missing_folder(name: str, option: str) -> None:
         assert option in err.getvalue() and not missing.exists()
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("command", ["nqmip.cli.count", "nqmip.compare"])
 def test_a_corrupt_file_is_refused_by_the_real_command_before_anything_compiles(
         tmp_path: Path, command: str) -> None:

@@ -109,6 +109,7 @@ def test_help_is_fast_and_does_not_load_solvers() -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
     out, png = tmp_path / "runs.jsonl", tmp_path / "time.png"
     p = run("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
@@ -162,6 +163,7 @@ def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
     assert "7" in p.stdout and "minconflicts" in p.stdout  # the rich table
 
 
+@pytest.mark.timing
 def test_hard_timeout_kills_an_overrunning_solver(tmp_path: Path) -> None:
     # HiGHS needs minutes for the chess 60-queens; its own limit is 100 s, the hard limit 2 s
     out = tmp_path / "runs.jsonl"

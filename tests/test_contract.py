@@ -49,6 +49,7 @@ def test_the_table_knows_every_method_of_every_door() -> None:
         assert spec.load() is not None  # its entry point exists
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("method,option", pairs(honoured=False))
 def test_an_option_not_honoured_is_refused_by_name(method: str, option: str) -> None:
     spec = METHODS[method]
@@ -86,7 +87,8 @@ def _solve(method: str, **options: Any) -> nqmip.Result:
     queen it gives up below n = 16)."""
     spec = METHODS[method]
     n = 20 if method == "quota" else 10
-    limit = 30 if "target" in options else 5  # lns and quota run to their limit
+    # lns and quota improve until their limit; the others end by themselves
+    limit = 5 if method in ("lns", "quota") and "target" not in options else 30
     return nqmip.solve(n, weights_for(spec), method=method, time_limit=limit, **options)
 
 
@@ -141,6 +143,7 @@ def test_an_honoured_option_has_its_effect(method: str, option: str,
 
 @pytest.mark.parametrize("method", backend_params(
     tuple(m for m in EXACT_METHODS if METHODS[m].honour("target"))))
+@pytest.mark.timing
 def test_an_exact_backend_stops_at_its_target(method: str) -> None:
     """Stopped by the target: the run returns before its time limit with an incumbent at
     least the target (the heavy random board is not proven in that time)."""
@@ -152,6 +155,7 @@ def test_an_exact_backend_stops_at_its_target(method: str) -> None:
     assert time.perf_counter() - begin < 50
 
 
+@pytest.mark.timing
 def test_sa_given_the_optimum_stops_at_once() -> None:
     """The issue's example: the annealing knows the colour bound (12 at n = 8) and stops
     the moment it reaches it, proven optimal by itself."""
@@ -189,6 +193,7 @@ def test_the_trajectory_records_every_improvement_in_order() -> None:
     assert data["trajectory"][-1][1] == result.objective and data["time_to_best"] is not None
 
 
+@pytest.mark.timing
 def test_the_time_limit_is_the_whole_call() -> None:
     """Seconds count from the call, compile included: the call returns within the limit
     and half a second, and the compile it reports is inside its wall time."""
@@ -201,6 +206,7 @@ def test_the_time_limit_is_the_whole_call() -> None:
         assert (result.timing.compile or 0.0) <= result.wall_time
 
 
+@pytest.mark.timing
 def test_a_minimisation_that_overran_keeps_its_placement(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     """The watchdog's answer for a run that does not return in time (a cold compile) is

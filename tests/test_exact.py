@@ -86,6 +86,7 @@ def test_impossible_completion_is_infeasible(backend: str, n: int, fixed: dict) 
     assert r.placement is None
 
 
+@pytest.mark.timing
 def test_time_limit_returns_incumbent_and_bound(backend: str) -> None:
     r = nqmip.solve(40, "chess", method=backend, time_limit=1.0,
                     **options_for(backend, seed=1))

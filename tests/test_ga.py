@@ -166,6 +166,7 @@ def test_parameter_validation() -> None:
         GAConfig.build(pmx_segment=(0.5, 0.1))
 
 
+@pytest.mark.timing
 def test_time_limit_is_honoured() -> None:
     result = solve_ga(make_instance(300), seed=0, preset="chu-beasley", time_limit=0.3)
     assert result.termination is Termination.TIME_LIMIT

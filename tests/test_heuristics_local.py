@@ -171,6 +171,7 @@ def test_unknown_parameter_is_a_type_error(method: str) -> None:
         nqmip.solve(8, method=method, seed=0, population=10)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("method", ["tabu", "sa"])
 def test_time_limit_is_honoured(method: str) -> None:
     # A weighted board whose bound is out of reach runs until the clock stops it.
@@ -184,6 +185,7 @@ def test_time_limit_is_honoured(method: str) -> None:
     assert result.placement is not None and nqmip.is_solution(result.placement)
 
 
+@pytest.mark.timing
 def test_minconflicts_time_limit_is_honoured() -> None:
     result = nqmip.solve(3, method="minconflicts", seed=0, time_limit=0.2,
                          max_evaluations=10**12)
@@ -191,10 +193,11 @@ def test_minconflicts_time_limit_is_honoured() -> None:
     assert 0.15 <= result.wall_time < 0.8
 
 
-def test_compile_time_is_kept_out_of_wall_time() -> None:
+def test_compile_time_is_reported_within_the_wall_time() -> None:
+    # one clock: numba's compile (or cache load) is part of the call, and said apart
     result = nqmip.solve(2000, method="minconflicts", seed=0)
-    assert result.timing.compile is not None and result.timing.compile >= 0.0
-    assert result.wall_time < 1.0
+    assert result.timing.compile is not None
+    assert 0.0 <= result.timing.compile <= result.wall_time
 
 
 def test_import_does_not_load_numba() -> None:

@@ -47,6 +47,7 @@ def within(bound: float, run: object) -> tuple[float, int, dict]:
     (["--n", "200", "--method", "sa", "--time-limit", "30"], 3.0),
     (["--n", "40", "--method", "highs", "--random-weights", "2"], 3.0),
 ])
+@pytest.mark.timing
 def test_ctrl_c_prints_the_best_placement_and_exits_130(args: list[str], after: float) -> None:
     seconds, status, data = within(INTERRUPT_BOUND, lambda: interrupted_run(args, after))
     assert status == 130
@@ -66,6 +67,7 @@ def timed_run(args: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]
     ["--n", "200"], ["--n", "5000"], ["--n", "50", "--random-weights", "3"],
     ["--n", "300", "--method", "tabu"],
 ])
+@pytest.mark.timing
 def test_time_limit_bounds_the_whole_command(args: list[str]) -> None:
     limit = 2.0
     seconds, done = within(limit + 1.0, lambda: timed_run([*args, "--time-limit", str(limit)]))

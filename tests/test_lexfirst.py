@@ -88,6 +88,7 @@ def test_wide_boards_two_words() -> None:
     assert all(found.placement[r] == c for r, c in fixed.items())
 
 
+@pytest.mark.timing
 def test_time_limit_gives_a_proven_prefix() -> None:
     # n = 34 takes far more than a second: the search stops with a prefix proven
     begin = Deadline(None)

@@ -333,6 +333,7 @@ def test_second_stream_moves_when_the_caller_cancels_its_attempt() -> None:
     assert r.provenance.refuted_black_counts == (15,) and len(attempts) == 2
 
 
+@pytest.mark.timing
 def test_auto_ends_when_the_proof_wins_beside_the_second_stream() -> None:
     # chess n = 66 with a limit that starts the second stream: the proof (or the stream)
     # proves within seconds, and the other stops then, not at the limit

@@ -135,6 +135,7 @@ def test_auto_feasibility_is_optimal_at_once() -> None:
     assert r.provenance.plan == ("explicit",)  # n queens: optimal at once
 
 
+@pytest.mark.timing
 def test_auto_beyond_exact_range_returns_incumbent_bound_and_gap() -> None:
     r = nqmip.solve(120, "random", weights_seed=3, method="auto", seed=1, time_limit=4)
     assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
@@ -149,6 +150,7 @@ def test_auto_answers_infeasible_completion() -> None:
     assert r.status == Status.INFEASIBLE
 
 
+@pytest.mark.timing
 def test_auto_time_limit_end_to_end() -> None:
     r = nqmip.solve(40, "chess", method="auto", seed=1, time_limit=3)
     assert r.wall_time < 3 + 3

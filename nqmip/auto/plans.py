@@ -320,14 +320,15 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
 }
 
 
-def warm_up(plan: Plan) -> None:
-    """Compile (or load from numba's cache) the kernels ``plan`` runs."""
-    from nqmip.bnb.search import warm_up as bnb_warm_up
-    from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
+#: The kernels a plan lists that are not one method's: the annealing from a min-conflicts
+#: start loads both.
+KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
 
-    loaders: dict[str, Callable[[], None]] = {
-        "anneal-start": anneal._warm_up_start, "quota": quota.warm_up, "bnb": bnb_warm_up,
-        "topsquares": topsquares.warm_up, "lns": lns.warm_up,
-        "minconflicts": minconflicts.warm_up}
-    for kernel in plan.kernels:
-        loaders[kernel]()
+
+def warm_up(plan: Plan) -> None:
+    """Compile (or load from numba's cache) the kernels ``plan`` runs: the warm-ups the
+    method table lists for them (:func:`nqmip.methods.warm_up_all`)."""
+    from nqmip.methods import warm_up_all
+
+    names = [name for kernel in plan.kernels for name in KERNEL_METHODS.get(kernel, (kernel,))]
+    warm_up_all(names)
