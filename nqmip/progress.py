@@ -59,13 +59,18 @@ class ProgressReporter:
         self._bound: float | None = None
 
     def __call__(self, incumbent: float | None = None, bound: float | None = None,
-                 conflicts: int | None = None, force: bool = False) -> None:
+                 conflicts: int | None = None, force: bool = False,
+                 placement: Callable[[], Any] | None = None) -> None:
+        """Report; ``placement()``, if given, is called only when the incumbent improves
+        (it copies the search's best board: the call's fallback answers with it if the
+        search cannot return in time)."""
         if self.on_progress is None:
             return
         incumbent, bound = finite(incumbent), finite(bound)
-        better = ((incumbent is not None
-                   and (self._incumbent is None or incumbent > self._incumbent))
-                  or (bound is not None and (self._bound is None or bound < self._bound)))
+        improved = incumbent is not None and (self._incumbent is None
+                                              or incumbent > self._incumbent)
+        better = improved or (bound is not None and (self._bound is None
+                                                     or bound < self._bound))
         now = time.perf_counter() - self.start
         if better or force or now - self._last >= self.interval:
             self._last = now
@@ -74,4 +79,5 @@ class ProgressReporter:
                 self._incumbent = incumbent
             if bound is not None and (self._bound is None or bound < self._bound):
                 self._bound = bound
-            self.on_progress(Progress(self.method, now, incumbent, bound, conflicts))
+            board = placement() if improved and placement is not None else None
+            self.on_progress(Progress(self.method, now, incumbent, bound, conflicts, board))

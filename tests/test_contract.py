@@ -159,7 +159,7 @@ def test_an_exact_backend_stops_at_its_target(method: str) -> None:
 def test_sa_given_the_optimum_stops_at_once() -> None:
     """The issue's example: the annealing knows the colour bound (12 at n = 8) and stops
     the moment it reaches it, proven optimal by itself."""
-    nqmip.solve(8, "chess", method="sa", time_limit=5)  # the kernels compiled
+    nqmip.solve(8, "chess", method="sa")  # the kernels compiled (no limit: never abandoned)
     begin = time.perf_counter()
     result = nqmip.solve(8, "chess", method="sa", time_limit=20, target=12)
     assert time.perf_counter() - begin < 1.0
@@ -242,3 +242,28 @@ def test_the_api_page_shows_the_method_table() -> None:
     spec.loader.exec_module(tool)
     page = (root / "docs" / "api.md").read_text()
     assert tool.page_with_table(page) == page, "run: python tools/methods_table.py --write"
+
+
+def test_a_run_that_overran_answers_with_the_best_it_reported(monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A heuristic hands its best board over with each improvement it reports: when the
+    run cannot return in time, the call answers with that board (not the explicit
+    construction) and the bound it reported."""
+    import nqmip.heuristics.anneal as anneal
+    from nqmip.construct import explicit_solution
+
+    best = nqmip.solve(12, "chess", method="highs").placement
+    assert best is not None and best != tuple(explicit_solution(12))
+
+    def stuck(instance: Any, *, on_progress: Any = None, **kwargs: Any) -> nqmip.Result:
+        assert on_progress is not None
+        on_progress(Progress("sa", 0.01, incumbent=float(instance.objective(best)),
+                             bound=20.0, placement=best))
+        time.sleep(3.0)
+        raise AssertionError("abandoned: never read")
+
+    monkeypatch.setattr(anneal, "solve_sa", stuck)
+    result = nqmip.solve(12, "chess", method="sa", time_limit=1.0)
+    assert result.placement == best and result.bound == 20  # the bound it reported
+    assert result.status is Status.OPTIMAL  # which it meets
+    assert "best placement it had reported" in result.message

@@ -14,7 +14,7 @@ from nqmip.chunks import kernel_seed as kernel_seed  # each chunk's seed, by the
 from nqmip.instance import Instance
 from nqmip.outcome import make_result
 from nqmip.progress import ProgressCallback, ProgressReporter
-from nqmip.result import Counters, Provenance, Result, Termination, Timing
+from nqmip.result import Counters, Provenance, Result, Termination, Timing, as_placement
 from nqmip.verify import conflicts
 
 
@@ -230,18 +230,35 @@ def heuristic_result(
 Reading = tuple[float | None, float | None, int | None]
 
 
+#: Largest board whose best placement a heuristic copies into its progress report at each
+#: improvement (O(n), between chunks): the call answers with it if the search cannot return
+#: in time (a run abandoned by the watchdog).
+REPORT_PLACEMENT_MAX_N = 100_000
+
+
 def chunk_progress(method: str, on_progress: ProgressCallback | None,
-                   read: Callable[[], Reading]) -> Callable[[], None] | None:
+                   read: Callable[[], Reading],
+                   best: Callable[[], np.ndarray | None] | None = None,
+                   ) -> Callable[[], None] | None:
     """The chunk loop's ``progress`` for a heuristic: ``read()`` between chunks, passed to
     ``on_progress`` through a :class:`~nqmip.progress.ProgressReporter` (an improvement at
-    once, anything else at most every 0.2 s); None without a callback."""
+    once, anything else at most every 0.2 s); ``best()``, the search's best board, is copied
+    into the report when the incumbent improves (up to ``REPORT_PLACEMENT_MAX_N`` queens).
+    None without a callback."""
     if on_progress is None:
         return None
     report = ProgressReporter(method, on_progress)
 
+    def copy() -> Any:
+        board = best() if best is not None else None
+        if board is None or board.size > REPORT_PLACEMENT_MAX_N:
+            return None
+        return as_placement(board)  # a tuple: a copy the search will not change
+
     def progress() -> None:
         incumbent, bound, conflicts_left = read()
-        report(incumbent=incumbent, bound=bound, conflicts=conflicts_left)
+        report(incumbent=incumbent, bound=bound, conflicts=conflicts_left,
+               placement=copy if best is not None else None)
 
     return progress
 

@@ -337,7 +337,7 @@ def solve_lns(
         return None
 
     outcome = run_chunks(chunk, clock, progress=chunk_progress(
-        METHOD, on_progress, lambda: (float(fstate[0]), bound, None)))
+        METHOD, on_progress, lambda: (float(fstate[0]), bound, None), best=lambda: perm))
     size = width[0]
     return heuristic_result(
         instance, METHOD, perm.astype(np.int32), wall_time=time.perf_counter() - begin,

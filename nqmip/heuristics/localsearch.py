@@ -19,6 +19,7 @@ from numba import njit
 from nqmip.budget import Deadline
 from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
+    REPORT_PLACEMENT_MAX_N,
     fixed_queens_clash,
     kernel_seed,
     known_bound,
@@ -31,7 +32,7 @@ from nqmip.heuristics.kernels import queen_conflicts
 from nqmip.instance import Instance, make_instance
 from nqmip.outcome import make_result
 from nqmip.progress import ProgressCallback, ProgressReporter
-from nqmip.result import Result, Termination
+from nqmip.result import Result, Termination, as_placement
 
 # Slots of the int64 state array the kernels share with the driver.
 ITERATIONS = 0  # moves applied (or rows placed, for the greedy phase)
@@ -378,13 +379,16 @@ def _reporter(method: str, search: SwapSearch,
     if on_progress is None:
         return None
     report = ProgressReporter(method, on_progress)
+    small = search.perm.size <= REPORT_PLACEMENT_MAX_N  # the best board goes with the report
 
     def progress() -> None:
         best = float(search.fstate[BEST_WEIGHT])
         if search.weighted and np.isfinite(best):
-            report(incumbent=best, bound=search.bound)
+            report(incumbent=best, bound=search.bound,
+                   placement=(lambda: as_placement(search.best_perm)) if small else None)
         elif not search.weighted and search.state[CONFLICTS] == 0:
-            report(incumbent=float(search.perm.size), bound=search.bound)
+            report(incumbent=float(search.perm.size), bound=search.bound,
+                   placement=(lambda: as_placement(search.perm)) if small else None)
         else:
             report(conflicts=int(search.state[BEST_CONFLICTS]))
 

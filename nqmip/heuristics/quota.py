@@ -426,7 +426,8 @@ def solve_quota(
         return value is not None and value >= bound[0] - 1e-9
 
     termination = run_chunks(run.chunk, clock, stop=proven,
-                             progress=chunk_progress(METHOD, on_progress, read))
+                             progress=chunk_progress(METHOD, on_progress, read,
+                                                     best=lambda: run.best))
     if run.board is not None:
         run._count_moves(run.board)
     return heuristic_result(

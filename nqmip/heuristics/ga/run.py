@@ -130,7 +130,8 @@ def _run_kernel(
             return None, None, int(counters[codes.C_BEST_COST])
         return float(best_weight[0]) if weighted else float(n), bound, None
 
-    termination = run_chunks(step, deadline, progress=chunk_progress("ga", on_progress, read))
+    termination = run_chunks(step, deadline, progress=chunk_progress(
+        "ga", on_progress, read, best=lambda: best if counters[codes.C_FOUND] else None))
     wall = time.perf_counter() - start
     out = {
         "placement": best.copy() if counters[codes.C_FOUND] else None,
