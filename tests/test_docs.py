@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import nqmip
@@ -210,3 +211,25 @@ def test_the_width_check_sees_a_wide_table(site: Path, browser: Any) -> None:
       }
     })()""")
     assert wide_tables(page)
+
+
+def test_the_readme_says_what_is_optimised_before_any_command() -> None:
+    """The README's first screen: the weights on the squares and a small board, and what
+    a solve does without a time limit, before the first command to type."""
+    readme = (ROOT / "README.md").read_text()
+    first = readme[: readme.index("```bash")]
+    assert "weight" in first and "--time-limit" in first and "Without it" in first
+    board = re.search(r"```text\n(.*?)```", first, re.S)
+    assert board, "no board on the README's first screen"
+    lines = board.group(1).splitlines()
+    cells = [re.findall(r"\[?\d+\]?", line[:24]) for line in lines]
+    weights = np.array([[int(c.strip("[]")) for c in row] for row in cells])
+    placement = tuple(next(j for j, c in enumerate(row) if c.startswith("[")) for row in cells)
+    example = np.loadtxt(ROOT / "docs/examples/weights6.csv", delimiter=",")
+    assert (weights == example).all(), "the README's board is not docs/examples/weights6.csv"
+    assert all(sum(c.startswith("[") for c in row) == 1 for row in cells)
+    total = int(re.search(r"= (\d+)", board.group(1)).group(1))
+    best = nqmip.solve(6, example, method="highs")
+    assert nqmip.is_solution(placement) and total == sum(example[i, j] for i, j in
+                                                          enumerate(placement))
+    assert best.status == "optimal" and best.objective == total
