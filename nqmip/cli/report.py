@@ -203,7 +203,8 @@ def print_result(result: Result, instance: Instance, console: Console | None = N
         else:
             blacks = sum(is_black(r, c) for r, c in enumerate(result.placement))
             console.print(f"{n} queens, {blacks} on black squares; the board is too large "
-                          f"to draw here: --output FILE writes the placement.")
+                          f"to draw here: --svg FILE or --png FILE draws it, --output FILE "
+                          "writes the placement.")
     console.print(verdict(result))
     console.print(result_table(result))
     console.print(f"[dim]{LEGEND_MIN if result.sense == 'min' else LEGEND}[/dim]")
