@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nqmip._version import __version__
 from nqmip.budget import Deadline
 from nqmip.enumeration.optimal import enumerate_optimal
 from nqmip.formulation import build_model
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from nqmip.drawing import draw
     from nqmip.enumeration.count import count_solutions, solutions
 
-__version__ = "0.1.0"
 
 #: Exported lazily (PEP 562): the counting module loads on first use.
 _LAZY = {"count_solutions": "nqmip.enumeration.count", "solutions": "nqmip.enumeration.count",

@@ -39,6 +39,9 @@ def test_notebook_runs_top_to_bottom() -> None:
     assert len(images) == 2  # the two boards (nqmip.draw), the 12 fundamental solutions
     html = [o.data["text/html"] for o in outputs
             if o.output_type == "execute_result" and "text/html" in o.data]
-    assert len(html) == 1 and "<svg" in html[0] and "optimal" in html[0]  # a Result's board
+    assert len(html) == 2 and "<svg" in html[0] and "optimal" in html[0]  # a Result's board
+    # a board of 100 queens: each a dot, ranks and files along the edges
+    assert html[1].count('fill="#1a1a1a"') == 100 and ">100</text>" in html[1]
+    assert "each dot one of the 100 queens" in html[1]
     assert "solutions: 92  classes: 12" in text
     assert elapsed < 90

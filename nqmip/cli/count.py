@@ -65,39 +65,56 @@ def build_parser() -> argparse.ArgumentParser:
 
 @contextmanager
 def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """On a terminal, a bar of the sub-trees counted out of their total (the count is
+    split for it: :func:`count_main`), and the time so far; nothing on a pipe."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress("sub-trees", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("count", total=None)
+    with Progress("counting", BarColumn(), TextColumn("{task.fields[tally]}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("count", total=None, tally="")
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            bar.update(task, completed=done, total=total,
+                       tally=f"{done}/{total} sub-trees")
 
         yield update
 
 
 def _list(args: argparse.Namespace) -> None:
-    from nqmip.enumeration.count import draw_boards, solutions
+    """Every solution, drawn as the solve command draws its board (rank 1, row 0, at the
+    bottom; file a, column 0, at the left), or one JSON line each; a line saying so when
+    there is none."""
+    from nqmip.cli.report import board_console, board_text
+    from nqmip.enumeration.count import solutions
 
     fixed = dict(args.fix) if args.fix else None
     rows = (solutions(args.n, fixed, unique=True) if args.unique
             else ((p, 1) for p in solutions(args.n, fixed)))
+    console = None if args.json else board_console(args.n)
+    shown = 0
     for shown, (placement, size) in enumerate(rows, 1):
-        if args.json:
+        if console is None:
             entry: dict[str, object] = {"placement": list(placement)}
             if args.unique:
                 entry["class_size"] = size
             print(json.dumps(entry))
         else:
-            head = f"# {shown}" + (f" (class of {size})" if args.unique else "")
-            print(head + "\n" + draw_boards([placement]) + "\n")
+            console.print(f"# {shown}" + (f" (class of {size})" if args.unique else "")
+                          + ": " + ",".join(map(str, placement)))
+            console.print(board_text(placement, args.n, sorted(args.fix)))
         if args.limit is not None and shown >= args.limit:
             break
+    if shown == 0:
+        what = "completion of the fixed queens" if args.fix else "solution"
+        print(f"no {what} on the {args.n} x {args.n} board: there are none",
+              file=sys.stderr if args.json else sys.stdout)
+    elif console is not None:
+        print("Q queen  F fixed queen  : black square  . white square; "
+              "the numbers above each board: the column of each row, from row 0 (rank 1)")
 
 
 def _plot(args: argparse.Namespace) -> None:
@@ -185,9 +202,13 @@ def count_main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
                                  "file that can be read and written") from None
         with _progress_bar(not (args.json or args.no_progress)) as progress:
+            # a bar needs a total: counted as sub-trees in this process (as fast, measured)
+            split = progress is not None and not (args.workers or args.scheduler
+                                                  or args.record)
             result = run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
-                               workers=args.workers, scheduler=args.scheduler,
-                               record=args.record, progress=progress)
+                               workers=1 if split else args.workers,
+                               scheduler=args.scheduler, record=args.record,
+                               progress=progress)
     except KeyboardInterrupt:
         print("nqmip-count: interrupted" + (
             "; finished sub-trees are kept in the record" if "--record" in (argv or sys.argv)

@@ -7,7 +7,7 @@ import argparse
 import math
 import re
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 #: The exit statuses of the package's commands (``nqmip-compare`` too), spelled once.
 EXIT_BAD_INPUT = 2
@@ -23,6 +23,15 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse with bad input as :class:`UsageError`, and ``--version``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from nqmip._version import __version__
+
+        self.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                          help="print the version and exit")
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 

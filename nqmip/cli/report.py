@@ -13,7 +13,6 @@ summarised instead of drawn.
 from __future__ import annotations
 
 import math
-import string
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nqmip.drawing import file_name
 from nqmip.instance import Instance
 from nqmip.result import Result, Status, Termination
 
@@ -48,17 +48,6 @@ LEGEND_MIN = ("objective: the queens' total cost (lower is better)\n"
 
 def is_black(row: int, col: int) -> bool:
     return (row + col) % 2 == 0
-
-
-def file_name(col: int) -> str:
-    """``a`` … ``z``, then ``aa``, ``ab``, … (column ``col``, 0-based)."""
-    letters = string.ascii_lowercase
-    name = ""
-    col += 1
-    while col > 0:
-        col, rest = divmod(col - 1, 26)
-        name = letters[rest] + name
-    return name
 
 
 def square_name(row: int, col: int) -> str:
@@ -189,13 +178,19 @@ def how_obtained(result: Result) -> str:
     return text
 
 
+def board_console(n: int) -> Console:
+    """Standard output for boards: coloured on a terminal; on a pipe or a file as wide as
+    an n-board needs, so that it never wraps."""
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=max(100, 2 * n + 10))
+    return console
+
+
 def print_result(result: Result, instance: Instance, console: Console | None = None) -> None:
     n = instance.n
     if console is None:
-        # A pipe or a file is as wide as the board needs: it never wraps.
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=max(100, 2 * n + 10))
+        console = board_console(n)
     console.print(f"[bold]{n}-queens[/bold], weights: {describe_weights(instance)}"
                   + (f", {len(instance.fixed)} fixed queens" if instance.fixed else ""))
     if result.placement is not None:
@@ -208,7 +203,8 @@ def print_result(result: Result, instance: Instance, console: Console | None = N
         else:
             blacks = sum(is_black(r, c) for r, c in enumerate(result.placement))
             console.print(f"{n} queens, {blacks} on black squares; the board is too large "
-                          f"to draw here: --output FILE writes the placement.")
+                          f"to draw here: --svg FILE or --png FILE draws it, --output FILE "
+                          "writes the placement.")
     console.print(verdict(result))
     console.print(result_table(result))
     console.print(f"[dim]{LEGEND_MIN if result.sense == 'min' else LEGEND}[/dim]")

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.cli import picture
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     EXIT_SOLVER_FAILED,
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print one short line: status, objective, bound, gap, time")
     parser.add_argument("--output", metavar="FILE", type=Path,
                         help="also write the result, placement included, as JSON to FILE")
+    picture.add_options(parser)
     parser.add_argument("--verbose", action="store_true", help="stream the solver's log")
     parser.add_argument("--warm-up", action="store_true",
                         help="compile the search kernels now (once, about a minute) and exit")
@@ -169,6 +171,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
         if args.warm_up:
             return warm_up()
+        picture.check_pictures(args)  # before the work: a file that cannot be written
         outcome, instance = _run(args, started)
     except UsageError as exc:
         return _bad_input(str(exc))
@@ -193,6 +196,8 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         print_result(result, instance)
     from nqmip.cli.run import EXIT_INTERRUPTED
 
+    if not picture.save_pictures(args, result, "solve_weighted"):
+        return EXIT_SOLVER_FAILED
     return EXIT_INTERRUPTED if outcome.interrupted else 0
 
 

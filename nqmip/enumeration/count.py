@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -328,13 +328,3 @@ def _generate(n: int, fix: dict[int, int], unique: bool, batch: int) -> Iterator
                 yield from rows
         if state[1] == 1:
             return
-
-
-def draw_boards(placements: Iterable[Sequence[int]]) -> str:
-    """Text boards (Q and dots), separated by blank lines."""
-    boards = []
-    for p in placements:
-        size = len(p)
-        boards.append("\n".join(" ".join("Q" if p[r] == c else "." for c in range(size))
-                                for r in range(size)))
-    return "\n\n".join(boards)

@@ -1,0 +1,82 @@
+"""The solve command's pictures: ``--svg FILE`` and ``--png FILE`` (the board drawn by
+:mod:`nqmip.drawing`, with its coordinates and caption).
+
+Each file is checked before the solve starts (its folder exists, it is not a folder, a
+file can be created there), so a solve is never spent on a picture that cannot be
+written; if writing still fails at the end, the result has been printed already and one
+line says which file was not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from nqmip.cli.parser import UsageError
+
+#: The options, each with the kind of picture it writes.
+PICTURES = (("svg", "--svg"), ("png", "--png"))
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--svg", metavar="FILE", type=Path,
+                        help="also draw the board, with its coordinates, into an SVG file")
+    parser.add_argument("--png", metavar="FILE", type=Path,
+                        help="also draw the board, with its coordinates, into a PNG file")
+
+
+def requested(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
+    """(kind, flag, path) of each picture asked for."""
+    return [(kind, flag, getattr(args, kind)) for kind, flag in PICTURES
+            if getattr(args, kind, None) is not None]
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """Refuse, before any work, a file that cannot be written: one line naming ``flag``."""
+    if path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: folder {folder} does not exist; create it first")
+    try:
+        if path.exists():
+            with path.open("r+b"):  # opened for writing, nothing changed
+                pass
+        else:
+            with path.open("xb"):
+                pass
+            path.unlink()
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot write there "
+                         f"({exc.strerror or type(exc).__name__})") from None
+
+
+def check_pictures(args: argparse.Namespace) -> None:
+    pictures = requested(args)
+    paths = [os.path.abspath(path) for _, _, path in pictures]
+    if len(set(paths)) != len(paths):
+        raise UsageError("--svg and --png name the same file")
+    for _, flag, path in pictures:
+        check_writable(path, flag)
+
+
+def save_pictures(args: argparse.Namespace, result: Any, prog: str) -> bool:
+    """Draw the result into each file asked for; False (and one line on stderr per file)
+    when one could not be written."""
+    ok = True
+    for kind, flag, path in requested(args):
+        if result.placement is None:
+            print(f"{prog}: no placement to draw: {flag} {path} not written", file=sys.stderr)
+            continue
+        from nqmip.drawing import save_picture
+
+        try:
+            save_picture(result, path, kind)
+        except OSError as exc:
+            print(f"{prog}: {flag} {path} not written "
+                  f"({exc.strerror or type(exc).__name__})", file=sys.stderr)
+            ok = False
+    return ok
