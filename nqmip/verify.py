@@ -226,7 +226,9 @@ def verified(instance: Instance, result: Result) -> Result:
                                     f"{bound}")
     elif bound is not None and value > bound + slack:
         raise VerificationError(f"{source}: objective {value} exceeds the proven bound {bound}")
-    return result.with_(objective=value)
+    # the objective as recomputed; a result that gives none keeps none (the first solution
+    # in lexicographic order is ranked by order, not by a number)
+    return result.with_(objective=None if result.objective is None else value)
 
 
 def check_solution_batch(
