@@ -62,7 +62,7 @@ def eight_queens(runs: int) -> None:
                 assert is_solution(result.placement)
                 solved += 1
             in_initial += bool(result.extra["found_in_initial"])
-            evaluations.append(result.evaluations)
+            evaluations.append(result.counters.evaluations)
         per_run = (time.perf_counter() - start) / runs
         ev = np.array(evaluations)
         table.add_row(label, f"{solved}/{runs}", str(in_initial), f"{ev.mean():.1f}",
@@ -91,8 +91,8 @@ def big(seeds: int, seeds_000: int) -> None:
             ok = result.placement is not None and is_solution(result.placement)
             times.append(result.wall_time)
             table.add_row(label, str(seed), "yes" if ok else "no", f"{result.wall_time:.3f} s",
-                          str(result.evaluations), str(result.iterations),
-                          str(result.improvements), str(result.extra["found_in_initial"]))
+                          str(result.counters.evaluations), str(result.counters.iterations),
+                          str(result.counters.improvements), str(result.extra["found_in_initial"]))
         if count > 1:
             median = statistics.median(times)
             table.add_row(f"{label}: median of {count}", "", "", f"{median:.3f} s",
@@ -102,7 +102,7 @@ def big(seeds: int, seeds_000: int) -> None:
 
 def compile_probe(_: object) -> float | None:
     """In a fresh process: the GA's compile (or cache load) time on its first call."""
-    return solve_ga(make_instance(8), seed=0).compile_time
+    return solve_ga(make_instance(8), seed=0).timing.compile
 
 
 def compile_times() -> None:

@@ -24,7 +24,7 @@ START, END = "<!-- bench_local:start -->", "<!-- bench_local:end -->"
 def timed_solve(*args: object, **kwargs: object) -> tuple[nqmip.Result, float]:
     start = time.perf_counter()
     result = nqmip.solve(*args, **kwargs)  # type: ignore[arg-type]
-    return result, time.perf_counter() - start - (result.compile_time or 0.0)
+    return result, time.perf_counter() - start - (result.timing.compile or 0.0)
 
 
 def main() -> None:
@@ -39,7 +39,7 @@ def main() -> None:
     console = Console()
     compile_times: dict[str, float] = {}
     for method in ("tabu", "sa"):  # first call: compile or load numba's cache, timed apart
-        compile_times[method] = nqmip.solve(8, method=method, seed=0).compile_time or 0.0
+        compile_times[method] = nqmip.solve(8, method=method, seed=0).timing.compile or 0.0
 
     header = ["method", "n", "solved", "wall (median)", "min–max", "end-to-end",
               "iterations", "evaluations"]
@@ -56,8 +56,8 @@ def main() -> None:
                      f"{statistics.median(walls) * 1e3:.2f} ms",
                      f"{min(walls) * 1e3:.2f}–{max(walls) * 1e3:.2f} ms",
                      f"{statistics.median(e for _, e in runs) * 1e3:.1f} ms",
-                     f"{statistics.median(r.iterations or 0 for r, _ in runs):,.0f}",
-                     f"{statistics.median(r.evaluations or 0 for r, _ in runs):,.0f}"]
+                     f"{statistics.median(r.counters.iterations or 0 for r, _ in runs):,.0f}",
+                     f"{statistics.median(r.counters.evaluations or 0 for r, _ in runs):,.0f}"]
             table.add_row(*cells)
             feas_lines.append("| " + " | ".join(cells) + " |")
     console.print(table)
