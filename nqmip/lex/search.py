@@ -139,9 +139,16 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
                      stopped_by=stopped_by if status == k.RUNNING else None)
 
 
-def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None,
-                     oracle_from: int | None = None, oracle_cap: int = ORACLE_CAP) -> Result:
-    """:func:`first_solution` as a verified :class:`~nqmip.result.Result`.
+def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None, *,
+                     oracle: str | None = None, oracle_from: int | None = None,
+                     oracle_cap: int | None = None) -> Result:
+    """The first solution as a verified :class:`~nqmip.result.Result`.
+
+    ``oracle`` chooses the route: the lexicographic descent of :mod:`nqmip.lex.descent`
+    with its prefix oracle ``"first-fail"`` (numba, the default), ``"sat"`` (incremental
+    CaDiCaL, python-sat) or ``"portfolio"`` (both in turns); or ``"search"``, the
+    row-ordered search of :func:`first_solution` (``oracle_from`` and ``oracle_cap`` are
+    its parameters, and giving one of them without ``oracle`` chooses it).
 
     ``status`` optimal: ``placement`` is the first solution (``extra["proven_rows"] == n``);
     feasible: stopped at the limit, ``placement`` the smallest solution met and
@@ -149,35 +156,60 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     infeasible: the fixed queens leave no solution. ``objective`` is None (the order is
     lexicographic, not a number); ``extra["objective"] == "lex-first"``.
     """
+    from nqmip.lex.descent import DEFAULT_ORACLE, descend, make_oracle
+
+    if oracle is None:
+        oracle = "search" if (oracle_from, oracle_cap) != (None, None) else DEFAULT_ORACLE
+    if oracle != "search":
+        if (oracle_from, oracle_cap) != (None, None):
+            raise TypeError(f"oracle_from and oracle_cap are parameters of the 'search' "
+                            f"route, not of the {oracle!r} oracle")
+        run = descend(instance, make_oracle(oracle, instance.n), deadline)
+        extra: dict[str, object] = {"oracle": run.oracle, "questions": run.questions,
+                                    "improvements": run.improvements, **run.stats}
+        return _lex_result(instance, seed, run.placement, run.complete, run.exhausted,
+                           run.proven_rows, run.stopped_by, run.seconds, None,
+                           f"{run.questions} questions to the {run.oracle} oracle "
+                           f"({run.improvements} answered by a smaller solution)",
+                           f"lex-first descent ({run.oracle})", extra)
+    found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
+                           oracle_cap=ORACLE_CAP if oracle_cap is None else oracle_cap)
+    extra = {"oracle": "search", "oracle_nodes": found.oracle_nodes,
+             "oracle_calls": found.oracle_calls, "oracle_cuts": found.oracle_cuts,
+             "oracle_from": found.oracle_from}
+    return _lex_result(instance, seed, found.placement, found.complete, found.exhausted,
+                       found.proven_rows, found.stopped_by, found.seconds, found.nodes,
+                       f"{found.nodes} nodes", "lex-first search (propagation + "
+                       "first-fail prefix oracle)", extra)
+
+
+def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...] | None,
+                complete: bool, exhausted: bool, proven_rows: int,
+                stopped_by: Termination | None, seconds: float, nodes: int | None,
+                work: str, solver: str, extra: dict[str, object]) -> Result:
+    """One route's outcome as a verified Result (the shape is the same for every route)."""
     from nqmip.result import Provenance, Result, Status
     from nqmip.verify import verified
 
-    found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
-                           oracle_cap=oracle_cap)
-    if found.complete:
+    if complete:
         status, termination = Status.OPTIMAL, Termination.OPTIMAL
-        message = f"the first solution, after {found.nodes} nodes"
-    elif found.exhausted:
+        message = f"the first solution, after {work}"
+    elif exhausted:
         status, termination = Status.INFEASIBLE, Termination.INFEASIBLE
-        message = f"no solution: the search tree ({found.nodes} nodes) is exhausted"
+        message = f"no solution: the search is exhausted after {work}"
     else:
-        status = Status.FEASIBLE if found.placement is not None else Status.UNKNOWN
-        termination = found.stopped_by or Termination.TIME_LIMIT
+        status = Status.FEASIBLE if placement is not None else Status.UNKNOWN
+        termination = stopped_by or Termination.TIME_LIMIT
         stop = ("interrupted" if termination == Termination.INTERRUPTED
                 else "stopped at the time limit")
-        message = (f"{stop} after {found.nodes} nodes: the first {found.proven_rows} rows "
-                   "are proven")
-    proven = found.complete or found.exhausted
-    extra = {"objective": "lex-first", "proven_rows": found.proven_rows,
-             "proven_prefix": list(found.proven_prefix), "oracle_nodes": found.oracle_nodes,
-             "oracle_calls": found.oracle_calls, "oracle_cuts": found.oracle_cuts,
-             "oracle_from": found.oracle_from}
+        message = f"{stop} after {work}: the first {proven_rows} rows are proven"
+    proven = complete or exhausted
+    prefix = [] if placement is None else list(placement[:proven_rows])
     return verified(instance, Result(
         status=status, termination=termination, n=instance.n, method="lex-first",
-        solver="lex-first search (propagation + first-fail prefix oracle)", objective=None,
-        bound=None, placement=found.placement, wall_time=found.seconds,
-        weights_name=instance.name, seed=seed, nodes=found.nodes, message=message,
-        provenance=Provenance(plan=("lex-first search",), proof="solver" if proven else None,
-                              incumbent_source="lex-first search"
-                              if found.placement is not None else None),
-        extra=extra))
+        solver=solver, objective=None, bound=None, placement=placement, wall_time=seconds,
+        weights_name=instance.name, seed=seed, nodes=nodes, message=message,
+        provenance=Provenance(plan=(solver,), proof="solver" if proven else None,
+                              incumbent_source=solver if placement is not None else None),
+        extra={"objective": "lex-first", "proven_rows": proven_rows,
+               "proven_prefix": prefix, **extra}))

@@ -1,0 +1,295 @@
+"""The lexicographic descent: the first solution as a walk down the rows, each step one
+question to a complete prefix oracle.
+
+The walk keeps a solution (the *model*, the smallest met so far) and the proven rows. At
+row ``r`` it asks: can the proven rows, plus row ``r`` on a column left of the model's, be
+completed? Yes: the oracle's completion is a smaller solution, it becomes the model and the
+question is asked again. No: the model's column of row ``r`` is the first solution's, and
+the walk moves to row ``r + 1``. So the number of questions is the number of rows plus the
+number of improvements, and every refutation covers all the columns left of the model's at
+once (the oracle chooses where to branch; the columns are not refuted one by one). The idea
+of Fischetti and Salvagnin (arXiv 1907.08246, "fix, test feasibility, move on"), with the
+restriction to a range of columns in one question.
+
+Oracles: :class:`FirstFail` (numba, :mod:`nqmip.lex.descent_kernels`), the incremental SAT
+oracle of :mod:`nqmip.lex.sat`, and :class:`Portfolio` (both on each question, in turns).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from nqmip.budget import Deadline
+from nqmip.chunks import run_chunks
+from nqmip.instance import Instance
+from nqmip.result import Termination
+
+#: First-fail nodes per kernel call between two looks at the deadline (about 0.02 s).
+CHUNK = 20_000
+
+Placed = list[tuple[int, int]]
+
+#: The first-fail oracle checks the diagonal sums at every node (docs/lex-first.md: the
+#: hard refutation of n = 34 in 12.1 M nodes and 17.4 s instead of 23.8 M and 28.4 s).
+SUMS = True
+
+
+class Oracle(Protocol):
+    """A complete prefix oracle, asked in slices: ``begin`` poses a question, ``step`` works
+    on it for about one slice (a few hundredths of a second); each answers True (``model()``
+    then holds a completion), False (no completion) or None (not yet)."""
+
+    name: str
+    #: a True answer's completion has the asked row's smallest feasible column
+    proves_row: bool
+
+    def begin(self, placed: Placed, row: int, limit: int) -> bool | None: ...
+
+    def step(self) -> bool | None: ...
+
+    def model(self) -> tuple[int, ...]: ...
+
+    def stats(self) -> dict[str, int]: ...
+
+
+def ask(oracle: Oracle, placed: Placed, row: int, limit: int,
+        deadline: Deadline) -> bool | None:
+    """The oracle's answer to one question; None when the deadline stops it first."""
+    answer = oracle.begin(placed, row, limit)
+    if answer is not None:
+        return answer
+
+    def chunk() -> Termination | None:
+        nonlocal answer
+        answer = oracle.step()
+        return None if answer is None else Termination.SOLUTION_FOUND
+
+    run_chunks(chunk, deadline)
+    return answer
+
+
+class FirstFail:
+    """The numba oracle: a complete first-fail search on the propagated board
+    (:mod:`nqmip.lex.descent_kernels`), ``chunk`` nodes per step."""
+
+    name = "first-fail"
+
+    def __init__(self, n: int, chunk: int = CHUNK, row_first: bool = True,
+                 sums: bool = SUMS) -> None:
+        from nqmip.lex import descent_kernels as k
+
+        self.k = k
+        self.n = n
+        self.chunk = chunk
+        #: branch on the asked row first: a completion found then has the row's smallest
+        #: feasible column (every smaller one refuted on the way), and the row is settled
+        self.proves_row = row_first
+        words = (n + 63) // 64
+        levels = n + 2
+        self.avail = np.zeros((levels, n, words), np.uint64)
+        self.row_count = np.zeros((levels, n), np.int64)
+        self.col_count = np.zeros((levels, n), np.int64)
+        self.queen = np.full((levels, n), -1, np.int64)
+        self.queue = np.zeros((6 * n * n + 16 * n, 2), np.int64)
+        self.line = np.zeros(levels, np.int64)
+        self.pos = np.zeros(levels, np.int64)
+        self.meta = np.zeros(k.META_SIZE, np.int64)
+        self.sums = sums
+        self.mark = np.zeros(2 * ((2 * n + 63) // 64 + 1), np.uint64)
+        self.calls = self.nodes = self.settled = 0
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.avail, self.row_count, self.col_count, self.queen, self.queue)
+
+    def _answer(self, status: int) -> bool | None:
+        if status == self.k.RUNNING:
+            return None
+        self.settled += 1
+        return status == self.k.FOUND
+
+    def begin(self, placed: Placed, row: int, limit: int) -> bool | None:
+        self.calls += 1
+        fixed = np.array(placed, np.int64).reshape(-1, 2)
+        return self._answer(int(self.k.setup(*self._arrays(), fixed, row, limit, self.line,
+                                             self.pos, self.meta, self.proves_row,
+                                             self.sums, self.mark)))
+
+    def step(self) -> bool | None:
+        before = int(self.meta[self.k.NODES])
+        status = int(self.k.run(*self._arrays(), self.line, self.pos, self.meta, self.chunk,
+                                self.sums, self.mark))
+        self.nodes += int(self.meta[self.k.NODES]) - before
+        return self._answer(status)
+
+    def model(self) -> tuple[int, ...]:
+        return tuple(int(c) for c in self.queen[int(self.meta[self.k.LEVEL])])
+
+    def stats(self) -> dict[str, int]:
+        return {"ff_calls": self.calls, "ff_settled": self.settled, "ff_nodes": self.nodes}
+
+
+class Portfolio:
+    """Two oracles on the same question, one slice at a time to whichever has spent less
+    time on it; the first answer wins. On one core it costs at most about twice the
+    better oracle's time, question by question (the numba search refutes fast, the SAT
+    solver finds completions fast: docs/lex-first.md)."""
+
+    def __init__(self, *oracles: Oracle) -> None:
+        self.oracles = oracles
+        self.name = " | ".join(o.name for o in oracles)
+        self.proves_row = False
+        self._winner: Oracle = oracles[0]
+        self._spent = [0.0] * len(oracles)
+        self.wins = [0] * len(oracles)
+
+    def _won(self, i: int, answer: bool | None) -> bool | None:
+        if answer is not None:
+            self._winner = self.oracles[i]
+            self.proves_row = self._winner.proves_row
+            self.wins[i] += 1
+        return answer
+
+    def begin(self, placed: Placed, row: int, limit: int) -> bool | None:
+        self._spent = [0.0] * len(self.oracles)
+        for i, oracle in enumerate(self.oracles):
+            begin = time.perf_counter()
+            answer = oracle.begin(placed, row, limit)
+            self._spent[i] += time.perf_counter() - begin
+            if answer is not None:
+                return self._won(i, answer)
+        return None
+
+    def step(self) -> bool | None:
+        i = min(range(len(self.oracles)), key=self._spent.__getitem__)
+        begin = time.perf_counter()
+        answer = self.oracles[i].step()
+        self._spent[i] += time.perf_counter() - begin
+        return self._won(i, answer)
+
+    def model(self) -> tuple[int, ...]:
+        return self._winner.model()
+
+    def stats(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for oracle, wins in zip(self.oracles, self.wins, strict=True):
+            out.update(oracle.stats())
+            out[f"{oracle.name}_wins"] = wins
+        return out
+
+
+@dataclass(frozen=True)
+class Descent:
+    """The outcome of :func:`descend`: ``placement`` the first solution when ``complete``,
+    else the smallest solution met (None: none yet); ``proven_rows`` leading rows of the
+    first solution proven; ``exhausted``: no solution at all. ``questions`` asked of the
+    oracle, ``improvements`` among them answered by a smaller solution."""
+
+    n: int
+    placement: tuple[int, ...] | None
+    complete: bool
+    exhausted: bool
+    proven_rows: int
+    questions: int
+    improvements: int
+    seconds: float
+    oracle: str
+    stats: dict[str, int] = field(default_factory=dict)
+    stopped_by: Termination | None = None
+    #: seconds per proven row (the time of the questions that settled it)
+    row_seconds: tuple[float, ...] = ()
+
+    @property
+    def proven_prefix(self) -> tuple[int, ...]:
+        return () if self.placement is None else self.placement[: self.proven_rows]
+
+
+def descend(instance: Instance, oracle: Oracle, deadline: Deadline | None = None) -> Descent:
+    """The first solution of ``instance`` (keeping its fixed queens) by the descent, each
+    question asked of ``oracle``; stopped at ``deadline`` with the rows proven so far."""
+    deadline = Deadline(None) if deadline is None else deadline
+    begin = time.perf_counter()
+    n = instance.n
+    fixed = {int(r): int(c) for r, c in instance.fixed}
+    placed: Placed = sorted(fixed.items())
+    questions = improvements = 0
+    row_seconds: list[float] = []
+
+    def outcome(model: tuple[int, ...] | None, proven: int, *, complete: bool = False,
+                exhausted: bool = False) -> Descent:
+        stopped = None if complete or exhausted else (
+            Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT)
+        return Descent(n=n, placement=model, complete=complete, exhausted=exhausted,
+                       proven_rows=proven, questions=questions, improvements=improvements,
+                       seconds=time.perf_counter() - begin, oracle=oracle.name,
+                       stats=oracle.stats(), stopped_by=stopped,
+                       row_seconds=tuple(row_seconds))
+
+    questions += 1
+    answer = ask(oracle, placed, -1, n, deadline)
+    if answer is None:
+        return outcome(None, 0)
+    if not answer:
+        return outcome(None, 0, exhausted=True)
+    model = _checked(oracle.model(), fixed)
+    for r in range(n):
+        start = time.perf_counter()
+        while r not in fixed and model[r] > 0:
+            questions += 1
+            answer = ask(oracle, placed, r, model[r], deadline)
+            if answer is None:
+                return outcome(model, r)
+            if not answer:
+                break
+            improvements += 1
+            smaller = _checked(oracle.model(), fixed)
+            if not smaller < model or smaller[:r] != model[:r]:
+                raise RuntimeError(f"the oracle's completion {smaller} does not improve "
+                                   f"on {model} at row {r}")
+            model = smaller
+            if oracle.proves_row:
+                break
+        row_seconds.append(time.perf_counter() - start)
+        if r not in fixed:
+            placed.append((r, model[r]))
+    return outcome(model, n, complete=True)
+
+
+def _checked(model: tuple[int, ...], fixed: dict[int, int]) -> tuple[int, ...]:
+    """An oracle's completion, checked (a solution keeping the fixed queens): the descent
+    trusts an oracle's refutations, never its solutions."""
+    from nqmip.verify import is_solution
+
+    if not is_solution(model) or any(model[r] != c for r, c in fixed.items()):
+        raise RuntimeError(f"the oracle's completion {model} is not a solution of the "
+                           "question")
+    return model
+
+
+#: The oracles of the descent by name ("search" is the row-ordered search of
+#: :mod:`nqmip.lex.search`, kept as a second route); the default is the numba one, which
+#: needs nothing beyond the package.
+ORACLES = ("first-fail", "sat", "portfolio")
+DEFAULT_ORACLE = "first-fail"
+
+
+def make_oracle(name: str, n: int) -> Oracle:
+    """The oracle ``name`` for boards of size ``n`` ("sat" and "portfolio" need python-sat:
+    ``pip install "nqmip[sat]"``)."""
+    if name == "first-fail":
+        return FirstFail(n)
+    if name in ("sat", "portfolio"):
+        from nqmip.lex import sat
+
+        if not sat.available():
+            raise ImportError(f"the {name!r} oracle needs python-sat: "
+                              'pip install "nqmip[sat]"')
+        if name == "sat":
+            return sat.SatOracle(n)
+        return Portfolio(FirstFail(n), sat.SatOracle(n, row_first=True))
+    raise ValueError(f"unknown lex-first oracle {name!r}: choose from "
+                     f"{', '.join(ORACLES)} or 'search'")
+
