@@ -79,7 +79,7 @@ class FirstFail:
     name = "first-fail"
 
     def __init__(self, n: int, chunk: int = CHUNK, row_first: bool = True,
-                 sums: bool = SUMS) -> None:
+                 sums: bool = SUMS, descending: bool = True) -> None:
         from nqmip.lex import descent_kernels as k
 
         self.k = k
@@ -99,6 +99,10 @@ class FirstFail:
         self.pos = np.zeros(levels, np.int64)
         self.meta = np.zeros(k.META_SIZE, np.int64)
         self.sums = sums
+        #: try the columns (rows) of a line from the last, below the asked row: a
+        #: completion is looked for away from the small columns, where the hard
+        #: refutations are (n = 32: 5.97 s ascending, 1.96 s descending)
+        self.descending = descending
         self.mark = np.zeros(2 * ((2 * n + 63) // 64 + 1), np.uint64)
         self.calls = self.nodes = self.settled = 0
 
@@ -121,7 +125,7 @@ class FirstFail:
     def step(self) -> bool | None:
         before = int(self.meta[self.k.NODES])
         status = int(self.k.run(*self._arrays(), self.line, self.pos, self.meta, self.chunk,
-                                self.sums, self.mark))
+                                self.sums, self.mark, self.descending))
         self.nodes += int(self.meta[self.k.NODES]) - before
         return self._answer(status)
 

@@ -30,8 +30,8 @@ from nqmip.lex.kernels import (
 )
 
 # meta fields
-TOP, NODES, STATUS, LEVEL = range(4)
-META_SIZE = 4
+TOP, NODES, STATUS, LEVEL, ROW_FIRST = range(5)
+META_SIZE = 5
 
 __all__ = ["EXHAUSTED", "FOUND", "LEVEL", "META_SIZE", "NODES", "RUNNING", "STATUS", "TOP",
            "run", "setup"]
@@ -156,6 +156,7 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     line[0] = _tightest(row_count, col_count, queen, 0)
     if row_first and row >= 0 and queen[0, row] < 0:
         line[0] = row
+        meta[ROW_FIRST] = 1
     pos[0] = 0
     if line[0] < 0:
         meta[STATUS] = FOUND
@@ -169,7 +170,7 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
 @njit(cache=True, nogil=True)
 def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: np.ndarray,
         queue: np.ndarray, line: np.ndarray, pos: np.ndarray, meta: np.ndarray,
-        budget: int, sums: bool, mark: np.ndarray) -> int:
+        budget: int, sums: bool, mark: np.ndarray, descending: bool) -> int:
     """Search on for at most ``budget`` nodes. Returns meta[STATUS]: FOUND (a completion
     at level meta[LEVEL]), EXHAUSTED (none), or RUNNING (call again to go on)."""
     n = queen.shape[1]
@@ -186,14 +187,16 @@ def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: 
         r = -1
         c = -1
         p = pos[top]
+        down = descending and (top > 0 or not meta[ROW_FIRST])
         while p < n:
+            x = n - 1 - p if down else p
             if ln < n:
-                if _has(avail, top, ln, p):
+                if _has(avail, top, ln, x):
                     r = ln
-                    c = p
+                    c = x
                     break
-            elif queen[top, p] < 0 and _has(avail, top, p, ln - n):
-                r = p
+            elif queen[top, x] < 0 and _has(avail, top, x, ln - n):
+                r = x
                 c = ln - n
                 break
             p += 1
