@@ -89,6 +89,7 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
                "improvements": run.improvements, "stats": run.stats,
                "nodes": run.stats.get("ff_nodes", 0),
                "row_seconds": [round(t, 2) for t in run.row_seconds],
+               "pending": run.pending,
                "method": f"descent ({run.oracle})"}
     placement = row["placement"]
     if placement is not None and not is_solution(placement):  # type: ignore[arg-type]
@@ -97,7 +98,8 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
     return {"n": n, "time_limit": time_limit, "seconds": round(seconds, 3), **row}
 
 
-def measure(n: int, time_limit: float, check: str | None, oracle: str) -> dict[str, object]:
+def measure(n: int, time_limit: float, check: str | None, oracle: str,
+            per_call: float = 60.0) -> dict[str, object]:
     out = subprocess.run([sys.executable, __file__, "--child", str(n), "--time-limit",
                           str(time_limit), "--oracle", oracle], capture_output=True,
                          text=True, check=True)
@@ -106,7 +108,8 @@ def measure(n: int, time_limit: float, check: str | None, oracle: str) -> dict[s
         cols = " ".join(map(str, row["placement"]))  # type: ignore[arg-type]
         begin = time.perf_counter()
         done = subprocess.run([sys.executable, str(ROOT / "tools" / "check_lexfirst.py"),
-                               "--n", str(n), "--columns", cols, "--route", check],
+                               "--n", str(n), "--columns", cols, "--route", check,
+                               "--per-call", str(per_call)],
                               capture_output=True, text=True)
         row["checked"] = done.returncode == 0
         row["check_route"] = check
@@ -190,6 +193,8 @@ def main() -> int:
     parser.add_argument("--check", nargs="?", const="cpsat", choices=("cpsat", "sat"),
                         help="re-derive each proven first solution by tools/check_lexfirst.py "
                         "(route: cpsat, the default, or sat)")
+    parser.add_argument("--per-call", type=float, default=60.0,
+                        help="the checker's seconds per refutation (default 60)")
     parser.add_argument("--table", action="store_true", help="write docs/lex-first.md")
     parser.add_argument("--compare", action="store_true",
                         help="the routes of --oracle side by side (median of 3 runs)")
@@ -207,7 +212,7 @@ def main() -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'n':>4} {'proven':>8} {'time':>8}  work; solution/prefix")
     for n in parse_sizes(args.n):
-        row = measure(n, args.time_limit, args.check, args.oracle)
+        row = measure(n, args.time_limit, args.check, args.oracle, args.per_call)
         with RESULTS.open("a") as f:
             f.write(json.dumps(row) + "\n")
         placement = row["placement"] or []

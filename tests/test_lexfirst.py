@@ -261,6 +261,7 @@ def test_descent_time_limit_gives_a_proven_prefix() -> None:
     first = tuple(c - 1 for c in A141843[30])
     assert run.placement >= first
     assert run.placement[: run.proven_rows] == first[: run.proven_rows]
+    assert run.pending == (run.proven_rows, run.placement[run.proven_rows])
 
 
 @pytest.mark.parametrize("oracle", descent_oracles())

@@ -30,6 +30,12 @@ from nqmip.result import Termination
 
 #: First-fail nodes per kernel call between two looks at the deadline (about 0.02 s).
 CHUNK = 20_000
+#: Nodes of a probe for a completion (a quarter of a chunk), after each of the first
+#: ``PROBE_EVERY_FIRST`` chunks of a question, then after every ``PROBE_EVERY``-th: a
+#: question that needs probes gets them at once, a long refutation pays about 6 %.
+PROBE = 5_000
+PROBE_EVERY_FIRST = 16
+PROBE_EVERY = 4
 
 Placed = list[tuple[int, int]]
 
@@ -72,22 +78,13 @@ def ask(oracle: Oracle, placed: Placed, row: int, limit: int,
     return answer
 
 
-class FirstFail:
-    """The numba oracle: a complete first-fail search on the propagated board
-    (:mod:`nqmip.lex.descent_kernels`), ``chunk`` nodes per step."""
+class _Board:
+    """The arrays of one first-fail search (:mod:`nqmip.lex.descent_kernels`)."""
 
-    name = "first-fail"
-
-    def __init__(self, n: int, chunk: int = CHUNK, row_first: bool = True,
-                 sums: bool = SUMS, descending: bool = True) -> None:
+    def __init__(self, n: int) -> None:
         from nqmip.lex import descent_kernels as k
 
         self.k = k
-        self.n = n
-        self.chunk = chunk
-        #: branch on the asked row first: a completion found then has the row's smallest
-        #: feasible column (every smaller one refuted on the way), and the row is settled
-        self.proves_row = row_first
         words = (n + 63) // 64
         levels = n + 2
         self.avail = np.zeros((levels, n, words), np.uint64)
@@ -98,16 +95,64 @@ class FirstFail:
         self.line = np.zeros(levels, np.int64)
         self.pos = np.zeros(levels, np.int64)
         self.meta = np.zeros(k.META_SIZE, np.int64)
+        self.mark = np.zeros(2 * ((2 * n + 63) // 64 + 1), np.uint64)
+
+    def setup(self, placed: Placed, row: int, limit: int, row_first: bool,
+              sums: bool) -> int:
+        fixed = np.array(placed, np.int64).reshape(-1, 2)
+        return int(self.k.setup(self.avail, self.row_count, self.col_count, self.queen,
+                                self.queue, fixed, row, limit, self.line, self.pos,
+                                self.meta, row_first, sums, self.mark))
+
+    def run(self, budget: int, sums: bool, descending: bool, offset: int) -> tuple[int, int]:
+        """The status after at most ``budget`` more nodes, and the nodes spent."""
+        before = int(self.meta[self.k.NODES])
+        status = int(self.k.run(self.avail, self.row_count, self.col_count, self.queen,
+                                self.queue, self.line, self.pos, self.meta, budget, sums,
+                                self.mark, descending, offset))
+        return status, int(self.meta[self.k.NODES]) - before
+
+    def model(self) -> tuple[int, ...]:
+        return tuple(int(c) for c in self.queen[int(self.meta[self.k.LEVEL])])
+
+
+class FirstFail:
+    """The numba oracle: a complete first-fail search on the propagated board
+    (:mod:`nqmip.lex.descent_kernels`), ``chunk`` nodes per step.
+
+    After a step (every step at first, then every ``PROBE_EVERY``-th), a *probe* of at most
+    ``probe`` nodes looks for a completion under
+    the node the complete search is in (the candidate column of the asked row), with the
+    squares of each line tried from a rotated start, a different one each time: the
+    restarts a depth-first search needs against its heavy tails when it has to *find* a
+    completion on a large board (n = 93: the complete search alone meets no solution in
+    20 s). A probe that finds one answers the question; one that does not is forgotten.
+    """
+
+    name = "first-fail"
+
+    def __init__(self, n: int, chunk: int = CHUNK, row_first: bool = True,
+                 sums: bool = SUMS, descending: bool = True, probe: int = PROBE) -> None:
+        from nqmip.lex import descent_kernels as k
+
+        self.k = k
+        self.n = n
+        self.chunk = chunk
+        #: branch on the asked row first: a completion found then has the row's smallest
+        #: feasible column (every smaller one refuted on the way), and the row is settled
+        self.proves_row = row_first
         self.sums = sums
         #: try the columns (rows) of a line from the last, below the asked row: a
         #: completion is looked for away from the small columns, where the hard
         #: refutations are (n = 32: 5.97 s ascending, 1.96 s descending)
         self.descending = descending
-        self.mark = np.zeros(2 * ((2 * n + 63) // 64 + 1), np.uint64)
-        self.calls = self.nodes = self.settled = 0
-
-    def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.avail, self.row_count, self.col_count, self.queen, self.queue)
+        self.probe_nodes = probe
+        self.main = _Board(n)
+        self._probe: _Board | None = None
+        self._found: _Board = self.main
+        self._question: tuple[Placed, int, int] = ([], -1, n)
+        self._steps = 0
+        self.calls = self.nodes = self.settled = self.probes = self.probe_wins = 0
 
     def _answer(self, status: int) -> bool | None:
         if status == self.k.RUNNING:
@@ -117,23 +162,51 @@ class FirstFail:
 
     def begin(self, placed: Placed, row: int, limit: int) -> bool | None:
         self.calls += 1
-        fixed = np.array(placed, np.int64).reshape(-1, 2)
-        return self._answer(int(self.k.setup(*self._arrays(), fixed, row, limit, self.line,
-                                             self.pos, self.meta, self.proves_row,
-                                             self.sums, self.mark)))
+        self._question = (placed, row, limit)
+        self._found = self.main
+        self._steps = 0
+        return self._answer(self.main.setup(placed, row, limit, self.proves_row, self.sums))
 
     def step(self) -> bool | None:
-        before = int(self.meta[self.k.NODES])
-        status = int(self.k.run(*self._arrays(), self.line, self.pos, self.meta, self.chunk,
-                                self.sums, self.mark, self.descending))
-        self.nodes += int(self.meta[self.k.NODES]) - before
-        return self._answer(status)
+        status, spent = self.main.run(self.chunk, self.sums, self.descending, 0)
+        self.nodes += spent
+        answer = self._answer(status)
+        self._steps += 1
+        due = self._steps <= PROBE_EVERY_FIRST or self._steps % PROBE_EVERY == 0
+        if answer is None and due and self.probe_nodes > 0 and self._probe_found():
+            self.settled += 1
+            self.probe_wins += 1
+            return True
+        return answer
+
+    def _probe_found(self) -> bool:
+        """One probe under the complete search's current candidate; True when it found a
+        completion (then the question's answer)."""
+        placed, row, limit = self._question
+        if self.proves_row and row >= 0 and self.main.meta[self.k.ROW_FIRST]:
+            if self.main.meta[self.k.TOP] < 1:
+                return False  # between two candidates
+            placed = [*placed, (row, int(self.main.queen[1, row]))]
+            row, limit = -1, self.n
+        if self._probe is None:
+            self._probe = _Board(self.n)
+        self.probes += 1
+        offset = (self.probes * 0.6180339887 * self.n) % self.n
+        status = self._probe.setup(placed, row, limit, False, self.sums)
+        if status == self.k.RUNNING:
+            status, spent = self._probe.run(self.probe_nodes, self.sums, False, int(offset))
+            self.nodes += spent
+        if status != self.k.FOUND:
+            return False
+        self._found = self._probe
+        return True
 
     def model(self) -> tuple[int, ...]:
-        return tuple(int(c) for c in self.queen[int(self.meta[self.k.LEVEL])])
+        return self._found.model()
 
     def stats(self) -> dict[str, int]:
-        return {"ff_calls": self.calls, "ff_settled": self.settled, "ff_nodes": self.nodes}
+        return {"ff_calls": self.calls, "ff_settled": self.settled, "ff_nodes": self.nodes,
+                "ff_probes": self.probes, "ff_probe_wins": self.probe_wins}
 
 
 class Portfolio:
@@ -205,6 +278,9 @@ class Descent:
     stopped_by: Termination | None = None
     #: seconds per proven row (the time of the questions that settled it)
     row_seconds: tuple[float, ...] = ()
+    #: the question a stopped descent was working on: (row, limit), the row to settle
+    #: and the column (0-based) its answer must be left of; None when it ended by itself
+    pending: tuple[int, int] | None = None
 
     @property
     def proven_prefix(self) -> tuple[int, ...]:
@@ -223,19 +299,19 @@ def descend(instance: Instance, oracle: Oracle, deadline: Deadline | None = None
     row_seconds: list[float] = []
 
     def outcome(model: tuple[int, ...] | None, proven: int, *, complete: bool = False,
-                exhausted: bool = False) -> Descent:
+                exhausted: bool = False, pending: tuple[int, int] | None = None) -> Descent:
         stopped = None if complete or exhausted else (
             Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT)
         return Descent(n=n, placement=model, complete=complete, exhausted=exhausted,
                        proven_rows=proven, questions=questions, improvements=improvements,
                        seconds=time.perf_counter() - begin, oracle=oracle.name,
                        stats=oracle.stats(), stopped_by=stopped,
-                       row_seconds=tuple(row_seconds))
+                       row_seconds=tuple(row_seconds), pending=pending)
 
     questions += 1
     answer = ask(oracle, placed, -1, n, deadline)
     if answer is None:
-        return outcome(None, 0)
+        return outcome(None, 0, pending=(-1, n))
     if not answer:
         return outcome(None, 0, exhausted=True)
     model = _checked(oracle.model(), fixed)
@@ -245,7 +321,7 @@ def descend(instance: Instance, oracle: Oracle, deadline: Deadline | None = None
             questions += 1
             answer = ask(oracle, placed, r, model[r], deadline)
             if answer is None:
-                return outcome(model, r)
+                return outcome(model, r, pending=(r, model[r]))
             if not answer:
                 break
             improvements += 1

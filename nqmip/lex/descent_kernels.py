@@ -170,9 +170,11 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
 @njit(cache=True, nogil=True)
 def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: np.ndarray,
         queue: np.ndarray, line: np.ndarray, pos: np.ndarray, meta: np.ndarray,
-        budget: int, sums: bool, mark: np.ndarray, descending: bool) -> int:
+        budget: int, sums: bool, mark: np.ndarray, descending: bool, offset: int) -> int:
     """Search on for at most ``budget`` nodes. Returns meta[STATUS]: FOUND (a completion
-    at level meta[LEVEL]), EXHAUSTED (none), or RUNNING (call again to go on)."""
+    at level meta[LEVEL]), EXHAUSTED (none), or RUNNING (call again to go on). The squares
+    of a line are tried in order (``descending``: from the last), rotated by ``offset``,
+    except on the asked row of a ``row_first`` search, always ascending."""
     n = queen.shape[1]
     if meta[STATUS] != RUNNING:
         return meta[STATUS]
@@ -188,8 +190,11 @@ def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: 
         c = -1
         p = pos[top]
         down = descending and (top > 0 or not meta[ROW_FIRST])
+        shift = offset if top > 0 or not meta[ROW_FIRST] else 0
         while p < n:
             x = n - 1 - p if down else p
+            if shift:
+                x = (x + shift) % n
             if ln < n:
                 if _has(avail, top, ln, x):
                     r = ln
