@@ -1,5 +1,6 @@
-"""The lexicographically first solution by exact search (:func:`first_solution`) and as a
-verified :class:`~nqmip.result.Result` (:func:`lex_first_result`).
+"""The lexicographically first solution by the row-ordered exact search
+(:func:`first_solution`), and by any route as a verified :class:`~nqmip.result.Result`
+(:func:`lex_first_result`: the descent of :mod:`nqmip.lex.descent` by default).
 
 The search itself is in :mod:`nqmip.lex.kernels` (numba, bitsets of any width, forward
 checking and unit propagation on rows and columns, a first-fail prefix oracle). It runs in
