@@ -1,20 +1,21 @@
 """The lexicographically first solution (OEIS A141843) by nqmip's exact search, per n.
 
-Each n runs ``nqmip.lex.first_solution`` (propagation + first-fail prefix oracle) under a
-time limit, in a fresh process per n (``/usr/bin/time``-like isolation, numba's cache
-loaded first and not timed). A row says what was proven: the whole first solution, or at
-the limit the leading rows proven minimal. Every solution is verified; with ``--check`` each
-proven one is re-derived by ``tools/check_lexfirst.py`` (CP-SAT refutes every smaller
-prefix).
+Each n runs the lexicographic descent (``nqmip.lex.descent``) with one prefix oracle
+(``--oracle first-fail``, the default; ``sat``; ``portfolio``) or the row-ordered search
+(``--oracle search``) under a time limit, in a fresh process per n (numba's cache and the
+SAT solver loaded first and not timed). A row says what was proven: the whole first
+solution, or at the limit the leading rows proven minimal. Every solution is verified; with
+``--check`` each proven one is re-derived by ``tools/check_lexfirst.py`` (CP-SAT, or with
+``--check sat`` CaDiCaL, refutes every smaller prefix).
 
-    python benchmarks/bench_lexfirst.py --n 4-33 --time-limit 60
-    python benchmarks/bench_lexfirst.py --n 34-61 --time-limit 60
-    python benchmarks/bench_lexfirst.py --n 63,65,67 --time-limit 60
+    python benchmarks/bench_lexfirst.py --n 4-45 --time-limit 60 --check
+    python benchmarks/bench_lexfirst.py --n 46-61 --time-limit 600
     python benchmarks/bench_lexfirst.py --table        # docs/lex-first.md from the results
-    python benchmarks/bench_lexfirst.py --compare --n 28-33   # oracle on/off, median of 3
+    python benchmarks/bench_lexfirst.py --compare --n 28-33 --oracle search,first-fail,sat
 
-Rows are appended to benchmarks/results/lexfirst.jsonl (the latest row per n and limit
-wins in the table). The machine is shared and noisy: times are single runs, nodes are exact.
+Rows are appended to benchmarks/results/lexfirst.jsonl (in the table, the latest row per n,
+a settled row before an unsettled one). The machine is shared and noisy: times are single
+runs, nodes and questions are exact.
 """
 
 from __future__ import annotations
@@ -58,60 +59,100 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
-def run_one(n: int, time_limit: float) -> dict[str, object]:
-    """One n in this process (the child side of :func:`measure`)."""
+def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
+    """One n in this process (the child side of :func:`measure`): the descent with
+    ``oracle``, or the row-ordered search (``oracle == "search"``)."""
     from nqmip.budget import Deadline
+    from nqmip.instance import make_instance
     from nqmip.lex import first_solution
+    from nqmip.lex.descent import descend, make_oracle
     from nqmip.verify import is_solution
 
-    first_solution(8)  # load the compiled kernels
-    begin = time.perf_counter()
-    found = first_solution(n, deadline=Deadline(time_limit))
-    seconds = time.perf_counter() - begin
-    if found.placement is not None and not is_solution(found.placement):
-        raise RuntimeError(f"n = {n}: the search returned a non-solution")
-    return {"n": n, "time_limit": time_limit, "seconds": round(seconds, 3),
+    if oracle == "search":
+        first_solution(8)  # load the compiled kernels
+        begin = time.perf_counter()
+        found = first_solution(n, deadline=Deadline(time_limit))
+        seconds = time.perf_counter() - begin
+        row: dict[str, object] = {
             "complete": found.complete, "proven_rows": found.proven_rows,
-            "placement": None if found.placement is None else [c + 1 for c in found.placement],
-            "nodes": found.nodes, "oracle_nodes": found.oracle_nodes,
-            "oracle_from": found.oracle_from,
+            "placement": found.placement, "nodes": found.nodes,
+            "oracle_nodes": found.oracle_nodes, "oracle_from": found.oracle_from,
             "method": "propagation + first-fail prefix oracle"
             if found.oracle_from >= 0 else "propagation"}
+    else:
+        descend(make_instance(8), make_oracle(oracle, 8))  # load the kernels and solver
+        begin = time.perf_counter()
+        run = descend(make_instance(n), make_oracle(oracle, n), Deadline(time_limit))
+        seconds = time.perf_counter() - begin
+        row = {"complete": run.complete, "proven_rows": run.proven_rows,
+               "placement": run.placement, "questions": run.questions,
+               "improvements": run.improvements, "stats": run.stats,
+               "nodes": run.stats.get("ff_nodes", 0),
+               "row_seconds": [round(t, 2) for t in run.row_seconds],
+               "pending": run.pending,
+               "method": f"descent ({run.oracle})"}
+    placement = row["placement"]
+    if placement is not None and not is_solution(placement):  # type: ignore[arg-type]
+        raise RuntimeError(f"n = {n}: the search returned a non-solution")
+    row["placement"] = None if placement is None else [c + 1 for c in placement]  # type: ignore[attr-defined]
+    return {"n": n, "time_limit": time_limit, "seconds": round(seconds, 3), **row}
 
 
-def measure(n: int, time_limit: float, check: bool) -> dict[str, object]:
+def measure(n: int, time_limit: float, check: str | None, oracle: str,
+            per_call: float = 60.0) -> dict[str, object]:
     out = subprocess.run([sys.executable, __file__, "--child", str(n), "--time-limit",
-                          str(time_limit)], capture_output=True, text=True, check=True)
+                          str(time_limit), "--oracle", oracle], capture_output=True,
+                         text=True, check=True)
     row: dict[str, object] = json.loads(out.stdout)
     if check and row["complete"]:
         cols = " ".join(map(str, row["placement"]))  # type: ignore[arg-type]
+        begin = time.perf_counter()
         done = subprocess.run([sys.executable, str(ROOT / "tools" / "check_lexfirst.py"),
-                               "--n", str(n), "--columns", cols], capture_output=True,
-                              text=True)
+                               "--n", str(n), "--columns", cols, "--route", check,
+                               "--per-call", str(per_call)],
+                              capture_output=True, text=True)
         row["checked"] = done.returncode == 0
+        row["check_route"] = check
+        row["check_seconds"] = round(time.perf_counter() - begin, 1)
     return row
+
+
+def _work(row: dict[str, object]) -> str:
+    """What a row's search did: the descent's questions (improvements) and nodes, or the
+    row-ordered search's nodes and oracle nodes."""
+    if "questions" in row:
+        stats = row.get("stats") or {}
+        sat = stats.get("sat_calls") if isinstance(stats, dict) else None
+        extra = f", {sat} SAT questions" if sat else ""
+        return (f"{row['questions']} questions ({row['improvements']} improved), "
+                f"{row['nodes']:,} nodes{extra}")
+    return f"{row['nodes']:,} nodes + {row['oracle_nodes']:,} oracle nodes"
 
 
 def write_table() -> None:
     rows: dict[int, dict[str, object]] = {}
     for line in RESULTS.read_text().splitlines():
         row = json.loads(line)
-        rows[int(row["n"])] = row
+        old = rows.get(int(row["n"]))
+        if old is None or row["complete"] or not old["complete"]:
+            rows[int(row["n"])] = row  # the latest row, a settled one before an unsettled
     lines = [
-        "| n | first solution (1-based) or proven prefix | proven | time (s) | nodes | "
-        "oracle nodes | method | literature |",
-        "|---:|---|---|---:|---:|---:|---|---|"]
+        "| n | first solution (1-based) or proven prefix | proven | time (s) | work | "
+        "method | literature |",
+        "|---:|---|---|---:|---|---|---|"]
     for n in sorted(rows):
         row = rows[n]
         placement = row["placement"] or []
         k = int(row["proven_rows"])  # type: ignore[call-overload]
         shown = " ".join(map(str, placement if row["complete"] else placement[:k]))  # type: ignore[index]
         if row["complete"]:
-            proven = "first" + (" (checked)" if row.get("checked") else "")
+            proven = "first"
+            if row.get("checked"):
+                proven += f" (checked, {row.get('check_route', 'cpsat')})"
         else:
             proven = f"{k} rows at {row['time_limit']:g} s limit"
-        lines.append(f"| {n} | {shown or '-'} | {proven} | {row['seconds']} | {row['nodes']} "
-                     f"| {row['oracle_nodes']} | {row['method']} | {literature(n)} |")
+        lines.append(f"| {n} | {shown or '-'} | {proven} | {row['seconds']} | {_work(row)} "
+                     f"| {row['method']} | {literature(n)} |")
     text = DOC.read_text()
     begin, end = "<!-- table:start -->", "<!-- table:end -->"
     head, rest = text.split(begin)
@@ -120,62 +161,66 @@ def write_table() -> None:
     print("\n".join(lines))
 
 
-def compare(sizes: list[int], time_limit: float, runs: int = 3) -> None:
-    """Propagation alone against propagation + the prefix oracle: median seconds of
-    ``runs`` runs, nodes (exact), side by side."""
+def compare(sizes: list[int], time_limit: float, oracles: list[str], runs: int = 3) -> None:
+    """The routes side by side in one process, each n: median seconds of ``runs`` runs
+    (inf: not settled within the limit) and the ratio of each to the first route."""
     import statistics
 
-    from nqmip.budget import Deadline
-    from nqmip.lex import first_solution
-
-    first_solution(8)
-    first_solution(24)  # both kernels' paths loaded
-    print(f"{'n':>4} {'plain s':>9} {'plain nodes':>12} {'oracle s':>9} {'lex+oracle nodes':>17}"
-          f" {'ratio':>6}")
+    print(f"{'n':>4} " + " ".join(f"{o:>12}" for o in oracles) + "  ratios to the first")
     for n in sizes:
-        cells = []
-        for oracle_from in (-1, 0):
+        medians = []
+        for oracle in oracles:
             times = []
             for _ in range(runs):
-                found = first_solution(n, deadline=Deadline(time_limit), oracle_from=oracle_from)
-                times.append(found.seconds if found.complete else float("inf"))
-            cells.append((statistics.median(times), found.nodes + found.oracle_nodes))
-        ratio = cells[0][0] / cells[1][0] if cells[1][0] > 0 else float("nan")
-        print(f"{n:>4} {cells[0][0]:>9.3f} {cells[0][1]:>12} {cells[1][0]:>9.3f} "
-              f"{cells[1][1]:>17} {ratio:>6.2f}", flush=True)
+                row = json.loads(subprocess.run(
+                    [sys.executable, __file__, "--child", str(n), "--time-limit",
+                     str(time_limit), "--oracle", oracle], capture_output=True, text=True,
+                    check=True).stdout)
+                times.append(row["seconds"] if row["complete"] else float("inf"))
+            medians.append(statistics.median(times))
+        ratios = [medians[0] / m if m > 0 else float("nan") for m in medians[1:]]
+        print(f"{n:>4} " + " ".join(f"{m:>12.3f}" for m in medians) + "  "
+              + " ".join(f"{r:.2f}" for r in ratios), flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", default="4-33", help="sizes: 4-33 or 34,35,63")
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--check", action="store_true",
-                        help="re-derive each proven first solution with CP-SAT")
+    parser.add_argument("--oracle", default="first-fail",
+                        help="the descent's oracle (first-fail, sat, portfolio) or 'search' "
+                        "(the row-ordered search); with --compare a comma-separated list")
+    parser.add_argument("--check", nargs="?", const="cpsat", choices=("cpsat", "sat"),
+                        help="re-derive each proven first solution by tools/check_lexfirst.py "
+                        "(route: cpsat, the default, or sat)")
+    parser.add_argument("--per-call", type=float, default=60.0,
+                        help="the checker's seconds per refutation (default 60)")
     parser.add_argument("--table", action="store_true", help="write docs/lex-first.md")
     parser.add_argument("--compare", action="store_true",
-                        help="propagation alone vs + prefix oracle (median of 3 runs)")
+                        help="the routes of --oracle side by side (median of 3 runs)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(run_one(args.child, args.time_limit)))
+        print(json.dumps(run_one(args.child, args.time_limit, args.oracle)))
         return 0
     if args.table:
         write_table()
         return 0
     if args.compare:
-        compare(parse_sizes(args.n), args.time_limit)
+        compare(parse_sizes(args.n), args.time_limit, args.oracle.split(","))
         return 0
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    print(f"{'n':>4} {'proven':>8} {'time':>8} {'nodes':>11} {'oracle':>11}  solution/prefix")
+    print(f"{'n':>4} {'proven':>8} {'time':>8}  work; solution/prefix")
     for n in parse_sizes(args.n):
-        row = measure(n, args.time_limit, args.check)
+        row = measure(n, args.time_limit, args.check, args.oracle, args.per_call)
         with RESULTS.open("a") as f:
             f.write(json.dumps(row) + "\n")
         placement = row["placement"] or []
         shown = placement if row["complete"] else placement[: int(row["proven_rows"])]  # type: ignore[index, call-overload]
+        checked = f" checked={row['checked']}" if "checked" in row else ""
         print(f"{n:>4} {'first' if row['complete'] else str(row['proven_rows']) + ' rows':>8} "
-              f"{row['seconds']:>8} {row['nodes']:>11} {row['oracle_nodes']:>11}  "
-              f"{' '.join(map(str, shown))}", flush=True)
+              f"{row['seconds']:>8}  {_work(row)}{checked}; {' '.join(map(str, shown))}",
+              flush=True)
     return 0
 
 

@@ -156,8 +156,17 @@ HEURISTIC_METHODS: tuple[str, ...] = tuple(m.name for m in _TABLE if m.kind == "
 
 #: The methods of :func:`nqmip.lex_first` (a different question, a different door).
 LEX_METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("first-fail", "lex", "nqmip.lex.search:lex_first_result",
+           "the lexicographic descent: one question per row, answered by a complete "
+           "first-fail search in numba (the default)", frozenset({"fixed"})),
+    Method("sat", "lex", "nqmip.lex.search:lex_first_result",
+           "the descent's questions answered by incremental CaDiCaL (python-sat: pip "
+           "install \"nqmip[sat]\")", frozenset({"fixed"})),
+    Method("portfolio", "lex", "nqmip.lex.search:lex_first_result",
+           "the descent's questions answered by first-fail and CaDiCaL in turns",
+           frozenset({"fixed"})),
     Method("search", "lex", "nqmip.lex.search:lex_first_result",
-           "nqmip's exact search: rows in order, propagation and a prefix oracle (numba)",
+           "the row-ordered search with propagation and a capped prefix oracle (numba)",
            frozenset({"fixed"})),
     Method("cpsat", "lex", "nqmip.formulation.lex:sequential_cpsat",
            "sequential CP-SAT solves, row by row", frozenset({"fixed"})),
@@ -166,8 +175,11 @@ LEX_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("highs-pyomo", "lex", "nqmip.formulation.lex:sequential_pyomo",
            "sequential 0-1 models in Pyomo, HiGHS as the solver", frozenset({"fixed"})),
 )}
+#: The routes of :func:`nqmip.lex.search.lex_first_result` (an oracle of the descent, or
+#: the row-ordered search).
+LEX_ROUTES = ("first-fail", "sat", "portfolio", "search")
 #: What ``method="auto"`` means for :func:`nqmip.lex_first`.
-LEX_DEFAULT = "search"
+LEX_DEFAULT = "first-fail"
 
 
 def method(name: Any, table: Mapping[str, Method] = METHODS) -> Method:

@@ -7,6 +7,8 @@ first solution of the n-queens problem", 1-based), n = 8 and n = 12 as printed t
 
 from __future__ import annotations
 
+import os
+import random
 import subprocess
 import sys
 
@@ -17,11 +19,21 @@ from nqmip.budget import Deadline
 from nqmip.lex import first_solution
 from nqmip.verify import is_solution
 
-# OEIS A141843, rows n = 8 and n = 12 (1-based columns).
+# OEIS A141843, rows n = 8, 12 and 30 (1-based columns).
 A141843 = {
     8: (1, 5, 8, 6, 3, 7, 2, 4),
     12: (1, 3, 5, 8, 10, 12, 6, 11, 2, 7, 9, 4),
+    30: (1, 3, 5, 2, 4, 9, 11, 13, 15, 7, 23, 26, 28, 25, 22, 24, 30, 27, 29, 16, 12, 10, 8,
+         6, 18, 20, 17, 14, 21, 19),
 }
+
+
+def need_sat() -> None:
+    """python-sat, or skip; under CI=true it must be there (the extra is installed)."""
+    if os.environ.get("CI") == "true":
+        import pysat.solvers  # noqa: F401
+    else:
+        pytest.importorskip("pysat.solvers")
 
 
 def plain_first(n: int, fixed: dict[int, int] | None = None) -> tuple[int, ...] | None:
@@ -153,3 +165,175 @@ def test_checker_second_route() -> None:
     late = subprocess.run([sys.executable, tool, "--n", "8", "--columns", "2 4 6 8 3 1 7 5"],
                           capture_output=True, text=True)
     assert late.returncode == 1
+
+
+# The lexicographic descent (nqmip.lex.descent) and its oracles
+
+
+def descent_oracles() -> list[str]:
+    return ["first-fail", "sat", "portfolio"]
+
+
+@pytest.mark.parametrize("oracle", descent_oracles())
+def test_descent_equals_plain_backtracking(oracle: str) -> None:
+    from nqmip.instance import make_instance
+    from nqmip.lex.descent import descend, make_oracle
+
+    if oracle != "first-fail":
+        need_sat()
+    for n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 14, 16, 18, 21):
+        run = descend(make_instance(n), make_oracle(oracle, n))
+        assert run.placement == plain_first(n), (oracle, n)
+        assert run.complete == (run.placement is not None)
+        assert run.exhausted == (run.placement is None)
+        if run.complete:
+            assert run.proven_rows == n
+            # one question per row at least (the first), plus the improvements
+            assert run.questions >= run.improvements + 1
+
+
+@pytest.mark.parametrize("oracle", descent_oracles())
+def test_descent_oeis_rows(oracle: str) -> None:
+    if oracle != "first-fail":
+        need_sat()
+    for n in (8, 12):
+        result = nqmip.lex.lex_first_result(nqmip.instance.make_instance(n), Deadline(60.0),
+                                            oracle=oracle)
+        assert tuple(c + 1 for c in result.placement or ()) == A141843[n]
+        assert result.objective is None and result.method.startswith("lex-first ")
+        assert result.extra["proven_rows"] == n
+
+
+@pytest.mark.parametrize("oracle", descent_oracles())
+@pytest.mark.parametrize("n,fixed", [(10, {1: 7}), (12, {0: 5, 11: 0}), (14, {3: 3}),
+                                     (6, {0: 0}), (9, {0: 0, 2: 1})])
+def test_descent_fixed_queens(oracle: str, n: int, fixed: dict[int, int]) -> None:
+    from nqmip.instance import make_instance
+
+    if oracle != "first-fail":
+        need_sat()
+    result = nqmip.lex.lex_first_result(make_instance(n, None, fixed), Deadline(60.0),
+                                        oracle=oracle)
+    assert result.placement == plain_first(n, fixed)
+    assert result.status == ("optimal" if result.placement is not None else "infeasible")
+
+
+def test_oracles_answer_alike() -> None:
+    """The numba oracle and CaDiCaL agree on random questions (n = 14: placed queens on
+    random rows, one row restricted to the columns below a limit), and a True answer's
+    completion keeps the placed queens and the restriction."""
+    from nqmip.budget import Deadline as D
+    from nqmip.lex.descent import FirstFail, ask
+    from nqmip.lex.sat import SatOracle
+
+    need_sat()
+    n = 14
+    rng = random.Random(7)
+    numba, sat = FirstFail(n), SatOracle(n)
+    answers = set()
+    for _ in range(60):
+        rows = rng.sample(range(n), rng.randint(0, 4))
+        placed = sorted((r, rng.randrange(n)) for r in rows)
+        free = [r for r in range(n) if r not in rows]
+        row = rng.choice(free)
+        limit = rng.randint(1, n)
+        got = [ask(o, placed, row, limit, D(60.0)) for o in (numba, sat)]
+        assert got[0] == got[1], (placed, row, limit)
+        answers.add(got[0])
+        if got[0]:
+            for o in (numba, sat):
+                model = o.model()
+                assert is_solution(model) and model[row] < limit
+                assert all(model[r] == c for r, c in placed)
+    assert answers == {True, False}  # both kinds of answer were exercised
+
+
+def test_descent_time_limit_gives_a_proven_prefix() -> None:
+    """n = 30 takes the descent over a second: stopped at 0.2 s, its proven rows are a
+    prefix of the OEIS row and its placement a solution no smaller than that row."""
+    from nqmip.instance import make_instance
+    from nqmip.lex.descent import FirstFail, descend
+
+    descend(make_instance(8), FirstFail(8))  # the kernels loaded
+    begin = Deadline(None)
+    run = descend(make_instance(30), FirstFail(30), Deadline(0.2))
+    assert begin.elapsed() < 30
+    assert not run.complete and run.stopped_by == "time_limit"
+    assert run.placement is not None and is_solution(run.placement)
+    first = tuple(c - 1 for c in A141843[30])
+    assert run.placement >= first
+    assert run.placement[: run.proven_rows] == first[: run.proven_rows]
+    assert run.pending == (run.proven_rows, run.placement[run.proven_rows])
+
+
+@pytest.mark.parametrize("oracle", descent_oracles())
+def test_descent_n30_oeis(oracle: str) -> None:
+    """n = 30 (the descent's hardest below 31 with first-fail: about 2 s here)."""
+    from nqmip.instance import make_instance
+    from nqmip.lex.descent import descend, make_oracle
+
+    if oracle != "first-fail":
+        need_sat()
+    run = descend(make_instance(30), make_oracle(oracle, 30), Deadline(300.0))
+    assert run.complete
+    assert tuple(c + 1 for c in run.placement or ()) == A141843[30]
+
+
+def test_descent_refuses_a_wrong_oracle() -> None:
+    """An oracle whose completion does not improve the model is caught, not trusted."""
+    from nqmip.instance import make_instance
+    from nqmip.lex.descent import FirstFail, descend
+
+    class Stale(FirstFail):
+        def model(self) -> tuple[int, ...]:
+            return tuple(range(self.n))  # not a solution, not smaller
+
+    with pytest.raises(RuntimeError):
+        descend(make_instance(10), Stale(10))
+
+
+def test_lex_first_result_routes() -> None:
+    from nqmip.instance import make_instance
+
+    instance = make_instance(9)
+    search = nqmip.lex.lex_first_result(instance, Deadline(30.0), oracle="search")
+    descent = nqmip.lex.lex_first_result(instance, Deadline(30.0))
+    assert search.placement == descent.placement == plain_first(9)
+    assert descent.extra["oracle"] == "first-fail" and search.extra["oracle"] == "search"
+    with pytest.raises(TypeError):
+        nqmip.lex.lex_first_result(instance, Deadline(30.0), oracle="sat", oracle_cap=5)
+    with pytest.raises(ValueError):
+        nqmip.lex.lex_first_result(instance, Deadline(30.0), oracle="magic")
+
+
+def test_checker_sat_route() -> None:
+    need_sat()
+    from pathlib import Path
+
+    tool = str(Path(__file__).resolve().parent.parent / "tools" / "check_lexfirst.py")
+    good = subprocess.run([sys.executable, tool, "--n", "12", "--route", "sat", "--columns",
+                           " ".join(map(str, A141843[12]))], capture_output=True, text=True)
+    assert good.returncode == 0, good.stdout + good.stderr
+    late = subprocess.run([sys.executable, tool, "--n", "8", "--route", "sat", "--columns",
+                           "2 4 6 8 3 1 7 5"], capture_output=True, text=True)
+    assert late.returncode == 1
+
+
+def test_diagonal_sums_keep_every_answer() -> None:
+    """The diagonal-sum check only cuts boards without a completion: on random questions
+    (n = 16) the oracle answers alike with it and without it, in no more nodes with it,
+    and strictly fewer over all the questions (the check does cut)."""
+    from nqmip.budget import Deadline as D
+    from nqmip.lex.descent import FirstFail, ask
+
+    n = 16
+    rng = random.Random(11)
+    plain, summed = FirstFail(n, sums=False), FirstFail(n, sums=True)
+    for _ in range(80):
+        rows = rng.sample(range(n), rng.randint(1, 5))
+        placed = sorted((r, rng.randrange(n)) for r in rows)
+        row = rng.choice([r for r in range(n) if r not in rows])
+        limit = rng.randint(1, n)
+        assert ask(plain, placed, row, limit, D(60.0)) == ask(summed, placed, row, limit,
+                                                               D(60.0))
+    assert summed.nodes < plain.nodes

@@ -4,11 +4,15 @@ A placement q is the lexicographically first solution iff it is a solution and, 
 row r and every column c < q[r], the queens q[0..r-1] plus (r, c) cannot be completed. This
 checker proves each of those refutations with OR-Tools CP-SAT (the permutation model of
 :mod:`nqmip.formulation.lex`; a prefix whose queens attack each other is refuted on sight),
-independently of the numba search that found q.
+independently of the numba search that found q; with ``--route sat``, by CaDiCaL (python-sat)
+on the clauses of :mod:`nqmip.lex.sat`, one incremental solver for all the questions (a
+second route for what the numba oracle settled, and far quicker than CP-SAT on the hard
+refutations).
 
     python tools/check_lexfirst.py --n 12 --columns "1 3 5 8 10 12 6 11 2 7 9 4"
     python tools/check_lexfirst.py --n 30 --search          # find q with nqmip, then check it
     python tools/check_lexfirst.py --n 62 --columns "..." --prefix-rows 18   # a proven prefix
+    python tools/check_lexfirst.py --n 34 --search --route sat
 
 Exit 0: proven first; 1: refuted (a smaller completion exists, or q is no solution);
 3: undecided (a CP-SAT call hit --per-call seconds); 2: bad input.
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 
 
 def attacks(prefix: list[int], col: int) -> bool:
@@ -26,13 +31,31 @@ def attacks(prefix: list[int], col: int) -> bool:
     return any(c == col or abs(c - col) == row - r for r, c in enumerate(prefix))
 
 
-def check(n: int, columns: list[int], per_call: float, rows: int | None = None
-          ) -> tuple[int, str]:
+def sat_route(n: int) -> Callable[[int, dict[int, int], float], bool | None]:
+    """A ``prefix_feasible`` by CaDiCaL: one incremental solver, the prefix as assumptions,
+    ``per_call`` seconds at most (None past them)."""
+    from nqmip.budget import Deadline
+    from nqmip.lex.descent import ask
+    from nqmip.lex.sat import SatOracle
+
+    oracle = SatOracle(n)
+
+    def feasible(size: int, prefix: dict[int, int], per_call: float) -> bool | None:
+        return ask(oracle, sorted(prefix.items()), -1, size, Deadline(per_call))
+
+    return feasible
+
+
+def check(n: int, columns: list[int], per_call: float, rows: int | None = None,
+          route: str = "cpsat") -> tuple[int, str]:
     """Exit code and message; with ``rows``, only the claim that the first ``rows`` rows
     are the first solution's (a proven prefix) is checked."""
-    from nqmip.formulation.lex import prefix_feasible
     from nqmip.verify import is_solution
 
+    if route == "sat":
+        prefix_feasible = sat_route(n)
+    else:
+        from nqmip.formulation.lex import prefix_feasible
     if len(columns) != n or not is_solution(columns):
         return 1, "the placement is not a solution"
     calls = 0
@@ -50,7 +73,8 @@ def check(n: int, columns: list[int], per_call: float, rows: int | None = None
             if answer is None:
                 return 3, f"row {r}, column {c}: undecided within {per_call} s"
     what = "proven first" if rows is None else f"the first {rows} rows proven"
-    return 0, (f"{what}: {calls} smaller prefixes refuted by CP-SAT, {skipped} "
+    return 0, (f"{what}: {calls} smaller prefixes refuted by "
+               f"{'CaDiCaL' if route == 'sat' else 'CP-SAT'}, {skipped} "
                "refuted on sight (attacked squares)")
 
 
@@ -65,15 +89,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="check only that the first K rows are the first solution's "
                         "(a proven prefix; --columns must still be a solution)")
     parser.add_argument("--per-call", type=float, default=60.0,
-                        help="seconds per CP-SAT refutation (default 60)")
+                        help="seconds per refutation (default 60)")
+    parser.add_argument("--route", choices=("cpsat", "sat"), default="cpsat",
+                        help="who refutes: CP-SAT (default) or CaDiCaL (python-sat)")
     args = parser.parse_args(argv)
     if args.n < 1:
         print("check_lexfirst: error: --n must be positive", file=sys.stderr)
         return 2
     if args.search:
-        from nqmip.lex import first_solution
+        from nqmip.instance import make_instance
+        from nqmip.lex.descent import FirstFail, descend
 
-        found = first_solution(args.n)
+        found = descend(make_instance(args.n), FirstFail(args.n))
         if found.placement is None:
             print(f"n = {args.n}: the search finds no solution", file=sys.stderr)
             return 2
@@ -85,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             print("check_lexfirst: error: --columns takes integers", file=sys.stderr)
             return 2
     begin = time.perf_counter()
-    code, message = check(args.n, columns, args.per_call, args.prefix_rows)
+    code, message = check(args.n, columns, args.per_call, args.prefix_rows, args.route)
     print(f"n = {args.n} {' '.join(str(c + 1) for c in columns)}: {message} "
           f"({time.perf_counter() - begin:.1f} s)")
     return code

@@ -84,11 +84,19 @@ def _assign(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     """Place a queen on (row, col) at level ``lv`` and propagate to a fixpoint; False when
     the level is left without a completion (a line with no square, or two forced queens
     in conflict)."""
-    n = queen.shape[1]
     queue[0, 0] = row
     queue[0, 1] = col
+    return _propagate(avail, row_count, col_count, queen, lv, queue, 1)
+
+
+@njit(cache=True, nogil=True)
+def _propagate(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
+               queen: np.ndarray, lv: int, queue: np.ndarray, tail: int) -> bool:
+    """Place the queens of ``queue[:tail]`` (a row ``r`` left with one square as (r, -1),
+    a column ``c`` with one row as (-1, c), a queen as (r, c)) and propagate to a fixpoint;
+    False when level ``lv`` is left without a completion."""
+    n = queen.shape[1]
     head = 0
-    tail = 1
     while head < tail:
         r = queue[head, 0]
         c = queue[head, 1]

@@ -1,5 +1,6 @@
-"""The lexicographically first solution by exact search (:func:`first_solution`) and as a
-verified :class:`~nqmip.result.Result` (:func:`lex_first_result`).
+"""The lexicographically first solution by the row-ordered exact search
+(:func:`first_solution`), and by any route as a verified :class:`~nqmip.result.Result`
+(:func:`lex_first_result`: the descent of :mod:`nqmip.lex.descent` by default).
 
 The search itself is in :mod:`nqmip.lex.kernels` (numba, bitsets of any width, forward
 checking and unit propagation on rows and columns, a first-fail prefix oracle). It runs in
@@ -139,26 +140,75 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
                      stopped_by=stopped_by if status == k.RUNNING else None)
 
 
-def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None,
-                     oracle_from: int | None = None, oracle_cap: int = ORACLE_CAP) -> Result:
-    """:func:`first_solution` as a verified :class:`~nqmip.result.Result`.
+def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None, *,
+                     oracle: str | None = None, oracle_from: int | None = None,
+                     oracle_cap: int | None = None) -> Result:
+    """The first solution as a verified :class:`~nqmip.result.Result`.
+
+    ``oracle`` chooses the route: the lexicographic descent of :mod:`nqmip.lex.descent`
+    with its prefix oracle ``"first-fail"`` (numba, the default), ``"sat"`` (incremental
+    CaDiCaL, python-sat) or ``"portfolio"`` (both in turns); or ``"search"``, the
+    row-ordered search of :func:`first_solution` (``oracle_from`` and ``oracle_cap`` are
+    its parameters, and giving one of them without ``oracle`` chooses it).
 
     ``status`` optimal: ``placement`` is the first solution (``extra["proven_rows"] == n``);
-    feasible: stopped at the limit, ``placement`` the smallest solution met and
-    ``extra["proven_rows"]`` leading rows of the first solution proven (``extra["proven_prefix"]``);
-    infeasible: the fixed queens leave no solution. ``objective`` is None (the order is
-    lexicographic, not a number); ``extra["objective"] == "lex-first"``.
+    feasible: stopped at the limit, ``placement`` the smallest solution met and its first
+    ``extra["proven_rows"]`` rows those of the first solution, proven; infeasible: the fixed
+    queens leave no solution. ``objective`` is None (the order is lexicographic, not a
+    number); ``method`` says the route (``"lex-first first-fail"``, ``"lex-first search"``).
     """
-    from nqmip.outcome import search_result
+    from nqmip.lex.descent import DEFAULT_ORACLE, descend, make_oracle
 
+    if oracle is None:
+        oracle = "search" if (oracle_from, oracle_cap) != (None, None) else DEFAULT_ORACLE
+    if oracle != "search":
+        if (oracle_from, oracle_cap) != (None, None):
+            raise TypeError(f"oracle_from and oracle_cap are parameters of the 'search' "
+                            f"route, not of the {oracle!r} oracle")
+        run = descend(instance, make_oracle(oracle, instance.n), deadline)
+        extra: dict[str, object] = {"oracle": run.oracle, "questions": run.questions,
+                                    "improvements": run.improvements, **run.stats}
+        return _lex_result(instance, seed, run.placement, run.complete, run.exhausted,
+                           run.proven_rows, run.stopped_by, run.seconds, None,
+                           f"{run.questions} questions to the {run.oracle} oracle "
+                           f"({run.improvements} answered by a smaller solution)",
+                           f"lex-first descent ({run.oracle})", extra)
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
-                           oracle_cap=oracle_cap)
-    extra = {"proven_rows": found.proven_rows, "oracle_nodes": found.oracle_nodes,
+                           oracle_cap=ORACLE_CAP if oracle_cap is None else oracle_cap)
+    extra = {"oracle": "search", "oracle_nodes": found.oracle_nodes,
              "oracle_calls": found.oracle_calls, "oracle_cuts": found.oracle_cuts,
              "oracle_from": found.oracle_from}
-    return search_result(
-        instance, "lex-first search", found.placement, complete=found.complete,
-        exhausted=found.exhausted, stopped_by=found.stopped_by, nodes=found.nodes,
-        seconds=found.seconds, seed=seed, scored=False, extra=extra,
-        solver="lex-first search (propagation + first-fail prefix oracle)",
-        found="the first solution", note=f": the first {found.proven_rows} rows are proven")
+    return _lex_result(instance, seed, found.placement, found.complete, found.exhausted,
+                       found.proven_rows, found.stopped_by, found.seconds, found.nodes,
+                       f"{found.nodes} nodes", "lex-first search (propagation + "
+                       "first-fail prefix oracle)", extra)
+
+
+def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...] | None,
+                complete: bool, exhausted: bool, proven_rows: int,
+                stopped_by: Termination | None, seconds: float, nodes: int | None,
+                work: str, solver: str, extra: dict[str, object]) -> Result:
+    """One route's outcome as a verified Result (:func:`nqmip.outcome.make_result`; the
+    shape is the same for every route): ``extra["proven_rows"]`` leading rows proven."""
+    from nqmip.outcome import make_result
+    from nqmip.result import Counters, Provenance, Timing
+
+    if complete:
+        termination, message = Termination.OPTIMAL, f"the first solution, after {work}"
+    elif exhausted:
+        termination = Termination.INFEASIBLE
+        message = f"no solution: the search is exhausted after {work}"
+    else:
+        termination = stopped_by or Termination.TIME_LIMIT
+        stop = ("interrupted" if termination == Termination.INTERRUPTED
+                else "stopped at the time limit")
+        message = f"{stop} after {work}: the first {proven_rows} rows are proven"
+    proven = complete or exhausted
+    method = f"lex-first {extra.get('oracle', 'search')}"
+    return make_result(
+        instance, method, placement, termination, solver=solver, proven=proven, seed=seed,
+        scored=False, message=message, timing=Timing(wall=seconds),
+        counters=Counters(nodes=nodes),
+        provenance=Provenance(plan=(solver,), proof="solver" if proven else None,
+                              incumbent_source=solver if placement is not None else None),
+        extra={"proven_rows": proven_rows, **extra})

@@ -3,7 +3,10 @@
 A different question from :func:`nqmip.solve` (an order, not weights), with its own
 methods (:data:`nqmip.methods.LEX_METHODS`):
 
-- ``"auto"`` or ``"search"``: the exact search of :mod:`nqmip.lex.search` (the fast one).
+- ``"auto"`` or ``"first-fail"``: the lexicographic descent of :mod:`nqmip.lex.descent`,
+  its questions answered by a complete first-fail search (the fast one); ``"sat"``: by
+  incremental CaDiCaL (python-sat); ``"portfolio"``: both in turns.
+- ``"search"``: the row-ordered search of :mod:`nqmip.lex.search`.
 - ``"cpsat"``: sequential CP-SAT solves, row by row
   (:func:`~nqmip.formulation.lex.sequential_cpsat`).
 - ``"cpsat-fixed"``: one CP-SAT model searched in lexicographic order
@@ -19,7 +22,7 @@ from typing import Any
 
 from nqmip.budget import Deadline
 from nqmip.instance import FixedSpec, Instance, make_instance
-from nqmip.methods import LEX_DEFAULT, LEX_METHODS, Method, method
+from nqmip.methods import LEX_DEFAULT, LEX_METHODS, LEX_ROUTES, Method, method
 from nqmip.result import Result, Termination
 from nqmip.watchdog import run_watched
 
@@ -34,8 +37,9 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
 
     :param n: the board size, or an :class:`~nqmip.instance.Instance` without weights.
     :param fixed: pre-placed queens, ``{row: col}`` or ``[(row, col), ...]``, 0-based.
-    :param method: ``"auto"`` (the exact search), ``"search"``, ``"cpsat"``,
-        ``"cpsat-fixed"`` or ``"highs-pyomo"`` (:data:`nqmip.methods.LEX_METHODS`).
+    :param method: ``"auto"`` (the descent with its first-fail oracle), ``"first-fail"``,
+        ``"sat"``, ``"portfolio"``, ``"search"``, ``"cpsat"``, ``"cpsat-fixed"`` or
+        ``"highs-pyomo"`` (:data:`nqmip.methods.LEX_METHODS`).
     :param time_limit: seconds for the whole call (compile included), or a
         :class:`~nqmip.budget.Deadline`; None: no limit.
     :param params: the search's own (``oracle_from``, ``oracle_cap``).
@@ -56,6 +60,12 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
         instance = n
     else:
         instance = make_instance(n, None, fixed)
+    if spec.name in ("sat", "portfolio"):
+        from nqmip.lex import sat
+
+        if not sat.available():
+            raise ValueError(f"lex_first method {spec.name!r} needs python-sat: "
+                             'pip install "nqmip[sat]"')
     allowed = SEARCH_PARAMS if spec.name == "search" else ()
     unknown = sorted(set(params) - set(allowed))
     if unknown:
@@ -95,8 +105,8 @@ def _method(name: Any) -> Method:
 
 def _run(spec: Method, instance: Instance, deadline: Deadline,
          params: dict[str, Any]) -> Result:
-    if spec.name == "search":
-        result: Result = spec.load()(instance, deadline, None, **params)
+    if spec.name in LEX_ROUTES:
+        result: Result = spec.load()(instance, deadline, None, oracle=spec.name, **params)
         return result
     return _model_result(instance, spec, deadline)
 
