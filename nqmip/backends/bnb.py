@@ -21,9 +21,6 @@ class BnbBackend(Backend):
     honours_seed = False  # deterministic
     honours_threads = False  # one thread
 
-    def available(self) -> bool:
-        return True
-
     def version(self) -> str:
         from importlib.metadata import PackageNotFoundError, version
 

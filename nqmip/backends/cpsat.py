@@ -12,7 +12,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     SolverLog,
-    module_available,
     solution,
     stop_when_cancelled,
     termination_of,
@@ -26,14 +25,7 @@ from nqmip.result import Termination
 class CpSatBackend(Backend):
     name = "cpsat"
     install_hint = 'pip install "ortools>=9.15,<9.16" (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("ortools")
-
-    def version(self) -> str:
-        import ortools
-
-        return ortools.__version__
+    modules = ("ortools",)
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()

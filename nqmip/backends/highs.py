@@ -19,7 +19,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     SolverLog,
-    module_available,
     solution,
     termination_of,
 )
@@ -34,9 +33,7 @@ from nqmip.result import Termination
 class HighsBackend(Backend):
     name = "highs"
     install_hint = 'pip install "highspy==1.12.0" (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("highspy")
+    modules = ("highspy",)
 
     @cache  # noqa: B019 - one instance per process, held by the registry
     def version(self) -> str:

@@ -14,7 +14,6 @@ from nqmip.backends.base import (
     SolveOptions,
     SolverLog,
     c_stdout_to_stderr,
-    module_available,
     solution,
     termination_of,
 )
@@ -27,9 +26,7 @@ from nqmip.result import Termination
 class HighsPyomoBackend(Backend):
     name = "highs-pyomo"
     install_hint = 'pip install "highspy==1.12.0" pyomo (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("highspy") and module_available("pyomo")
+    modules = ("highspy", "pyomo")
 
     def version(self) -> str:
         import highspy
