@@ -27,7 +27,14 @@ from nqmip.instance import (
     free_rows,
     make_instance,
 )
-from nqmip.methods import METHODS, Method, check_options, check_weights, method
+from nqmip.methods import (
+    METHODS,
+    Method,
+    check_magnitude,
+    check_options,
+    check_weights,
+    method,
+)
 from nqmip.progress import Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
@@ -123,7 +130,7 @@ def solve(
                               strengthen=strengthen, bound_proof=bound_proof,
                               warm_start=warm_start, target=target, on_progress=on_progress,
                               verbose=verbose or None)
-    maximised, offset = to_maximisation(instance)
+    maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
     trajectory = Trajectory(deadline, target=None if target is None else
                             (offset - target if flipped else float(target)),
@@ -180,6 +187,14 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))
     return spec, instance
+
+
+def _maximised(spec: Method, instance: Instance) -> tuple[Instance, float]:
+    """The maximisation the method solves (costs flipped into weights) and the offset,
+    once its weights are checked against what the method's solver represents."""
+    maximised, offset = to_maximisation(instance)
+    check_magnitude(spec, maximised)
+    return maximised, offset
 
 
 def method_of(name: Any) -> Method:
