@@ -27,12 +27,14 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    check_writable,
     finite_float,
     fixed_queen,
     glue_values,
     positive_int,
     seconds,
     seed_int,
+    write_file,
 )
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
 from nqmip.result import Result
@@ -181,8 +183,6 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         print(f"solve_weighted: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
     result = outcome.result
-    if args.output is not None:
-        args.output.write_text(result.to_json() + "\n")
     if args.json:
         print(result.to_json())
     elif args.quiet:
@@ -191,6 +191,14 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         from nqmip.cli.report import print_result
 
         print_result(result, instance)
+    if args.output is not None:
+        try:  # checked before the work; if it fails now, the result is printed anyway
+            write_file(args.output, result.to_json() + "\n")
+        except OSError as exc:
+            sys.stdout.flush()
+            print(f"solve_weighted: the result is printed above, but --output {args.output} "
+                  f"could not be written ({exc.strerror or exc})", file=sys.stderr)
+            return EXIT_SOLVER_FAILED
     from nqmip.cli.run import EXIT_INTERRUPTED
 
     return EXIT_INTERRUPTED if outcome.interrupted else 0
@@ -222,6 +230,8 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     instance = _instance(args, make_instance)
     options = _options(args)
     check_output(args.output)
+    if not args.lex_first:
+        check_available(args.method)
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
     show = not (args.json or args.quiet or args.verbose)
@@ -322,12 +332,24 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def check_output(path: Path | None) -> None:
-    if path is None:
+    """``--output FILE`` can be written: checked before the work (:func:`check_writable`)."""
+    if path is not None:
+        check_writable(path, "--output")
+
+
+def check_available(method: str) -> None:
+    """An exact method whose solver cannot run here (not installed, or installed and failing
+    to import) is refused before the work, in one line saying why."""
+    from nqmip.methods import METHODS
+
+    spec = METHODS.get(method)
+    if spec is None or spec.kind != "exact":
         return
-    if not path.parent.is_dir():
-        raise UsageError(f"--output: folder {path.parent} does not exist; create it first")
-    if path.is_dir():
-        raise UsageError(f"--output: {path} is a folder; give a file name")
+    from nqmip.backends.base import get_backend
+
+    why = get_backend(method).why_unavailable()
+    if why is not None:
+        raise UsageError(f"--method {method}: {why}")
 
 
 def warm_up() -> int:
