@@ -458,3 +458,60 @@ def test_a_clone_named_nqmip_imports_from_the_folder_that_holds_it(tmp_path: Pat
                        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split()[-1] == "12.0" and str(tmp_path) in p.stdout, p.stdout
+
+
+# --- what the lead fixed for issue 35, checked ------------------------------------------------
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_lex_first_on_two_or_three_says_infeasible(n: int) -> None:
+    status, out, err, _ = run_main(solve_weighted_main, ["--n", str(n), "--lex-first"])
+    assert status == 0, err
+    assert "no solution exists" in out and "No solution found within" not in out, out
+    status, out, _, _ = run_main(solve_weighted_main, ["--n", str(n), "--lex-first", "--json"])
+    assert '"status": "infeasible"' in out
+
+
+@pytest.mark.parametrize(("argv", "names"), [
+    (["--n", "8", "--lex-first", "--minimize"], ("--minimize", "--lex-first")),
+    (["--n", "8", "--feasibility", "--black", "5"], ("--black", "--feasibility")),
+    (["--n", "8", "--feasibility", "--white", "5"], ("--white", "--feasibility")),
+])
+def test_options_a_command_would_ignore_are_refused_by_name(argv: list[str],
+                                                            names: tuple[str, ...]) -> None:
+    status, out, err, seconds = run_main(solve_weighted_main, argv)
+    assert_one_line_refusal(status, out, err, seconds, *names)
+
+
+def test_weights_given_again_with_an_instance_are_refused() -> None:
+    with pytest.raises(ValueError, match="weights: given with an Instance"):
+        nqmip.solve(nqmip.make_instance(8), weights="chess")
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups")
+def test_ctrl_c_through_a_wrapper_keeps_the_best_placement_and_bound() -> None:
+    """What ``timeout -s INT 3`` does: SIGINT to the command, then to its whole group at
+    once. The two are one request: the answer is the best placement found, with the colour
+    bound, not the explicit construction (450 at n = 300, 'upper bound 600')."""
+    import signal
+
+    from nqmip.construct import explicit_solution
+
+    command = [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "300",
+               "--time-limit", "20", "--json"]
+    subprocess.run([*command[:-3], "--time-limit", "3", "--quiet"], capture_output=True,
+                   timeout=120)  # the kernels compiled: the 3 s below are the search's
+    explicit = nqmip.make_instance(300, "chess").objective(explicit_solution(300))
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    import json
+
+    data = json.loads(out)
+    assert data["termination"] == "interrupted"
+    assert data["provenance"]["incumbent_source"] != "explicit", data["message"]
+    assert data["objective"] > explicit and data["bound"] is not None
+    assert data["bound"] < 600  # the colour bound (551), not the weight bound
