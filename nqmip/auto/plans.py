@@ -140,7 +140,7 @@ def solve_auto(
     # This plan's kernels load first (numba's compile or cache load, inside the one clock:
     # reported as compile_time), so that the parts beside each other do not both compile.
     loading = time.perf_counter()
-    warm_up(plan)
+    warm_up(plan, on_progress)
     run.compile_time = time.perf_counter() - loading
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
@@ -320,14 +320,19 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
 }
 
 
-def warm_up(plan: Plan) -> None:
-    """Compile (or load from numba's cache) the kernels ``plan`` runs."""
+def warm_up(plan: Plan, on_progress: ProgressCallback | None = None) -> None:
+    """Compile (or load from numba's cache) the kernels ``plan`` runs, each group said to
+    ``on_progress`` first (a first run's compile shows on the live line as what it is)."""
     from nqmip.bnb.search import warm_up as bnb_warm_up
+    from nqmip.colour.proof import warm_up as colour_warm_up
     from nqmip.heuristics import anneal, lns, minconflicts, quota, topsquares
+    from nqmip.progress import load_kernels
 
-    loaders: dict[str, Callable[[], None]] = {
-        "anneal-start": anneal._warm_up_start, "quota": quota.warm_up, "bnb": bnb_warm_up,
-        "topsquares": topsquares.warm_up, "lns": lns.warm_up,
-        "minconflicts": minconflicts.warm_up}
+    loaders: dict[str, tuple[str, Callable[[], None]]] = {
+        "anneal-start": ("annealing", anneal._warm_up_start), "quota": ("quota", quota.warm_up),
+        "bnb": ("branch and bound", bnb_warm_up), "colour": ("colour proof", colour_warm_up),
+        "topsquares": ("topsquares", topsquares.warm_up), "lns": ("lns", lns.warm_up),
+        "minconflicts": ("min-conflicts", minconflicts.warm_up)}
     for kernel in plan.kernels:
-        loaders[kernel]()
+        what, load = loaders[kernel]
+        load_kernels(load, what, "auto", on_progress)
