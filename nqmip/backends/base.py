@@ -56,6 +56,9 @@ class SolveOptions:
     # own objective limit where it has one (Gurobi's BestObjStop, SCIP's limits/primal);
     # every backend also stops when the call's trajectory cancels the deadline.
     target: float | None = None
+    # Stop after this much work in the backend's own unit (nodes, work units, CP-SAT's
+    # deterministic seconds: the method table's notes), whatever the clock says.
+    work_limit: float | None = None
 
     def time_limit(self) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""

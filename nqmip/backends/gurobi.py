@@ -105,6 +105,8 @@ class GurobiBackend(Backend):
         model.Params.MIPGap = float(options.mip_gap)
         if options.target is not None:
             model.Params.BestObjStop = float(options.target)
+        if options.work_limit is not None:  # work units, deterministic
+            model.Params.WorkLimit = float(options.work_limit)
         accepted = None
         if options.warm_start is not None:
             start = start_vector(lm, options.warm_start)
@@ -141,6 +143,7 @@ class GurobiBackend(Backend):
             GRB.INFEASIBLE: Termination.INFEASIBLE,
             GRB.INF_OR_UNBD: Termination.INFEASIBLE,
             GRB.TIME_LIMIT: Termination.TIME_LIMIT,
+            GRB.WORK_LIMIT: Termination.ITERATION_LIMIT,
             GRB.NODE_LIMIT: Termination.ITERATION_LIMIT,
             GRB.ITERATION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.SOLUTION_LIMIT: Termination.ITERATION_LIMIT,

@@ -60,6 +60,8 @@ class HighsBackend(Backend):
         if options.threads is not None:
             h.setOptionValue("threads", int(options.threads))
         h.setOptionValue("mip_rel_gap", float(options.mip_gap))
+        if options.work_limit is not None:  # nodes: HiGHS's MIP is deterministic
+            h.setOptionValue("mip_max_nodes", int(options.work_limit))
         h.passModel(to_highs_lp(lm, highspy))
         if options.warm_start is not None:
             self._set_start(h, lm, options.warm_start, highspy)

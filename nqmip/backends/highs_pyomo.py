@@ -51,6 +51,8 @@ class HighsPyomoBackend(Backend):
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
         if options.threads is not None:
             opt.highs_options["threads"] = int(options.threads)
+        if options.work_limit is not None:  # nodes
+            opt.highs_options["mip_max_nodes"] = int(options.work_limit)
         accepted = None
         if options.warm_start is not None:
             # Pyomo's appsi Highs passes the variables' values to setSolution (warmstart).

@@ -66,6 +66,8 @@ class ScipBackend(Backend):
         if options.seed is not None:
             model.setParam("randomization/randomseedshift", int(options.seed) % 2_147_483_647)
         model.setParam("limits/gap", float(options.mip_gap))
+        if options.work_limit is not None:  # nodes
+            model.setParam("limits/nodes", int(options.work_limit))
         if options.target is not None:  # stop at a primal bound at least this good
             model.setParam("limits/primal", float(options.target))
         if options.on_progress is not None:

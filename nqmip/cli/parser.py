@@ -82,6 +82,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def work_amount(text: str) -> float:
+    """A ``--work-limit``: a positive finite number (whole for the methods that count)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of work units, got {text!r}") \
+            from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"takes a positive number, got {text!r}")
+    return int(value) if value.is_integer() and abs(value) < 2**63 else value
+
+
 def finite_float(text: str) -> float:
     try:
         value = float(text)

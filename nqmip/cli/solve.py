@@ -34,6 +34,7 @@ from nqmip.cli.parser import (
     positive_int,
     seconds,
     seed_int,
+    work_amount,
     write_file,
 )
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
@@ -115,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds for the whole command, start to exit (without it, "
                              "the method runs to its own end: a proof, or a heuristic's "
                              "default budget)")
+    parser.add_argument("--work-limit", type=work_amount, metavar="UNITS",
+                        help="stop after this much work in the method's own unit (nodes, "
+                             "swaps, evaluations; CP-SAT: deterministic seconds): the same "
+                             "answer on any machine, cold or warm (not --method auto)")
     parser.add_argument("--target", type=finite_float, metavar="VALUE",
                         help="stop as soon as the best placement reaches this objective "
                              "(at least it; at most it with costs)")
@@ -290,7 +295,8 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 #: The command's options that are options of the method table, with the flag a refusal
 #: names.
 FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
-         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose"}
+         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
+         "work_limit": "--work-limit"}
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -305,6 +311,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--warm-start and --no-warm-start exclude each other")
     given = {name: value for name, value in (
         ("seed", args.seed), ("threads", args.threads), ("target", args.target),
+        ("work_limit", args.work_limit),
         ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
         ("strengthen", False if args.no_strengthen else None),
         ("verbose", True if args.verbose else None)) if value is not None}
@@ -327,7 +334,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         flags = ", ".join(FLAGS.get(name, name) for name in names)
         what = f"--lex-first --method {spec.name}" if args.lex_first \
             else f"--method {spec.name}"
-        raise UsageError(f"{what} does not take {flags}")
+        takers = [m.name for m in (LEX_METHODS if args.lex_first else METHODS).values()
+                  if not refused(m, names)]
+        raise UsageError(f"{what} does not take {flags}"
+                         + (f" (--method {', '.join(takers)} do)" if takers else ""))
     return options if args.lex_first else {**options, **given}
 
 
@@ -402,11 +412,14 @@ def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                TextColumn("{task.fields[info]}"))
     best: dict[str, float] = {}
+    note = [""]  # what the method says it is doing (a first run's compile), until it is over
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"solving ({method}; Ctrl-C stops and prints the best)",
                                  info="")
 
         def on_progress(p: Any) -> None:
+            if getattr(p, "note", None) is not None:
+                note[0] = p.note
             if p.incumbent is not None:
                 best["incumbent"] = max(best.get("incumbent", -np.inf), p.incumbent)
             if p.bound is not None:
@@ -421,6 +434,8 @@ def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
                 parts.append(f"gap {max(gap, 0.0):.1%}")
             if p.conflicts is not None:
                 parts.append(f"conflicts left {p.conflicts}")
+            if note[0]:
+                parts.append(note[0])
             progress.update(task, info="  ".join(parts))
 
         yield on_progress
