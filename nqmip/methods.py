@@ -217,6 +217,11 @@ _TABLE: tuple[Method, ...] = (
 
 #: The methods whose ``work_limit`` unit is not a count (deterministic seconds, work units).
 FRACTIONAL_WORK = frozenset({"cpsat", "gurobi"})
+#: The largest ``work_limit`` a method's counter holds (HiGHS's mip_max_nodes is a 32-bit
+#: integer; the kernels', SCIP's and bnb's counters are 64-bit).
+WORK_MAX: dict[str, float] = {"highs": 2**31 - 1, "highs-pyomo": 2**31 - 1,
+                              "cpsat": 1e100, "gurobi": 1e100}
+WORK_MAX_DEFAULT = 2**62
 
 #: Every method of :func:`nqmip.solve`, by name, in the order the commands list them.
 METHODS: dict[str, Method] = {m.name: m for m in _TABLE}

@@ -30,6 +30,8 @@ from nqmip.instance import (
 from nqmip.methods import (
     FRACTIONAL_WORK,
     METHODS,
+    WORK_MAX,
+    WORK_MAX_DEFAULT,
     Method,
     check_magnitude,
     check_options,
@@ -264,6 +266,12 @@ def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],
         raise ValueError(f"work_limit of {spec.name!r} counts whole units "
                          f"({(spec.notes or {}).get('work_limit', 'its work')}), "
                          f"got {work_limit}")
+    most = WORK_MAX.get(spec.name, WORK_MAX_DEFAULT)
+    if work_limit > most:
+        raise ValueError(f"work_limit of {spec.name!r} is at most "
+                         f"{int(most) if most < 2**63 else f'{most:g}'} "
+                         f"({(spec.notes or {}).get('work_limit', 'its work')}), "
+                         f"got {work_limit:g}")
     if spec.work is not None and spec.work in params:
         raise ValueError(f"work_limit and {spec.work} both set the budget of "
                          f"{spec.name!r}: give one")

@@ -85,6 +85,9 @@ def test_a_method_that_cannot_honour_it_refuses_it_by_name(method: str) -> None:
     ({"method": "sa", "work_limit": float("nan")}, "positive"),
     ({"method": "sa", "work_limit": 100, "max_iterations": 100}, "give one"),
     ({"method": "highs", "work_limit": 10, "bound_proof": True}, "bound_proof"),
+    ({"method": "highs", "work_limit": 3e9}, "at most 2147483647"),  # HiGHS's 32-bit count
+    ({"method": "ga", "work_limit": 1e30}, "at most"),  # past a 64-bit counter
+    ({"method": "scip", "work_limit": 1e30}, "at most"),
 ])
 def test_a_bad_work_limit_is_refused(call: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
