@@ -235,10 +235,9 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     instance = _instance(args, make_instance)
     options = _options(args)
     check_output(args.output)
-    if not args.lex_first:
-        check_available(args.method)
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
+    check_available(args.method)
     show = not (args.json or args.quiet or args.verbose)
     with live_progress(show, args.method) as on_progress:
         outcome = solve_watched(
