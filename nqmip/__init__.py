@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nqmip import numba_cache as _numba_cache
 from nqmip._version import __version__
 from nqmip.budget import Deadline
 from nqmip.enumeration.optimal import enumerate_optimal
@@ -17,6 +18,10 @@ from nqmip.lex.solve import lex_first
 from nqmip.result import Result, Status, Termination
 from nqmip.solve import all_methods, solve
 from nqmip.verify import VerificationError, conflicts, is_solution
+
+# Before any kernel loads (none has: numba is imported by the first kernel module a call
+# needs, after this): a read-only install with an unwritable HOME gets a cache folder.
+_numba_cache.ensure()
 
 if TYPE_CHECKING:
     from nqmip.drawing import draw

@@ -328,8 +328,34 @@ def make_instance(
         # A dense matrix constant per colour keeps its numbers (the exact models read them)
         # and also gets the two colour values, so the colour bound and proof apply to it.
         colours = detect_colours(matrix)
+    _check_total(n, matrix, colours, sense)
     return Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
                     colours=colours, sense=sense)
+
+
+#: The largest total a placement may reach (n times the largest weight, twice that for
+#: costs, which are flipped into weights): beyond it sums, bounds and gaps overflow, and
+#: nqmip reads magnitudes of 1e300 and more as infinite (:data:`nqmip.progress.FINITE`).
+TOTAL_LIMIT = 1e300
+
+
+def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | None,
+                 sense: str) -> None:
+    """Refuse weights whose total can overflow (``1e308`` squares: n of them sum to inf)."""
+    if matrix is not None:
+        largest = float(np.abs(matrix).max())
+    elif colours is not None:
+        largest = max(abs(colours.black), abs(colours.white))
+    else:
+        return
+    with np.errstate(over="ignore"):
+        total = float(np.float64(n) * largest * (2.0 if sense == "min" else 1.0))
+    if not total < TOTAL_LIMIT:
+        what = "costs" if sense == "min" else "weights"
+        raise InstanceError(
+            f"{what} up to {largest:.3g} on an {n} x {n} board can total {total:.3g}"
+            f"{' once flipped into weights' if sense == 'min' else ''}, past "
+            f"{TOTAL_LIMIT:.0e}: sums, bounds and gaps would overflow; scale the {what} down")
 
 
 def free_rows(instance: Instance) -> int:

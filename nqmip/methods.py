@@ -36,6 +36,11 @@ OPTIONS: dict[str, str] = {
     "verbose": "a log on stderr: the solver's own, or one line per improvement",
     "target": "stop as soon as the incumbent reaches this objective (termination target)",
     "fixed": "pre-placed queens (the completion problem)",
+    "work_limit": "stop after this much work, counted in the method's own unit (nodes, "
+                  "swaps, evaluations, deterministic seconds: its note says which): the "
+                  "same call gives the same answer on any machine, loaded or quiet, with "
+                  "a cold or a warm cache, when this limit ends it (termination "
+                  "iteration_limit; a time_limit given too may end it first)",
 }
 
 #: The options every method of :data:`METHODS` honours.
@@ -43,6 +48,25 @@ EVERY_METHOD = frozenset({"on_progress", "verbose", "fixed"})
 
 #: The kinds of weights: none (feasibility), constant per colour, any matrix.
 WEIGHT_KINDS = frozenset({"none", "colour", "dense"})
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The largest weights a method's solver represents (measured on an 8 x 8 board; see
+    :func:`check_magnitude`): ``measure`` of the maximisation's weights must stay below
+    ``below``. Measures: ``largest`` weight; ``total``, n x the largest (what a placement
+    can reach); ``cells``, the weights' sum over the board (CP-SAT's objective);
+    ``costs``, toulbar2's integer costs (free rows x the weights' spread, x 10^6 unless
+    whole)."""
+
+    measure: Literal["largest", "total", "cells", "costs"]
+    below: float
+    why: str
+
+
+#: 2^53: float64 holds every whole number below it, and none of the sums past it exactly.
+EXACT_FLOAT = float(2**53)
+_HIGHS_LIMIT = Limit("largest", 1e20, "HiGHS reads a cost of 1e20 or more as infinite")
 
 
 @dataclass(frozen=True)
@@ -63,6 +87,8 @@ class Method:
     warm_up: str | None = None
     notes: Mapping[str, str] | None = None
     log: bool = False  # the solver writes a log of its own (verbose streams it)
+    limit: Limit | None = None  # the largest weights its solver represents
+    work: str | None = None  # a heuristic's parameter that work_limit sets
 
     def honour(self, option: str) -> bool:
         return option in self.honours
@@ -83,34 +109,59 @@ def _honours(*names: str) -> frozenset[str]:
     return EVERY_METHOD | frozenset(names)
 
 
-_MIP = ("seed", "threads", "mip_gap", "strengthen", "bound_proof", "warm_start", "target")
-_HEURISTIC = ("seed", "target")
+_MIP = ("seed", "threads", "mip_gap", "strengthen", "bound_proof", "warm_start", "target",
+        "work_limit")
+_HEURISTIC = ("seed", "target", "work_limit")
+
+
+def _work(unit: str, **notes: str) -> dict[str, str]:
+    """A method's notes, with what one unit of its ``work_limit`` is."""
+    return {"work_limit": unit, **notes}
 
 _TABLE: tuple[Method, ...] = (
     Method("auto", "auto", "nqmip.auto.plans:solve_auto",
            "proves the optimum where it can and keeps the best placement until the time "
-           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target")),
+           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target"),
+           notes={"work_limit": "refused: its parts run side by side on the clock (name "
+                                "a method to limit its work)"},
+           limit=Limit("total", EXACT_FLOAT, "auto's proofs, bnb and the rounding of bounds, "
+                       "count whole weights exactly only below 2^53")),
     Method("highs", "exact", "nqmip.backends.highs:HighsBackend",
-           "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True),
+           "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True,
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)"),
+           limit=_HIGHS_LIMIT),
     Method("glpk", "exact", "nqmip.backends.glpk:GlpkBackend",
            "GLPK's glpsol through Pyomo",
            _honours("mip_gap", "strengthen", "bound_proof", "warm_start"),
            notes={"warm_start": "kept as the incumbent: glpsol takes no start",
                   "on_progress": "at the start and at the end: glpsol reports nothing "
-                                 "while it runs"}, log=True),
+                                 "while it runs",
+                  "work_limit": "refused: glpsol has a time limit only"}, log=True,
+           limit=Limit("total", 1e17, "glpsol's search stalls on larger objectives, "
+                       "measured: 8 x 8 weights of 1e17 ran out of time")),
     Method("gurobi", "exact", "nqmip.backends.gurobi:GurobiBackend",
-           "Gurobi through gurobipy's matrix API", _honours(*_MIP), log=True),
+           "Gurobi through gurobipy's matrix API", _honours(*_MIP), log=True,
+           notes=_work("Gurobi's work units (WorkLimit, about a second each on one core)"),
+           limit=Limit("total", 1e100, "Gurobi reads 1e100 as infinite, GRB.INFINITY")),
     Method("cpsat", "exact", "nqmip.backends.cpsat:CpSatBackend",
-           "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True),
+           "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True,
+           notes=_work("CP-SAT's deterministic seconds (max_deterministic_time), its "
+                       "workers interleaved (interleave_search; threads, default 8, "
+                       "subsolvers): the same answer whatever the cores"),
+           limit=Limit("cells", float(2**62), "CP-SAT's objective is in whole numbers of 64 "
+                       "bits, weights that are not whole scaled to them")),
     Method("highs-pyomo", "exact", "nqmip.backends.highs_pyomo:HighsPyomoBackend",
            "HiGHS through Pyomo's appsi interface, on the Pyomo model",
            _honours("seed", "threads", "mip_gap", "strengthen", "bound_proof",
-                    "warm_start"),
-           notes={"on_progress": "at the start and at the end: appsi reports nothing "
-                                 "while HiGHS runs"}, log=True),
+                    "warm_start", "work_limit"),
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)",
+                       on_progress="at the start and at the end: appsi reports nothing "
+                                   "while HiGHS runs"), log=True, limit=_HIGHS_LIMIT),
     Method("scip", "exact", "nqmip.backends.scip:ScipBackend",
            "SCIP through PySCIPOpt, on the ILP's arrays (one thread)",
-           _honours(*(o for o in _MIP if o != "threads")), log=True),
+           _honours(*(o for o in _MIP if o != "threads")), log=True,
+           notes=_work("branch-and-bound nodes (SCIP's limits/nodes)"),
+           limit=Limit("total", 1e20, "SCIP reads 1e20 as infinite, numerics/infinity")),
     Method("toulbar2", "exact", "nqmip.backends.toulbar2:Toulbar2Backend",
            "toulbar2 through pytoulbar2, as a cost function network",
            _honours("seed", "bound_proof", "warm_start"),
@@ -118,36 +169,59 @@ _TABLE: tuple[Method, ...] = (
                   "mip_gap": "refused: pytoulbar2 binds toulbar2's relative gap as a whole "
                              "number",
                   "on_progress": "at the start and at the end: pytoulbar2 reports "
-                                 "nothing while it runs"}, log=True),
+                                 "nothing while it runs",
+                  "work_limit": "refused: a search ended by toulbar2's backtrack limit "
+                                "cannot be told from a complete one"}, log=True,
+           limit=Limit("costs", 1e18, "toulbar2 adds costs in 64-bit integers below its "
+                       "top, about 1.5e18")),
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
            "nqmip's own branch and bound for any weights (numba)",
-           _honours("mip_gap", "bound_proof", "warm_start", "target"),
-           warm_up="nqmip.bnb.search:warm_up"),
+           _honours("mip_gap", "bound_proof", "warm_start", "target", "work_limit"),
+           warm_up="nqmip.bnb.search:warm_up", notes=_work("search nodes"),
+           limit=Limit("total", EXACT_FLOAT, "bnb's bounds count whole weights exactly only "
+                       "below 2^53")),
     Method("ga", "heuristic", "nqmip.heuristics.ga.run:solve_ga",
            "genetic algorithm on permutations (the reference documents' variants)",
-           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.ga.run:warm_up"),
+           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.ga.run:warm_up",
+           work="max_evaluations", notes=_work("fitness evaluations (max_evaluations)")),
     Method("tabu", "heuristic", "nqmip.heuristics.tabu:solve_tabu",
            "tabu search on swaps", _honours(*_HEURISTIC),
-           warm_up="nqmip.heuristics.tabu:warm_up"),
+           warm_up="nqmip.heuristics.tabu:warm_up", work="max_iterations",
+           notes=_work("moves (max_iterations)")),
     Method("sa", "heuristic", "nqmip.heuristics.anneal:solve_sa",
            "simulated annealing on swaps", _honours(*_HEURISTIC),
-           warm_up="nqmip.heuristics.anneal:warm_up"),
+           warm_up="nqmip.heuristics.anneal:warm_up", work="max_iterations",
+           notes=_work("proposed swaps (max_iterations)")),
     Method("minconflicts", "heuristic", "nqmip.heuristics.minconflicts:solve_minconflicts",
            "greedy placement and min-conflicts repair, for millions of queens (the "
            "first conflict-free placement: weights are not optimised)",
-           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.minconflicts:warm_up"),
+           _honours(*_HEURISTIC), warm_up="nqmip.heuristics.minconflicts:warm_up",
+           work="max_evaluations", notes=_work("candidate checks (max_evaluations)")),
     Method("topsquares", "heuristic", "nqmip.heuristics.topsquares:solve_topsquares",
            "min-conflicts swaps on the heaviest squares (a weight matrix)",
-           _honours(*_HEURISTIC), weights=frozenset({"dense"}),
-           warm_up="nqmip.heuristics.topsquares:warm_up"),
+           _honours("seed", "target"), weights=frozenset({"dense"}),
+           warm_up="nqmip.heuristics.topsquares:warm_up",
+           notes={"work_limit": "refused: it has no budget in all (stage_moves is per "
+                                "weight level); without a time limit its run is the same "
+                                "anywhere"}),
     Method("quota", "heuristic", "nqmip.heuristics.quota:solve_quota",
            "colour quota search (weights constant per colour, two values)",
            _honours(*_HEURISTIC), weights=frozenset({"colour"}),
-           warm_up="nqmip.heuristics.quota:warm_up"),
+           warm_up="nqmip.heuristics.quota:warm_up", work="max_stages",
+           notes=_work("repair stages (max_stages), each of at most stage_moves moves")),
     Method("lns", "heuristic", "nqmip.heuristics.lns:solve_lns",
            "windows of rows re-optimised exactly (weights)", _honours(*_HEURISTIC),
-           weights=frozenset({"colour", "dense"}), warm_up="nqmip.heuristics.lns:warm_up"),
+           weights=frozenset({"colour", "dense"}), warm_up="nqmip.heuristics.lns:warm_up",
+           work="max_steps", notes=_work("windows re-optimised (max_steps)")),
 )
+
+#: The methods whose ``work_limit`` unit is not a count (deterministic seconds, work units).
+FRACTIONAL_WORK = frozenset({"cpsat", "gurobi"})
+#: The largest ``work_limit`` a method's counter holds (HiGHS's mip_max_nodes is a 32-bit
+#: integer; the kernels', SCIP's and bnb's counters are 64-bit).
+WORK_MAX: dict[str, float] = {"highs": 2**31 - 1, "highs-pyomo": 2**31 - 1,
+                              "cpsat": 1e100, "gurobi": 1e100}
+WORK_MAX_DEFAULT = 2**62
 
 #: Every method of :func:`nqmip.solve`, by name, in the order the commands list them.
 METHODS: dict[str, Method] = {m.name: m for m in _TABLE}
@@ -221,6 +295,50 @@ def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool
     wanted = " or ".join(names[k] for k in sorted(spec.weights))
     raise ValueError(f"method {spec.name!r} takes {wanted}, not "
                      f"{' or '.join(names[k] for k in sorted(kinds))}")
+
+
+def magnitude(instance: Any, measure: str) -> float:
+    """One measure of :class:`Limit` on an instance of the maximisation (0: no weights)."""
+    if instance.is_feasibility:
+        return 0.0
+    import numpy as np
+
+    low, high = instance.weight_range()
+    largest = max(abs(low), abs(high))
+    with np.errstate(over="ignore"):
+        if measure == "largest":
+            return largest
+        if measure == "total":
+            return float(instance.n * largest)
+        if measure == "cells":
+            if instance.dense is None:
+                return float(instance.n) ** 2 * largest
+            return float(np.abs(instance.dense).sum())
+        free = instance.n - len(instance.fixed)
+        return float(free * (high - low) * (1 if instance.integral else 10**6))
+
+
+def check_magnitude(spec: Method, instance: Any) -> None:
+    """Refuse weights the method's solver cannot represent (:attr:`Method.limit`), naming
+    the measure, the solver's reason and the methods that take them. ``instance`` is the
+    maximisation (costs already flipped into weights)."""
+    limit = spec.limit
+    if limit is None:
+        return
+    value = magnitude(instance, limit.measure)
+    if value < limit.below:
+        return
+    kinds = ({"none"} if instance.is_feasibility else
+             ({"colour"} if instance.colours is not None else set())
+             | ({"dense"} if instance.dense is not None else set()))
+    takers = [m.name for m in METHODS.values() if kinds & m.weights and (
+        m.limit is None or magnitude(instance, m.limit.measure) < m.limit.below)]
+    what = {"largest": "the largest weight", "total": "n x the largest weight",
+            "cells": "the weights' sum over the board",
+            "costs": "toulbar2's costs (free rows x the weights' spread)"}[limit.measure]
+    raise ValueError(f"method {spec.name!r} cannot take these weights: {what} is "
+                     f"{value:.3g}, not below {limit.below:.3g}: {limit.why}; scale them "
+                     f"down or choose {', '.join(takers)}")
 
 
 #: Kernels no method of the tables names: the counting command's.

@@ -33,6 +33,9 @@ class Progress:
     bound: float | None = None
     conflicts: int | None = None
     placement: Sequence[int] | Any | None = None
+    # What the method is doing when it is not searching (numba compiling its kernels on a
+    # first run), for a live display; "" when that is over.
+    note: str | None = None
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -81,3 +84,26 @@ class ProgressReporter:
                 self._bound = bound
             board = placement() if improved and placement is not None else None
             self.on_progress(Progress(self.method, now, incumbent, bound, conflicts, board))
+
+
+#: Seconds of a kernel load past which it was a compile (a cache load takes well under).
+COMPILE_SECONDS = 2.0
+
+
+def load_kernels(load: Callable[[], object], what: str, method: str,
+                 on_progress: ProgressCallback | None) -> float:
+    """Run ``load`` (numba's compile of ``what``'s kernels on a first run, its cache load
+    after), telling ``on_progress`` first, so that a live display shows a first run's
+    compile as what it is, and after (an empty note, or how long a compile took); the
+    seconds it took."""
+    begin = time.perf_counter()
+    if on_progress is not None:
+        on_progress(Progress(method, 0.0, note=f"loading the {what} kernels (numba compiles "
+                                               "them on a first run, then caches them)"))
+    load()
+    seconds = time.perf_counter() - begin
+    if on_progress is not None:
+        on_progress(Progress(method, seconds, note=(
+            f"compiled the {what} kernels in {seconds:.1f} s (cached for the next runs)"
+            if seconds >= COMPILE_SECONDS else "")))
+    return seconds

@@ -27,7 +27,17 @@ from nqmip.instance import (
     free_rows,
     make_instance,
 )
-from nqmip.methods import METHODS, Method, check_options, check_weights, method
+from nqmip.methods import (
+    FRACTIONAL_WORK,
+    METHODS,
+    WORK_MAX,
+    WORK_MAX_DEFAULT,
+    Method,
+    check_magnitude,
+    check_options,
+    check_weights,
+    method,
+)
 from nqmip.progress import Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
@@ -61,6 +71,7 @@ def solve(
     verbose: bool = False,
     strengthen: bool | None = None,
     bound_proof: bool | None = None,
+    work_limit: float | None = None,
     black: float | None = None,
     white: float | None = None,
     weights_seed: int | None = None,
@@ -106,6 +117,9 @@ def solve(
     :param strengthen: False: the textbook model (no :mod:`nqmip.formulation.strengthen`).
     :param bound_proof: exact backends: first look for a placement reaching the colour
         bound (weights constant per colour), which proves optimality without the solver.
+    :param work_limit: stop after this much work in the method's own unit (nodes, swaps,
+        evaluations, deterministic seconds: docs/api.md's notes): the same call then gives
+        the same answer on any machine and cache state (termination ``iteration_limit``).
     :param sense: ``"max"`` (default: gains) or ``"min"`` (costs; the bound is a lower one).
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
     :returns: a verified ``Result`` (status, objective, bound, gap, placement, timing,
@@ -118,33 +132,37 @@ def solve(
     The first solution in lexicographic order is :func:`nqmip.lex_first`.
     """
     deadline = _deadline(time_limit)  # the one clock of the call starts now
+    options: dict[str, Any] = {
+        "seed": seed, "threads": threads, "mip_gap": mip_gap, "target": target,
+        "strengthen": strengthen, "bound_proof": bound_proof, "verbose": verbose,
+        "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit}
     spec, instance = _checked(method, n, weights, fixed, black, white, weights_seed, sense,
-                              params, seed=seed, threads=threads, mip_gap=mip_gap,
-                              strengthen=strengthen, bound_proof=bound_proof,
-                              warm_start=warm_start, target=target, on_progress=on_progress,
-                              verbose=verbose or None)
-    maximised, offset = to_maximisation(instance)
+                              params, **options)
+    maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
-    trajectory = Trajectory(deadline, target=None if target is None else
-                            (offset - target if flipped else float(target)),
-                            round_bound=maximised.rounded_bound)
+    trajectory = _trajectory(deadline, maximised, target, offset if flipped else None)
     listener = trajectory.listen(_forward(on_progress, verbose and not spec.log,
                                           offset if flipped else None))
     if seed is None and spec.honour("seed"):
         seed = DEFAULT_SEED
 
     def work() -> Result:
-        return _dispatch(spec, maximised, deadline, seed, warm_start=warm_start,
-                         on_progress=listener, target=trajectory.target,
-                         threads=threads, mip_gap=mip_gap,
-                         verbose=verbose, strengthen=strengthen, bound_proof=bound_proof,
-                         params=params)
+        return _dispatch(spec, maximised, deadline, params, **{
+            **options, "seed": seed, "on_progress": listener, "target": trajectory.target})
 
     result = _answer(run_watched(work, deadline), maximised, spec, trajectory)
     result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
     if flipped:  # back to costs, and checked against them
         result = verified(instance, from_maximisation(result, offset))
     return result
+
+
+def _trajectory(deadline: Deadline, maximised: Instance, target: float | None,
+                offset: float | None) -> Trajectory:
+    """The call's trajectory, its target in the maximisation's terms (``offset``: costs)."""
+    return Trajectory(deadline, target=None if target is None else
+                      (offset - target if offset is not None else float(target)),
+                      round_bound=maximised.rounded_bound)
 
 
 def _answer(watched: Watched[Result], instance: Instance, spec: Method,
@@ -171,15 +189,24 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     spec = method_of(method)
     _check_arguments(options["seed"], options["threads"], options["mip_gap"],
                      options["target"], params)
+    check_work_limit(spec, options["work_limit"], params, options["bound_proof"])
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
-    check_options(spec, [name for name, value in {**options, "fixed": instance.fixed or None}
-                         .items() if value is not None])
+    given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
+    check_options(spec, [name for name, value in given.items() if value is not None])
     check_weights(spec, feasibility=instance.is_feasibility,
                   colours=instance.colours is not None, dense=instance.dense is not None)
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))
     return spec, instance
+
+
+def _maximised(spec: Method, instance: Instance) -> tuple[Instance, float]:
+    """The maximisation the method solves (costs flipped into weights) and the offset,
+    once its weights are checked against what the method's solver represents."""
+    maximised, offset = to_maximisation(instance)
+    check_magnitude(spec, maximised)
+    return maximised, offset
 
 
 def method_of(name: Any) -> Method:
@@ -224,6 +251,35 @@ def _check_arguments(seed: Any, threads: Any, mip_gap: Any, target: Any,
             raise ValueError(f"target must be a finite number, got {target}")
 
 
+def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],
+                     bound_proof: Any) -> None:
+    """``work_limit``: a positive number, whole where the method counts whole units, not
+    given twice (as the heuristic's own budget parameter too), and not with the colour
+    proof of ``bound_proof`` (its search is stopped by time)."""
+    if work_limit is None:
+        return
+    if isinstance(work_limit, bool) or not isinstance(work_limit, int | float):
+        raise TypeError(f"work_limit must be a number, got {type(work_limit).__name__}")
+    if not (math.isfinite(work_limit) and work_limit > 0):
+        raise ValueError(f"work_limit must be a positive number, got {work_limit}")
+    if spec.name not in FRACTIONAL_WORK and not float(work_limit).is_integer():
+        raise ValueError(f"work_limit of {spec.name!r} counts whole units "
+                         f"({(spec.notes or {}).get('work_limit', 'its work')}), "
+                         f"got {work_limit}")
+    most = WORK_MAX.get(spec.name, WORK_MAX_DEFAULT)
+    if work_limit > most:
+        raise ValueError(f"work_limit of {spec.name!r} is at most "
+                         f"{int(most) if most < 2**63 else f'{most:g}'} "
+                         f"({(spec.notes or {}).get('work_limit', 'its work')}), "
+                         f"got {work_limit:g}")
+    if spec.work is not None and spec.work in params:
+        raise ValueError(f"work_limit and {spec.work} both set the budget of "
+                         f"{spec.name!r}: give one")
+    if bound_proof:
+        raise ValueError("work_limit with bound_proof: the colour proof's search is "
+                         "stopped by time, not by work; drop one")
+
+
 def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,
               sense: Any) -> Instance:
     """The instance of the call; with an Instance given, any of its parts given again is
@@ -255,7 +311,7 @@ def _forward(on_progress: ProgressCallback | None, log: bool,
                              incumbent=None if report.incumbent is None
                              else offset - report.incumbent,
                              bound=None if report.bound is None else offset - report.bound)
-        if log:
+        if log and report.note != "":  # "": a note is over, nothing to say
             parts = [f"{report.elapsed:9.3f} s", report.method]
             if report.incumbent is not None:
                 parts.append(f"incumbent {report.incumbent:g}")
@@ -263,6 +319,8 @@ def _forward(on_progress: ProgressCallback | None, log: bool,
                 parts.append(f"bound {report.bound:g}")
             if report.conflicts is not None:
                 parts.append(f"conflicts {report.conflicts}")
+            if report.note:
+                parts.append(report.note)
             print("  ".join(parts), file=sys.stderr, flush=True)
         if on_progress is not None:
             on_progress(report)
@@ -270,11 +328,11 @@ def _forward(on_progress: ProgressCallback | None, log: bool,
     return forward
 
 
-def _dispatch(spec: Method, instance: Instance, deadline: Deadline, seed: int | None, *,
-              warm_start: Any, on_progress: ProgressCallback, target: float | None,
-              threads: int | None,
-              mip_gap: float | None, verbose: bool, strengthen: bool | None,
-              bound_proof: bool | None, params: dict[str, Any]) -> Result:
+def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict[str, Any],
+              *, seed: int | None, warm_start: Any, on_progress: ProgressCallback,
+              target: float | None, threads: int | None, mip_gap: float | None,
+              verbose: bool, strengthen: bool | None, bound_proof: bool | None,
+              work_limit: float | None) -> Result:
     if spec.kind == "auto":
         return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
                            verbose=verbose, on_progress=on_progress,
@@ -288,10 +346,14 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, seed: int | 
         options = SolveOptions(deadline=deadline, seed=seed, threads=threads,
                                mip_gap=mip_gap or 0.0, verbose=verbose,
                                on_progress=on_progress, target=target,
-                               strengthen=True if strengthen is None else strengthen)
+                               strengthen=True if strengthen is None else strengthen,
+                               work_limit=work_limit)
         return solve_exact(instance, spec.name, options, warm_start=warm_start,
                            bound_proof=bool(bound_proof))
     from nqmip.heuristics import run_heuristic
+
+    if work_limit is not None and spec.work is not None:  # the heuristic's own budget
+        params = {**params, spec.work: int(work_limit)}
 
     return verified(instance, run_heuristic(spec.name, instance, seed=seed,
                                             time_limit=deadline, on_progress=on_progress,

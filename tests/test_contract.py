@@ -21,7 +21,7 @@ from tests.conftest import backend_params
 VALUES: dict[str, Any] = {
     "seed": 3, "threads": 2, "mip_gap": 0.5, "strengthen": False, "bound_proof": True,
     "warm_start": "sa", "on_progress": lambda report: None, "verbose": True, "target": 5.0,
-    "fixed": {0: 1},
+    "fixed": {0: 1}, "work_limit": 20_000,
 }
 
 
@@ -128,6 +128,14 @@ def test_an_honoured_option_has_its_effect(method: str, option: str,
         result = _solve(method, warm_start=value)
         assert result.provenance.warm_start == "sa"
         assert result.provenance.start_objective is not None
+    elif option == "work_limit":  # the solver's own limit, or the heuristic's budget
+        value = {"lns": 50, "quota": 3}.get(method, value)  # a window or a stage is long
+        result = _solve(method, work_limit=value)
+        if spy is not None:
+            assert spy.seen and spy.seen[-1].work_limit == value
+        else:
+            assert result.termination in (Termination.ITERATION_LIMIT,
+                                          Termination.SOLUTION_FOUND, Termination.OPTIMAL)
     elif option == "bound_proof":
         result = _solve(method, bound_proof=True)
         assert result.status is Status.OPTIMAL

@@ -107,7 +107,9 @@ def test_glpk_missing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_gurobi_missing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("nqmip.backends.gurobi.module_available", lambda _: False)
+    monkeypatch.setattr("nqmip.backends.base.module_available", lambda _: False)
+    monkeypatch.setattr(get_backend("gurobi"), "_checked", False)  # asked again, and
+    monkeypatch.setattr(get_backend("gurobi"), "_why", None)  # both restored after
     with pytest.raises(BackendUnavailable, match=r"nqmip\[gurobi\]"):
         nqmip.solve(8, "chess", method="gurobi")
 

@@ -140,7 +140,7 @@ def solve_auto(
     # This plan's kernels load first (numba's compile or cache load, inside the one clock:
     # reported as compile_time), so that the parts beside each other do not both compile.
     loading = time.perf_counter()
-    warm_up(plan)
+    warm_up(plan, on_progress)
     run.compile_time = time.perf_counter() - loading
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
@@ -321,14 +321,27 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
 
 
 #: The kernels a plan lists that are not one method's: the annealing from a min-conflicts
-#: start loads both.
+#: start loads both; the colour proof's are its own.
 KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
+#: How the live line names each method's kernels.
+KERNEL_WORDS = {"sa": "annealing", "minconflicts": "min-conflicts", "bnb": "branch and bound"}
 
 
-def warm_up(plan: Plan) -> None:
+def warm_up(plan: Plan, on_progress: ProgressCallback | None = None) -> None:
     """Compile (or load from numba's cache) the kernels ``plan`` runs: the warm-ups the
-    method table lists for them (:func:`nqmip.methods.warm_up_all`)."""
-    from nqmip.methods import warm_up_all
+    method table lists for them (the colour proof's apart), each group said to
+    ``on_progress`` first (a first run's compile shows on the live line as what it is)."""
+    from nqmip.methods import METHODS, resolve
+    from nqmip.progress import load_kernels
 
-    names = [name for kernel in plan.kernels for name in KERNEL_METHODS.get(kernel, (kernel,))]
-    warm_up_all(names)
+    for kernel in plan.kernels:
+        if kernel == "colour":
+            from nqmip.colour.proof import warm_up as colour_warm_up
+
+            load_kernels(colour_warm_up, "colour proof", "auto", on_progress)
+            continue
+        for name in KERNEL_METHODS.get(kernel, (kernel,)):
+            target = METHODS[name].warm_up
+            if target is not None:
+                load_kernels(resolve(target), KERNEL_WORDS.get(name, name), "auto",
+                             on_progress)

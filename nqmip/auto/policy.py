@@ -126,7 +126,7 @@ PLANS: tuple[Plan, ...] = (
          ("core 1: the colour proof, then the MIP (n <= "
           f"{AUTO_COLOUR_EXACT_MAX_N}) or a search at the bound",
           "core 2: a search at the bound from another seed (n > "
-          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("anneal-start",)),
+          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("colour", "anneal-start")),
     Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
          f"with Gurobi, <= {BNB_PORTFOLIO_MAX_N} with a limit of "
          f"{LONG_BUDGET_SECONDS:g} s or more)",

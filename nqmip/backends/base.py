@@ -56,6 +56,9 @@ class SolveOptions:
     # own objective limit where it has one (Gurobi's BestObjStop, SCIP's limits/primal);
     # every backend also stops when the call's trajectory cancels the deadline.
     target: float | None = None
+    # Stop after this much work in the backend's own unit (nodes, work units, CP-SAT's
+    # deterministic seconds: the method table's notes), whatever the clock says.
+    work_limit: float | None = None
 
     def time_limit(self) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit)."""
@@ -150,13 +153,52 @@ class Backend(ABC):
     """One exact solver. What it does with the shared options is declared once, in the
     method table (:mod:`nqmip.methods`): an option it does not honour never reaches it. A
     start reaches every backend; one whose solver cannot take it still returns it as the
-    incumbent when the solver ends with nothing better (:mod:`nqmip.exact`)."""
+    incumbent when the solver ends with nothing better (:mod:`nqmip.exact`).
+
+    The shared preamble: ``modules`` are the Python modules the solver needs;
+    :meth:`available` imports them once and remembers why one failed (not installed, or
+    installed but failing to import: a broken gurobipy makes ``gurobi`` unavailable, it
+    does not break ``auto``), :meth:`why_unavailable` says it in one line, and
+    :meth:`version` reads the first module's version. A backend that needs something
+    else (a program) overrides :meth:`missing`."""
 
     name: str = ""
     install_hint: str = ""
+    #: The Python modules the solver needs, imported by :meth:`available`.
+    modules: tuple[str, ...] = ()
+    _checked: bool = False
+    _why: str | None = None
 
-    @abstractmethod
-    def available(self) -> bool: ...
+    def available(self) -> bool:
+        """Whether the solver can run here: its modules are installed and import. Cheap
+        after the first call (remembered), and never touches a licence."""
+        return self.why_unavailable() is None
+
+    def why_unavailable(self) -> str | None:
+        """Why the backend cannot run here, in one line (None: it can)."""
+        if not self._checked:
+            self._why = self.missing()
+            self._checked = True
+        return self._why
+
+    def missing(self) -> str | None:
+        """What is missing: the first module of ``modules`` that is not installed or fails
+        to import (its error's first line), with the install hint; None if none."""
+        for module in self.modules:
+            if not module_available(module):
+                return f"{module} is not installed: {self.install_hint}"
+            try:
+                self.import_module(module)
+            except Exception as exc:  # any import error: a missing library, an ABI clash
+                text = str(exc).strip().splitlines()
+                why = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+                return (f"{module} is installed but fails to import ({why}); reinstall "
+                        f"it ({self.install_hint}) or choose another method")
+        return None
+
+    def import_module(self, module: str) -> Any:
+        """Import one of ``modules`` (toulbar2 does it on its own thread)."""
+        return importlib.import_module(module)
 
     def available_for(self, n: int) -> bool:
         """Whether this backend can be counted on for an n x n board: installed, and n
@@ -164,17 +206,27 @@ class Backend(ABC):
         never touches a licence (auto's policy asks it of every backend it prefers)."""
         return self.available()
 
-    @abstractmethod
-    def version(self) -> str: ...
+    def version(self) -> str:
+        """The solver's version: the first module's ``__version__``, else its
+        distribution's."""
+        module = self.import_module(self.modules[0])
+        found = getattr(module, "__version__", None)
+        if found is not None:
+            return str(found)
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version(self.modules[0])
+        except PackageNotFoundError:
+            return "unknown"
 
     @abstractmethod
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution: ...
 
     def require(self) -> None:
-        if not self.available():
-            raise BackendUnavailable(
-                f"the {self.name!r} backend is not available: {self.install_hint}"
-            )
+        why = self.why_unavailable()
+        if why is not None:
+            raise BackendUnavailable(f"the {self.name!r} backend is not available: {why}")
 
     def solver_label(self) -> str:
         return f"{self.name} {self.version()}"

@@ -11,7 +11,7 @@ from nqmip.backends.base import (
     solution,
 )
 from nqmip.instance import Instance
-from nqmip.progress import ProgressReporter
+from nqmip.progress import ProgressReporter, load_kernels
 from nqmip.result import Termination
 
 
@@ -20,9 +20,6 @@ class BnbBackend(Backend):
     install_hint = "part of nqmip (numba)"
     honours_seed = False  # deterministic
     honours_threads = False  # one thread
-
-    def available(self) -> bool:
-        return True
 
     def version(self) -> str:
         from importlib.metadata import PackageNotFoundError, version
@@ -33,18 +30,19 @@ class BnbBackend(Backend):
             return "dev"
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
-        import time
 
         from nqmip.bnb.search import branch_and_bound, warm_up
 
-        begin = time.perf_counter()
-        warm_up()  # numba's cache load (or compile), reported apart as for the heuristics
-        compile_time = time.perf_counter() - begin
+        # numba's cache load (or a first run's compile, said to on_progress), reported
+        # apart as for the heuristics
+        compile_time = load_kernels(warm_up, "branch and bound", self.name,
+                                    options.on_progress)
         progress = ProgressReporter(self.name, options.on_progress)
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
-            incumbent=options.incumbent)
+            incumbent=options.incumbent,
+            node_limit=None if options.work_limit is None else int(options.work_limit))
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:
             raw = solution(Termination.INFEASIBLE, nodes=outcome.nodes)

@@ -12,7 +12,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     SolverLog,
-    module_available,
     solution,
     stop_when_cancelled,
     termination_of,
@@ -22,18 +21,15 @@ from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
+#: CP-SAT's workers under a work limit when ``threads`` does not say (interleaved: one
+#: answer whatever the machine's cores).
+WORK_LIMIT_WORKERS = 8
+
 
 class CpSatBackend(Backend):
     name = "cpsat"
     install_hint = 'pip install "ortools>=9.15,<9.16" (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("ortools")
-
-    def version(self) -> str:
-        import ortools
-
-        return ortools.__version__
+    modules = ("ortools",)
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()
@@ -59,6 +55,12 @@ class CpSatBackend(Backend):
             params.random_seed = int(options.seed) % 2_147_483_647
         if options.threads is not None:
             params.num_workers = int(options.threads)
+        if options.work_limit is not None:
+            # Deterministic seconds; the workers interleaved, so that the answer does not
+            # depend on the cores (8 workers unless threads says: the same on any machine)
+            params.max_deterministic_time = float(options.work_limit)
+            params.interleave_search = True
+            params.num_workers = int(options.threads or WORK_LIMIT_WORKERS)
         params.relative_gap_limit = float(options.mip_gap)
         callback = _Progress(ProgressReporter(self.name, options.on_progress)) \
             if options.on_progress is not None else None
@@ -81,13 +83,16 @@ class CpSatBackend(Backend):
         # Ctrl-C, which it handles "as if a time limit was reached". A cancel says so; for
         # Ctrl-C this thread's own clock tells it from the limit (CP-SAT's wall_time can
         # fall short of its limit on a loaded machine: seen at 1 s in CI).
-        interrupted = options.deadline.cancelled() or limit is None \
-            or elapsed < 0.9 * limit
+        interrupted = options.deadline.cancelled() or (
+            options.work_limit is None and (limit is None or elapsed < 0.9 * limit))
+        stopped = Termination.INTERRUPTED if interrupted else (
+            Termination.TIME_LIMIT if limit is not None and elapsed >= 0.9 * limit
+            else Termination.ITERATION_LIMIT)  # the deterministic time, not the clock
         termination = termination_of(status, {
             cp_model.OPTIMAL: Termination.OPTIMAL,
             cp_model.INFEASIBLE: Termination.INFEASIBLE,
-            cp_model.FEASIBLE: Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
-            cp_model.UNKNOWN: Termination.INTERRUPTED if interrupted else Termination.TIME_LIMIT,
+            cp_model.FEASIBLE: stopped,
+            cp_model.UNKNOWN: stopped,
         })
         return solution(termination, placement, objective, bound, nodes, accepted,
                         message=solver.status_name(status))

@@ -35,8 +35,10 @@ class GlpkBackend(Backend):
         "install GLPK's glpsol program: apt-get install glpk-utils (or brew install glpk)"
     )
 
-    def available(self) -> bool:
-        return shutil.which("glpsol") is not None
+    def why_unavailable(self) -> str | None:
+        """glpsol, a program on PATH (looked up each time: cheap), not a module."""
+        return None if shutil.which("glpsol") is not None else \
+            f"glpsol is not on PATH: {self.install_hint}"
 
     @cache  # noqa: B019 - one instance per process, held by the registry
     def version(self) -> str:

@@ -19,7 +19,6 @@ from nqmip.backends.base import (
     SolveOptions,
     SolverLog,
     c_stdout_to_stderr,
-    module_available,
     solution,
     termination_of,
 )
@@ -41,9 +40,7 @@ SIZE_LIMITED_ERRNO = 10010
 class GurobiBackend(Backend):
     name = "gurobi"
     install_hint = 'pip install "nqmip[gurobi]" (gurobipy and scipy)'
-
-    def available(self) -> bool:
-        return module_available("gurobipy") and module_available("scipy")
+    modules = ("gurobipy", "scipy")
 
     def available_for(self, n: int) -> bool:
         """Installed, and n within pip's size-limited licence (``SIZE_LIMITED_MAX_N``).
@@ -51,11 +48,6 @@ class GurobiBackend(Backend):
         out, so the size-limited licence is assumed; with a full licence ask for
         ``method="gurobi"`` by name."""
         return n <= SIZE_LIMITED_MAX_N and self.available()
-
-    def version(self) -> str:
-        import gurobipy
-
-        return ".".join(str(v) for v in gurobipy.gurobi.version())
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()
@@ -113,6 +105,8 @@ class GurobiBackend(Backend):
         model.Params.MIPGap = float(options.mip_gap)
         if options.target is not None:
             model.Params.BestObjStop = float(options.target)
+        if options.work_limit is not None:  # work units, deterministic
+            model.Params.WorkLimit = float(options.work_limit)
         accepted = None
         if options.warm_start is not None:
             start = start_vector(lm, options.warm_start)
@@ -149,6 +143,7 @@ class GurobiBackend(Backend):
             GRB.INFEASIBLE: Termination.INFEASIBLE,
             GRB.INF_OR_UNBD: Termination.INFEASIBLE,
             GRB.TIME_LIMIT: Termination.TIME_LIMIT,
+            GRB.WORK_LIMIT: Termination.ITERATION_LIMIT,
             GRB.NODE_LIMIT: Termination.ITERATION_LIMIT,
             GRB.ITERATION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.SOLUTION_LIMIT: Termination.ITERATION_LIMIT,

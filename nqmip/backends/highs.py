@@ -19,7 +19,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     SolverLog,
-    module_available,
     solution,
     termination_of,
 )
@@ -34,9 +33,7 @@ from nqmip.result import Termination
 class HighsBackend(Backend):
     name = "highs"
     install_hint = 'pip install "highspy==1.12.0" (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("highspy")
+    modules = ("highspy",)
 
     @cache  # noqa: B019 - one instance per process, held by the registry
     def version(self) -> str:
@@ -63,6 +60,8 @@ class HighsBackend(Backend):
         if options.threads is not None:
             h.setOptionValue("threads", int(options.threads))
         h.setOptionValue("mip_rel_gap", float(options.mip_gap))
+        if options.work_limit is not None:  # nodes: HiGHS's MIP is deterministic
+            h.setOptionValue("mip_max_nodes", int(options.work_limit))
         h.passModel(to_highs_lp(lm, highspy))
         if options.warm_start is not None:
             self._set_start(h, lm, options.warm_start, highspy)

@@ -14,7 +14,6 @@ from nqmip.backends.base import (
     SolveOptions,
     SolverLog,
     c_stdout_to_stderr,
-    module_available,
     solution,
     termination_of,
 )
@@ -27,9 +26,7 @@ from nqmip.result import Termination
 class HighsPyomoBackend(Backend):
     name = "highs-pyomo"
     install_hint = 'pip install "highspy==1.12.0" pyomo (installed with nqmip)'
-
-    def available(self) -> bool:
-        return module_available("highspy") and module_available("pyomo")
+    modules = ("highspy", "pyomo")
 
     def version(self) -> str:
         import highspy
@@ -54,6 +51,8 @@ class HighsPyomoBackend(Backend):
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
         if options.threads is not None:
             opt.highs_options["threads"] = int(options.threads)
+        if options.work_limit is not None:  # nodes
+            opt.highs_options["mip_max_nodes"] = int(options.work_limit)
         accepted = None
         if options.warm_start is not None:
             # Pyomo's appsi Highs passes the variables' values to setSolution (warmstart).

@@ -12,7 +12,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     c_stdout_to_stderr,
-    module_available,
     solution,
     stop_when_cancelled,
     termination_of,
@@ -28,11 +27,9 @@ from nqmip.result import Termination
 class ScipBackend(Backend):
     name = "scip"
     install_hint = 'pip install "nqmip[scip]" (PySCIPOpt, which ships SCIP)'
+    modules = ("pyscipopt",)
 
-    def available(self) -> bool:
-        return module_available("pyscipopt")
-
-    def version(self) -> str:
+    def version(self) -> str:  # SCIP's own, not PySCIPOpt's
         import pyscipopt
 
         return str(pyscipopt.Model().version())
@@ -69,6 +66,8 @@ class ScipBackend(Backend):
         if options.seed is not None:
             model.setParam("randomization/randomseedshift", int(options.seed) % 2_147_483_647)
         model.setParam("limits/gap", float(options.mip_gap))
+        if options.work_limit is not None:  # nodes
+            model.setParam("limits/nodes", int(options.work_limit))
         if options.target is not None:  # stop at a primal bound at least this good
             model.setParam("limits/primal", float(options.target))
         if options.on_progress is not None:

@@ -23,7 +23,6 @@ from nqmip.backends.base import (
     RawSolution,
     SolveOptions,
     c_stdout_to_stderr,
-    module_available,
     solution,
 )
 from nqmip.board import free_board
@@ -51,10 +50,13 @@ class Toulbar2Backend(Backend):
     accepts_start = False
     honours_threads = False
 
-    def available(self) -> bool:
-        return module_available("pytoulbar2")
+    modules = ("pytoulbar2",)
 
-    def version(self) -> str:
+    def import_module(self, module: str) -> Any:
+        """On toulbar2's own thread, where its state must live (:func:`_toulbar2_thread`)."""
+        return _toulbar2_thread().submit(super().import_module, module).result()
+
+    def version(self) -> str:  # the distribution's (the module's __version__ lags it)
         from importlib.metadata import version
 
         return version("pytoulbar2")

@@ -50,7 +50,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
-                     ) -> Outcome:
+                     node_limit: int | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
@@ -58,6 +58,8 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     incumbent. ``report(incumbent, bound)`` is called between chunks. ``incumbent()``, also
     called between chunks, may return a better placement found elsewhere (auto's other
     part) with its value: it becomes the incumbent, and prunes from the next node on.
+    ``node_limit``: stop after this many nodes (``iteration_limit``), the same search on
+    any machine.
     """
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
@@ -111,8 +113,13 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         if incumbent is not None:
             _take(incumbent(), fs, st, best)
         set_gap()
+        nodes = CHUNK_NODES  # a node_limit (work_limit) ends the search deterministically
+        if node_limit is not None:
+            nodes = min(nodes, node_limit - int(st[k.NODES]))
+            if nodes <= 0:
+                return Termination.ITERATION_LIMIT
         done = k.run(w, rowf, colf, d1f, d2f, qcol, best, values, lam1, lam2, U, V, RM, BLK,
-                     brow, cand, est, ncand, pos, fs, st, THETA, CHUNK_NODES, work, iwork)
+                     brow, cand, est, ncand, pos, fs, st, THETA, nodes, work, iwork)
         return Termination.OPTIMAL if done else None
 
     def global_bound() -> float | None:

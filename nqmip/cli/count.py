@@ -14,15 +14,18 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     Parser,
     UsageError,
+    check_writable,
     fixed_queen,
     glue_values,
     positive_int,
 )
+from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,6 +157,23 @@ def _plot(args: argparse.Namespace) -> None:
     plt.close(fig)
 
 
+#: The picture formats matplotlib writes (``FigureCanvasBase.get_supported_filetypes()``,
+#: 3.10; a test checks that none is missing), known here so that a bad one is refused
+#: before the count without importing matplotlib.
+PLOT_FORMATS = ("avif", "eps", "gif", "jpeg", "jpg", "pdf", "pgf", "png", "ps", "raw",
+                "rgba", "svg", "svgz", "tif", "tiff", "webp")
+
+
+def check_plot(path: str) -> None:
+    """``--plot FILE``: a format matplotlib writes, in a place that can be written."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix and suffix not in PLOT_FORMATS:
+        raise UsageError(f"--plot: cannot draw a .{suffix} file; give a name ending in "
+                         f"{', '.join('.' + f for f in ('png', 'svg', 'pdf', 'jpg'))} "
+                         "or another format matplotlib writes")
+    check_writable(path, "--plot")
+
+
 def _resolve_board(args: argparse.Namespace) -> None:
     """``args.n`` and ``args.fix`` from ``--n``, ``--fix`` and ``--fixed``."""
     twice = [q for k, q in enumerate(args.fix) if q in args.fix[:k]]
@@ -183,7 +203,13 @@ def count_main(argv: Sequence[str] | None = None) -> int:
         if args.limit is not None and not (args.list or args.plot):
             raise UsageError("--limit goes with --list or --plot")
         if args.plot:
-            _plot(args)
+            check_plot(args.plot)  # before the count, not found out after it
+            try:
+                _plot(args)
+            except OSError as exc:
+                print(f"nqmip-count: --plot {args.plot} could not be written "
+                      f"({exc.strerror or exc})", file=sys.stderr)
+                return EXIT_FAILED
         if args.list:
             _list(args)
         if args.list or args.plot:

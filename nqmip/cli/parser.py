@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import stat
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 #: The exit statuses of the package's commands (``nqmip-compare`` too), spelled once.
@@ -88,6 +91,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def work_amount(text: str) -> float:
+    """A ``--work-limit``: a positive finite number (whole for the methods that count)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of work units, got {text!r}") \
+            from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"takes a positive number, got {text!r}")
+    return int(value) if value.is_integer() and abs(value) < 2**63 else value
+
+
 def finite_float(text: str) -> float:
     try:
         value = float(text)
@@ -115,3 +130,47 @@ def glue_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
         out.append(item)
         i += 1
     return out
+
+
+def check_writable(path: str | os.PathLike[str], option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written, naming ``option``:
+    a missing folder, a folder given as the file, or a place where no file can be made
+    (``/proc/...``, a read-only folder or mount) or an existing file that cannot be
+    opened for writing. A new file is created and removed (access checks say yes to root
+    in a read-only folder, and to anyone in ``/proc``); an existing one is opened for
+    appending, changing nothing (without blocking: a FIFO with no reader is refused)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{option}: {target} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"{option}: folder {target.parent} does not exist; create it first")
+    try:
+        if target.exists():
+            os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            os.unlink(target)
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {target} ({exc.strerror or exc}); give a "
+                         "file in a folder you can write") from None
+
+
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a regular file (or a new one) is
+    written beside it and renamed over it, so a failure (a full disk) leaves what was
+    there; a device or a pipe (``/dev/stdout``) is written directly. OSError on failure."""
+    target = Path(path)
+    try:
+        special = target.exists() and not stat.S_ISREG(target.stat().st_mode)
+    except OSError:
+        special = False
+    if special:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -28,12 +28,15 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    check_writable,
     finite_float,
     fixed_queen,
     glue_values,
     positive_int,
     seconds,
     seed_int,
+    work_amount,
+    write_file,
 )
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
 from nqmip.result import Result
@@ -114,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds for the whole command, start to exit (without it, "
                              "the method runs to its own end: a proof, or a heuristic's "
                              "default budget)")
+    parser.add_argument("--work-limit", type=work_amount, metavar="UNITS",
+                        help="stop after this much work in the method's own unit (nodes, "
+                             "swaps, evaluations; CP-SAT: deterministic seconds): the same "
+                             "answer on any machine, cold or warm (not --method auto)")
     parser.add_argument("--target", type=finite_float, metavar="VALUE",
                         help="stop as soon as the best placement reaches this objective "
                              "(at least it; at most it with costs)")
@@ -184,8 +191,6 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         print(f"solve_weighted: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
     result = outcome.result
-    if args.output is not None:
-        args.output.write_text(result.to_json() + "\n")
     if args.json:
         print(result.to_json())
     elif args.quiet:
@@ -194,6 +199,14 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
         from nqmip.cli.report import print_result
 
         print_result(result, instance)
+    if args.output is not None:
+        try:  # checked before the work; if it fails now, the result is printed anyway
+            write_file(args.output, result.to_json() + "\n")
+        except OSError as exc:
+            sys.stdout.flush()
+            print(f"solve_weighted: the result is printed above, but --output {args.output} "
+                  f"could not be written ({exc.strerror or exc})", file=sys.stderr)
+            return EXIT_SOLVER_FAILED
     from nqmip.cli.run import EXIT_INTERRUPTED
 
     if not picture.save_pictures(args, result, "solve_weighted"):
@@ -229,6 +242,7 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     check_output(args.output)
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
+    check_available(args.method)
     show = not (args.json or args.quiet or args.verbose)
     with live_progress(show, args.method) as on_progress:
         outcome = solve_watched(
@@ -285,7 +299,8 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 #: The command's options that are options of the method table, with the flag a refusal
 #: names.
 FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
-         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose"}
+         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
+         "work_limit": "--work-limit"}
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -300,6 +315,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--warm-start and --no-warm-start exclude each other")
     given = {name: value for name, value in (
         ("seed", args.seed), ("threads", args.threads), ("target", args.target),
+        ("work_limit", args.work_limit),
         ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
         ("strengthen", False if args.no_strengthen else None),
         ("verbose", True if args.verbose else None)) if value is not None}
@@ -322,17 +338,32 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         flags = ", ".join(FLAGS.get(name, name) for name in names)
         what = f"--lex-first --method {spec.name}" if args.lex_first \
             else f"--method {spec.name}"
-        raise UsageError(f"{what} does not take {flags}")
+        takers = [m.name for m in (LEX_METHODS if args.lex_first else METHODS).values()
+                  if not refused(m, names)]
+        raise UsageError(f"{what} does not take {flags}"
+                         + (f" (--method {', '.join(takers)} do)" if takers else ""))
     return options if args.lex_first else {**options, **given}
 
 
 def check_output(path: Path | None) -> None:
-    if path is None:
+    """``--output FILE`` can be written: checked before the work (:func:`check_writable`)."""
+    if path is not None:
+        check_writable(path, "--output")
+
+
+def check_available(method: str) -> None:
+    """An exact method whose solver cannot run here (not installed, or installed and failing
+    to import) is refused before the work, in one line saying why."""
+    from nqmip.methods import METHODS
+
+    spec = METHODS.get(method)
+    if spec is None or spec.kind != "exact":
         return
-    if not path.parent.is_dir():
-        raise UsageError(f"--output: folder {path.parent} does not exist; create it first")
-    if path.is_dir():
-        raise UsageError(f"--output: {path} is a folder; give a file name")
+    from nqmip.backends.base import get_backend
+
+    why = get_backend(method).why_unavailable()
+    if why is not None:
+        raise UsageError(f"--method {method}: {why}")
 
 
 def warm_up() -> int:
@@ -385,11 +416,14 @@ def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                TextColumn("{task.fields[info]}"))
     best: dict[str, float] = {}
+    note = [""]  # what the method says it is doing (a first run's compile), until it is over
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"solving ({method}; Ctrl-C stops and prints the best)",
                                  info="")
 
         def on_progress(p: Any) -> None:
+            if getattr(p, "note", None) is not None:
+                note[0] = p.note
             if p.incumbent is not None:
                 best["incumbent"] = max(best.get("incumbent", -np.inf), p.incumbent)
             if p.bound is not None:
@@ -404,6 +438,8 @@ def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
                 parts.append(f"gap {max(gap, 0.0):.1%}")
             if p.conflicts is not None:
                 parts.append(f"conflicts left {p.conflicts}")
+            if note[0]:
+                parts.append(note[0])
             progress.update(task, info="  ".join(parts))
 
         yield on_progress

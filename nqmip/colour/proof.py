@@ -162,6 +162,19 @@ def colour_proof(
                        seconds=time.perf_counter() - begin)
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the proof's kernels on tiny problems: the exact
+    cover (:mod:`nqmip.colour.exact_cover`) and the colour walk, with the argument types
+    the proof gives them."""
+    import numpy as np
+
+    from nqmip.colour.exact_cover import find_exact_cover
+    from nqmip.colour.walk_kernels import walk
+
+    find_exact_cover(np.array([[0, 1], [2, 3], [0, 2], [1, 3]]), 4)
+    walk(np.arange(8, dtype=np.int64), np.ones(8, dtype=np.bool_), 10, 0, 0.02)
+
+
 def proof_by_bound(
     instance: Instance, method: str, solver: str, seed: int | None, begin: float,
     colour: ColourProof,

@@ -218,9 +218,10 @@ def solve_sa(
         raise ParameterError("cooling must be in (0, 1), got 1.0")
     conflict_bias = check_float("conflict_bias", conflict_bias, 0.0, 1.0)
     cycles = check_int("cycles", cycles, 1)
-    if penalty is None:
+    if penalty is None:  # from the weights: as large as they are
         penalty = sa_penalty(instance)
-    penalty = check_float("penalty", penalty, 0.0, 1e12, low_open=True)
+    else:
+        penalty = check_float("penalty", penalty, 0.0, 1e12, low_open=True)
     start, given = _start_kind(instance, start)
     free_count = n - len(instance.fixed)
     if max_iterations is None:
