@@ -59,7 +59,7 @@ def solve_anytime(cell: dict[str, Any]) -> dict[str, Any]:
                     time_limit=cell["budget"], seed=cell["seed"], weights_seed=0)
     return {"status": str(r.status), "objective": r.objective, "bound": r.bound,
             "wall": time.perf_counter() - begin, "wall_time": r.wall_time,
-            "compile_time": r.compile_time, "solver": r.solver,
+            "compile_time": r.timing.compile, "solver": r.solver,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
