@@ -35,6 +35,7 @@ from nqmip.compare.grid import (
     parse_seeds,
     parse_sizes,
     parse_target,
+    runs_first,
 )
 from nqmip.compare.harness import HARNESS_STATUSES, kill_active, worker_main
 from nqmip.compare.store import (
@@ -298,6 +299,11 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
     if skipped:
         progress.say(f"resume: {skipped} of {len(plan.cells)} cells already done "
                      f"in {args.resume}")
+    if any(c.target_mode == TARGET_AUTO for c in plan.cells) and \
+            not any(runs_first(c.method) for c in plan.cells):
+        progress.say("--target auto: no exact method nor auto in --methods, so the "
+                     "heuristics run without a target, each to its time limit, and are "
+                     "measured against the best any of them found")
     try:
         with progress:
             if not plan.todo:
