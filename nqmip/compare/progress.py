@@ -4,8 +4,9 @@ estimate of the time left; a failed cell's reason in one line as it comes.
 On a terminal it is a rich progress bar (with the running cell and the time left) above
 which each failed cell is printed; on a pipe or a file, one plain line per finished cell
 (no control characters). The time left is each cell's expected duration — the median
-process time of the finished cells of the same method and n, else of the same method,
-else of any, else its time limit — summed over the cells left and divided among the jobs.
+process time of the finished cells of the same method and n, else of the same method at
+the largest n done, else of any method there, else its time limit — summed over the
+cells left and divided among the jobs.
 """
 
 from __future__ import annotations
@@ -74,12 +75,21 @@ class SweepProgress:
     def expected(self, cell: Cell) -> float:
         """The seconds a cell is expected to take (see the module's docstring)."""
         same = self.times.get((cell.method, cell.n))
-        method = [t for (m, _), ts in self.times.items() if m == cell.method for t in ts]
-        every = [t for ts in self.times.values() for t in ts]
-        for sample in (same, method, every):
+        for sample in (same, self._latest(cell.method), self._latest(None)):
             if sample:
                 return min(statistics.median(sample), cell.hard_limit)
         return min(cell.time_limit + START_UP, cell.hard_limit)
+
+    def _latest(self, method: str | None) -> list[float]:
+        """The times of the finished cells of ``method`` (None: of any method) at the
+        largest n done so far (larger boards take longer: the smaller ones would
+        underestimate what is left)."""
+        sizes = [n for (m, n) in self.times if method is None or m == method]
+        if not sizes:
+            return []
+        top = max(sizes)
+        return [t for (m, n), ts in self.times.items()
+                if n == top and (method is None or m == method) for t in ts]
 
     def left(self) -> float:
         """Seconds the sweep is expected to take from now."""
