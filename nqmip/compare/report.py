@@ -147,7 +147,8 @@ def report_html(rows: Sequence[dict[str, Any]], sweep: Sweep) -> str:
     """The report's page (see the module's docstring)."""
     summary = summarize(rows)
     failed = failures(rows)
-    wall = "" if sweep.wall is None else f"; the whole command took {seconds(sweep.wall)} s"
+    wall = "" if sweep.wall is None else \
+        f"; the command had run {seconds(sweep.wall)} s when it wrote this report"
     boards = len(board_table(rows))
     meta = (f"{len(rows)} runs on {boards} board{'s' * (boards != 1)}{wall}. "
             f"{sweep.when} on {sweep.host} ({sweep.cpus} CPUs).")
