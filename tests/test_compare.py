@@ -108,6 +108,7 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--warm-start", "simplex"], "--warm-start"),
     (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "not allowed with"),
     (["--json", "--csv"], "not allowed with"),
+    (["--markdown", "--csv"], "give --csv a FILE"),
 ])
 def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
     p = run(*args)

@@ -43,7 +43,8 @@ Swept = tuple[Path, subprocess.CompletedProcess[str]]
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Swept:
     folder = tmp_path_factory.mktemp("sweep")
     p = run(*GRID, "--output", str(folder / "runs.jsonl"), "--report",
-            str(folder / "report.html"), "--plot", str(folder / "t.svg"), "--json")
+            str(folder / "report.html"), "--plot", str(folder / "t.svg"), "--json",
+            "--csv", str(folder / "summary.csv"))
     return folder, p
 
 
@@ -78,6 +79,8 @@ def test_heuristics_get_their_boards_optimum_and_stop_there(
         assert sa["reached"] == 2 and sa["ttt_median"] is not None  # sa finds n <= 6 at once
     for suffix in ("", "-ttt", "-profile", "-curve"):
         assert "<svg" in (folder / f"t{suffix}.svg").read_text()
+    csv = (folder / "summary.csv").read_text().splitlines()  # beside the JSON on stdout
+    assert csv[0].startswith("n,method,weights") and len(csv) == 1 + 6
 
 
 def test_a_target_no_run_reaches_is_said_never(tmp_path: Path) -> None:

@@ -115,11 +115,11 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print the summary as JSON (nothing else on stdout)")
-    output.add_argument("--csv", nargs="?", const="-", metavar="FILE",
-                        help="print the summary as CSV (nothing else on stdout), or write "
-                             "it to FILE")
     output.add_argument("--markdown", action="store_true",
                         help="print the summary as a Markdown table")
+    parser.add_argument("--csv", nargs="?", const="-", metavar="FILE",
+                        help="print the summary as CSV (nothing else on stdout), or write "
+                             "it to FILE (then any form above may go to stdout)")
     parser.add_argument("--plot", type=Path, metavar="FILE",
                         help="draw time against n in FILE (.png, .svg or .pdf) and beside "
                              "it the time-to-target plots (FILE-ttt), the performance "
@@ -207,6 +207,10 @@ def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
         raise UsageError("--retry-failed needs --resume FILE")
     if args.resume is not None and not args.resume.is_file():
         raise UsageError(f"--resume: no such file: {args.resume}")
+    if args.csv == "-" and (args.json or args.markdown):
+        other = "--json" if args.json else "--markdown"
+        raise UsageError(f"argument --csv: not allowed with argument {other} (both print "
+                         "to stdout); give --csv a FILE")
     csv = None if args.csv in (None, "-") else Path(args.csv)
     plots = list(plot_files(args.plot).values()) if args.plot is not None else []
     check_outputs([("--output" if args.output else "--resume", output),
