@@ -61,8 +61,14 @@ def test_sizes_lists_and_ranges() -> None:
 def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     cells = compare.build_grid([8, 12], ["highs", "ga"], "chess", [0, 1], 5.0, 9.0, "tabu")
     assert len(cells) == 8
+    # on each n the exact methods of every repeat first: the heuristics wait for the target
     assert [(c.n, c.repeat, c.method) for c in cells[:4]] == [
-        (8, 0, "highs"), (8, 0, "ga"), (8, 1, "highs"), (8, 1, "ga")]
+        (8, 0, "highs"), (8, 1, "highs"), (8, 0, "ga"), (8, 1, "ga")]
+    assert {c.target_mode for c in cells} == {None}  # the default of build_grid: none
+    auto = compare.build_grid([8], ["ga", "highs", "auto"], "chess", [0], 5.0, 9.0,
+                              target="auto")
+    assert [(c.method, c.target_mode) for c in auto] == [
+        ("highs", None), ("auto", None), ("ga", "auto")]
     assert {c.warm_start for c in cells if c.method == "highs"} == {"tabu"}
     assert {c.warm_start for c in cells if c.method == "ga"} == {None}
     assert all(c.hard_limit == 9.0 and c.time_limit == 5.0 for c in cells)
@@ -81,6 +87,20 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--time-limit", "nan"], "--time-limit"),
     (["--grace", "-1"], "--grace"),
     (["--plot", "out.jpg"], ".png, .svg or .pdf"),
+    (["--report", "out.txt"], "an .html file"),
+    (["--report", "/nonexistent/dir/r.html"], "folder /nonexistent/dir does not exist"),
+    (["--report", "/proc/nqmip-report.html"], "--report: cannot write /proc/nqmip-report.html"),
+    (["--output", "/proc/nqmip-out.jsonl"], "--output: cannot write /proc/nqmip-out.jsonl"),
+    (["--csv", "/proc/nqmip.csv"], "--csv: cannot write /proc/nqmip.csv"),
+    (["--plot", "/proc/t.svg"], "--plot: cannot write /proc/t.svg"),
+    (["--output", "/tmp", "--n", "8"], "is a folder"),
+    (["--target", "high"], "--target takes auto, none or a number"),
+    (["--target", "inf"], "--target takes auto, none or a number"),
+    (["--methods", "tabu", "--param", "tabu:nosuch=1"], "tabu has no parameter 'nosuch'"),
+    (["--methods", "highs", "--param", "highs:tenure=3"], "highs has no parameter 'tenure'"),
+    (["--methods", "tabu,highs", "--param", "strengthen=false"],
+     "tabu does not take strengthen (highs do)"),
+    (["--methods", "highs", "--param", "target=3"], "grid's own options"),
     (["--resume", "/nonexistent/runs.jsonl"], "no such file"),
     (["--output", "/nonexistent/dir/runs.jsonl"], "folder /nonexistent/dir does not exist"),
     (["--plot", "/nonexistent/dir/t.png"], "folder /nonexistent/dir does not exist"),
@@ -88,6 +108,7 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--warm-start", "simplex"], "--warm-start"),
     (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "not allowed with"),
     (["--json", "--csv"], "not allowed with"),
+    (["--markdown", "--csv"], "give --csv a FILE"),
 ])
 def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
     p = run(*args)
@@ -137,7 +158,10 @@ def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
     assert summary[0]["status"] == {"optimal": 2}
     assert summary[0]["objective_median"] == brute_force_optimum(5)
     assert "\x1b" not in p.stderr and "[8/8]" in p.stderr
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert "[1/8] n=5 highs seed=0: optimal" in p.stderr and "left" in p.stderr
+    for name in ("time.png", "time-ttt.png", "time-profile.png", "time-curve.png"):
+        picture = tmp_path / name
+        assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and picture.stat().st_size > 10_000
 
     # resume: nothing left to do, the file is untouched, the summary is the same
     before = out.read_text()
@@ -171,10 +195,12 @@ def test_hard_timeout_kills_an_overrunning_solver(tmp_path: Path) -> None:
     p = run("--n", "60", "--methods", "highs", "--time-limit", "100", "--hard-limit", "2",
             "--output", str(out), "--csv")
     elapsed = time.perf_counter() - start
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr  # a failed run: the summary, then exit 1
     (row,) = rows_of(out)
     assert row["status"] == "timeout" and row["objective"] is None
     assert "hard limit of 2 s" in row["message"]
+    assert "nqmip-compare: failed: n=60 highs seed=0: timeout: killed after the hard limit " \
+        "of 2 s" in p.stderr
     assert 2.0 <= row["process_time"] < 4.0
     assert elapsed < 20
     assert ",timeout=1," in p.stdout
@@ -184,10 +210,15 @@ def test_crashed_cell_is_reported_and_the_sweep_goes_on(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     p = run("--n", "6,7", "--methods", "minconflicts", "--output", str(out), "--csv",
             env={compare.FAULT_ENV: "abort"})
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr
     rows = rows_of(out)
     assert [r["status"] for r in rows] == ["crashed", "crashed"]
     assert all("SIGABRT" in r["message"] for r in rows)
+    # each failed cell's reason in one line, as it comes and again after the summary
+    for n in (6, 7):
+        line = f"n={n} minconflicts seed=0: crashed: worker process died (killed by SIGABRT)"
+        assert p.stderr.count(line) == 2, p.stderr
+    assert "crashed=1" in p.stdout  # the CSV's status column
 
 
 def test_out_of_memory_cell_is_reported() -> None:
@@ -240,8 +271,9 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
     def row(method: str, n: int, status: str, wall: float, obj: float | None) -> dict[str, Any]:
         base = dict.fromkeys(compare.ROW_FIELDS)
         base.update(n=n, method=method, weights="chess", status=status, wall_time=wall,
-                    objective=obj, bound=None if obj is None else 12.0,
-                    gap=None if obj is None else (12 - obj) / obj)
+                    objective=obj, bound=None if obj is None else 12.0, time_limit=10.0,
+                    timing={"wall": wall, "to_best": wall / 2},
+                    trajectory=[] if obj is None else [[wall / 2, obj, None]])
         return base
 
     rows = [row("highs", 8, "optimal", 0.1, 12), row("highs", 8, "optimal", 0.3, 12),
@@ -250,17 +282,26 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
     summary = summarize(rows)
     first = summary[0]
     assert (first["n"], first["method"], first["runs"]) == (8, "highs", 3)
-    assert first["status"] == {"optimal": 2, "timeout": 1}
+    assert first["status"] == {"optimal": 2, "timeout": 1} and first["failed"] == 1
     assert first["time_median"] == 0.3 and first["time_min"] == 0.1 and first["time_max"] == 9
     assert first["objective_median"] == 12 and first["kind"] == "exact"
-    assert summary[1]["kind"] == "heuristic"
+    assert (first["target"], first["target_source"]) == (12, "proven")
+    # two runs of three reached the target, at half their wall time: the median is the
+    # larger of them (the third never reached it: infinitely slow)
+    assert first["reached"] == 2 and first["ttt_median"] == 0.15
+    assert (first["ttt_min"], first["ttt_max"]) == (0.05, 0.15)
+    assert summary[1]["kind"] == "heuristic" and summary[1]["reached"] == 0
+    assert summary[1]["gap_median"] == pytest.approx(2 / 10)  # to the board's best bound 12
     markdown = compare.summary_markdown(summary)
-    assert "| 8 | highs | 3 | optimal 2, timeout 1 |" in markdown
+    assert "| 8 | highs | 3 (1 failed) | 12 opt | 2/3 | 2/3 | 0.15 (0.050–0.15) |" in markdown
+    assert "| 8 | ga | 1 | 12 opt | never 0/1 | 0/1 | never |" in markdown
     for suffix in (".png", ".svg"):
         path = tmp_path / f"plot{suffix}"
-        plot(rows, path)
+        assert len(plot(rows, path)) == 4
         assert path.stat().st_size > 5_000
-    assert "<svg" in (tmp_path / "plot.svg").read_text()
+    svg = (tmp_path / "plot.svg").read_text()
+    assert "<svg" in svg and "time to target (median)" in svg
+    assert "time to target, n = 12" in (tmp_path / "plot-ttt.svg").read_text()
 
 
 # -- Dask ----------------------------------------------------------------------------------
@@ -303,7 +344,8 @@ def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
     assert rows["highs"]["status"] == "optimal" and rows["highs"]["objective"] == 12
     assert rows["highs"]["provenance"]["start_accepted"] is not None
     assert rows["highs"]["timing"]["start"] is not None
-    assert "highs,chess,max,sa,,exact" in p.stdout  # sense max, warm_start sa, no params
+    # sense max, warm_start sa, no params, no target (it ran first), kind exact
+    assert "highs,chess,max,sa,,,exact" in p.stdout
 
 
 def test_auto_is_just_another_method(tmp_path: Path) -> None:
@@ -318,7 +360,7 @@ def test_auto_is_just_another_method(tmp_path: Path) -> None:
 
 def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    quick = ("--time-limit", "3", "--no-progress")  # tabu runs to its limit
+    quick = ("--time-limit", "3", "--no-progress")
     p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
             "--param", "tabu:tenure=15", "--output", str(out), *quick, "--csv")
     assert p.returncode == 0, p.stderr
@@ -336,19 +378,18 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
             "--markdown")
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None
-    # a heuristic's parameter it does not know is that cell's error, not the sweep's
-    p = run("--n", "6", "--methods", "sa", "--param", "sa:tenure=3", "--output", str(out),
-            *quick, "--csv")
-    assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
-    assert "tenure" in rows_of(out)[-1]["message"]
-    # an option the method does not take is refused by name, not dropped
-    p = run("--n", "6", "--methods", "tabu", "--param", "strengthen=false", "--output",
+    # a bad value is the cell's error (the run checks it), named on screen, exit 1
+    p = run("--n", "6", "--methods", "tabu", "--param", "tabu:tenure=-3", "--output",
             str(out), *quick, "--csv")
-    assert p.returncode == 0 and rows_of(out)[-1]["status"] == "error"
-    assert "does not take strengthen" in rows_of(out)[-1]["message"]
+    assert p.returncode == 1 and rows_of(out)[-1]["status"] == "error"
+    assert "tenure" in rows_of(out)[-1]["message"]
+    failed = [line for line in p.stderr.splitlines() if line.startswith("nqmip-compare: failed")]
+    assert len(failed) == 1 and "n=6 tabu seed=0: error:" in failed[0] and "tenure" in failed[0]
+    # a parameter no method of the grid takes is refused before the sweep, by name
     for bad, message in ((["--param", "x"], "NAME=VALUE"),
                          (["--param", "cpsat:x=1"], "not in --methods"),
-                         (["--param", "seed=3"], "grid's own options")):
+                         (["--param", "seed=3"], "grid's own options"),
+                         (["--param", "sa:tenure=3"], "'sa' is not in --methods")):
         p = run("--methods", "highs", *bad)
         assert p.returncode == 2 and message in p.stderr and len(p.stderr.splitlines()) == 1
 
@@ -418,22 +459,25 @@ def test_store_reads_old_records_under_todays_keys(tmp_path: Path) -> None:
 
 
 def test_summary_puts_quality_beside_time() -> None:
-    """Each cell's median objective against the best any method reached on the same board:
-    a fast heuristic with a poor answer shows its distance to the best."""
+    """Each run against its board's reference: the best objective any method reached
+    there when none was proven, another board its own."""
     rows = [
-        {"n": 40, "method": "highs", "weights": "chess", "status": "optimal",
-         "objective": 70.0, "wall_time": 3.0},
+        {"n": 40, "method": "highs", "weights": "chess", "status": "feasible",
+         "objective": 70.0, "bound": 72.0, "wall_time": 3.0},
         {"n": 40, "method": "ga", "weights": "chess", "status": "feasible",
          "objective": 63.0, "wall_time": 0.1},
         {"n": 40, "method": "ga", "weights": "random", "status": "feasible",
          "objective": 300.0, "wall_time": 0.1},
     ]
     summary = {(e["method"], e["weights"]): e for e in compare.summarize(rows)}
-    assert summary[("highs", "chess")]["to_best_median"] == 0.0
-    assert summary[("ga", "chess")]["to_best_median"] == pytest.approx(0.1)
-    assert summary[("ga", "random")]["best_known"] == 300.0  # another board, its own best
+    assert summary[("highs", "chess")]["target"] == 70.0
+    assert summary[("highs", "chess")]["target_source"] == "best known"
+    assert summary[("highs", "chess")]["reached"] == 1
+    assert summary[("ga", "chess")]["reached"] == 0
+    assert summary[("ga", "chess")]["gap_median"] == pytest.approx(9 / 63)  # to 72
+    assert summary[("ga", "random")]["target"] == 300.0  # another board, its own best
     markdown = compare.summary_markdown(list(summary.values()))
-    assert "to best" in markdown and "10.0%" in markdown and "best" in markdown
+    assert "70 best" in markdown and "never" in markdown and "14.3%" in markdown
 
 
 def test_no_arguments_print_usage_and_run_nothing() -> None:
@@ -456,7 +500,7 @@ def test_a_corrupt_resume_file_is_refused_naming_the_line(tmp_path: Path) -> Non
 
 
 def test_a_heuristics_gap_is_measured_against_the_best_bound_of_the_board() -> None:
-    from nqmip.compare.summary import summarize, summary_markdown
+    from nqmip.compare.summary import summarize
 
     rows = [
         {"n": 8, "method": "highs", "weights": "chess", "status": "optimal",
@@ -467,31 +511,35 @@ def test_a_heuristics_gap_is_measured_against_the_best_bound_of_the_board() -> N
          "objective": 13.0, "bound": 18.0, "gap": 5 / 13, "wall_time": 1.0},
     ]
     by = {(e["n"], e["method"]): e for e in summarize(rows)}
-    assert by[8, "sa"]["gap_median"] == 0.0 and by[8, "sa"]["gap_against"] == "best bound"
-    assert by[8, "highs"]["gap_against"] == "own bound"
+    assert by[8, "sa"]["gap_median"] == 0.0 and by[8, "sa"]["best_bound"] == 12.0
+    assert by[8, "highs"]["gap_median"] == 0.0
     # alone on its board, the heuristic's own bound is the tightest known
     assert by[9, "sa"]["gap_median"] == pytest.approx(5 / 13)
-    assert "gap*" in summary_markdown(list(by.values()))
 
 
 def test_costs_are_compared_the_other_way_round() -> None:
     """Minimised rows (sense "min"): the best objective is the least, the tightest bound the
-    greatest lower bound, and a heuristic's gap is its cost above that bound."""
+    greatest lower bound, and a run reaches a target at or below it."""
     from nqmip.compare.summary import summarize
 
     rows = [
         {"n": 20, "method": "bnb", "weights": "toulbar2", "status": "optimal", "sense": "min",
-         "objective": 69.0, "bound": 69.0, "gap": 0.0, "wall_time": 0.3},
+         "objective": 69.0, "bound": 69.0, "gap": 0.0, "wall_time": 0.3,
+         "trajectory": [[0.1, 75.0, 60.0], [0.2, 69.0, 69.0]]},
         {"n": 20, "method": "highs", "weights": "toulbar2", "status": "feasible",
-         "sense": "min", "objective": 71.0, "bound": 60.0, "wall_time": 9.0},
+         "sense": "min", "objective": 71.0, "bound": 60.0, "wall_time": 9.0,
+         "trajectory": [[1.0, 71.0, 60.0]]},
         {"n": 20, "method": "sa", "weights": "toulbar2", "status": "feasible", "sense": "min",
-         "objective": 72.0, "bound": 20.0, "wall_time": 1.0},
+         "objective": 69.0, "bound": 20.0, "wall_time": 1.0, "target": 69.0,
+         "target_mode": "auto", "timing": {"to_target": 0.7},
+         "trajectory": [[0.3, 80.0, 20.0], [0.7, 69.0, 20.0]]},
     ]
     by = {e["method"]: e for e in summarize(rows)}
-    assert by["bnb"]["best_known"] == 69.0 and by["bnb"]["to_best_median"] == 0.0
-    assert by["highs"]["to_best_median"] == pytest.approx(2 / 69)
-    assert by["sa"]["bound_median"] == 69.0  # the greatest lower bound, not the least
-    assert by["sa"]["gap_median"] == pytest.approx(3 / 72)
+    assert by["bnb"]["target"] == 69.0 and by["bnb"]["target_source"] == "proven"
+    assert by["bnb"]["ttt_median"] == 0.2 and by["sa"]["ttt_median"] == 0.7
+    assert by["highs"]["reached"] == 0
+    assert by["highs"]["gap_median"] == pytest.approx(2 / 71)
+    assert by["sa"]["best_bound"] == 69.0  # the greatest lower bound, not the least
 
 
 def test_the_toulbar2_family_is_a_grid_weight() -> None:

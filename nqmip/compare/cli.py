@@ -1,21 +1,31 @@
-"""The command line ``nqmip-compare``: parse and check the grid, run it (locally or on Dask),
-append the rows to the records file, print the summary, draw the plot."""
+"""The command line ``nqmip-compare``: parse and check the grid and every output before any
+work, run it (locally or on Dask, the heuristics of each board after its exact methods),
+append the rows to the records file, print the summary and the failed runs, draw the
+pictures and write the report.
+
+Exit status: 0 when every run gave a result and every file was written; 1 when a run
+failed (timeout, crashed, error: each named in one line) or a file could not be written
+(the summary is printed all the same); 2 for bad input, refused before the sweep; 130 when
+interrupted."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import shlex
 import signal
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_SOLVER_FAILED
 from nqmip.compare.grid import (
+    TARGET_AUTO,
     WEIGHT_CHOICES,
     Cell,
     UsageError,
@@ -24,6 +34,8 @@ from nqmip.compare.grid import (
     parse_methods,
     parse_seeds,
     parse_sizes,
+    parse_target,
+    runs_first,
 )
 from nqmip.compare.harness import HARNESS_STATUSES, kill_active, worker_main
 from nqmip.compare.store import (
@@ -55,27 +67,23 @@ def _param(text: str) -> tuple[str | None, str, Any]:
     return (target if colon else None), name.replace("-", "_"), value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=PROG,
-        description=(
-            "Compare exact and heuristic N-Queens methods over a grid of board sizes, each "
-            "run in its own process with a hard time limit."
-        ),
-        epilog=("Example: nqmip-compare --n 8:20:4 --methods highs,cpsat,ga,tabu "
-                "--weights chess --repeats 3 --time-limit 30 --output runs.jsonl "
-                "--plot time.png"),
-    )
+def _grid_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", default="8", metavar="SIZES",
                         help="board sizes: 8,16,32 or START:STOP[:STEP] ranges (inclusive)")
     parser.add_argument("--methods", default="highs,cpsat,ga,tabu,sa,minconflicts",
                         help="comma-separated methods (exact backends, heuristics, auto)")
     parser.add_argument("--weights", default="chess", choices=WEIGHT_CHOICES,
-                        help="chess (black 2, white 1), none (feasibility) or random "
-                             "(integers 1..9 drawn with each run's seed)")
+                        help="chess (black 2, white 1), none (feasibility), random "
+                             "(integers 1..9 drawn with each run's seed) or toulbar2 "
+                             "(the weighted-queens tutorial's costs, minimised)")
     parser.add_argument("--repeats", type=int, metavar="R",
                         help="runs per (n, method), seeds 0..R-1 (default 1)")
     parser.add_argument("--seeds", metavar="S,S,...", help="explicit seeds, one run each")
+    parser.add_argument("--target", default=TARGET_AUTO, metavar="auto|none|VALUE",
+                        help="the heuristics' target: auto (default: on each board the "
+                             "exact methods and auto run first, and the best they found, a "
+                             "proven optimum if any, is the target), none, or a value; a "
+                             "run stops as soon as it reaches it")
     parser.add_argument("--time-limit", type=float, default=60.0, metavar="S",
                         help="the solver's own time limit per run (default 60)")
     parser.add_argument("--grace", type=float, default=30.0, metavar="S",
@@ -93,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a keyword for nqmip.solve (VALUE as JSON), for every method or "
                              "only METHOD, e.g. --param strengthen=false "
                              "--param tabu:tenure=15 (repeatable)")
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", type=Path, metavar="FILE",
                         help="append one JSON line per run, flushed as each run finishes")
     parser.add_argument("--resume", type=Path, metavar="FILE",
@@ -104,12 +115,33 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true",
                         help="print the summary as JSON (nothing else on stdout)")
-    output.add_argument("--csv", action="store_true",
-                        help="print the summary as CSV (nothing else on stdout)")
     output.add_argument("--markdown", action="store_true",
                         help="print the summary as a Markdown table")
+    parser.add_argument("--csv", nargs="?", const="-", metavar="FILE",
+                        help="print the summary as CSV (nothing else on stdout), or write "
+                             "it to FILE (then any form above may go to stdout)")
     parser.add_argument("--plot", type=Path, metavar="FILE",
-                        help="write time against n (.png, .svg or .pdf)")
+                        help="draw time against n in FILE (.png, .svg or .pdf) and beside "
+                             "it the time-to-target plots (FILE-ttt), the performance "
+                             "profile (FILE-profile) and one board's curves (FILE-curve)")
+    parser.add_argument("--report", type=Path, metavar="FILE.html",
+                        help="write the whole comparison as one self-contained HTML page "
+                             "(tables and pictures inline, nothing fetched)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "Compare exact and heuristic N-Queens methods over a grid of board sizes, each "
+            "run in its own process with a hard time limit: time to target, time to best, "
+            "gaps, time-to-target plots, performance profiles and a report."
+        ),
+        epilog=("Example: nqmip-compare --n 8:16:4 --methods highs,cpsat,sa,tabu,ga "
+                "--repeats 3 --time-limit 10 --output runs.jsonl --report report.html"),
+    )
+    _grid_options(parser)
+    _output_options(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="J",
                         help="local runs at once (default 1: timings on a quiet machine)")
     dask = parser.add_mutually_exclusive_group()
@@ -128,20 +160,23 @@ class Plan:
     todo: list[Cell]
     previous: list[dict[str, Any]]
     output: Path | None
+    csv: Path | None = None
 
 
-def make_plan(args: argparse.Namespace) -> Plan:
-    sizes = parse_sizes(args.n)
-    methods = parse_methods(args.methods)
+def _seeds(args: argparse.Namespace) -> list[int]:
     if args.seeds is not None:
         seeds = parse_seeds(args.seeds)
         if args.repeats is not None and args.repeats != len(seeds):
             raise UsageError(f"--repeats {args.repeats} disagrees with {len(seeds)} --seeds")
-    else:
-        repeats = 1 if args.repeats is None else args.repeats
-        if repeats < 1:
-            raise UsageError(f"--repeats must be at least 1, got {repeats}")
-        seeds = list(range(repeats))
+        return seeds
+    repeats = 1 if args.repeats is None else args.repeats
+    if repeats < 1:
+        raise UsageError(f"--repeats must be at least 1, got {repeats}")
+    return list(range(repeats))
+
+
+def _check_numbers(args: argparse.Namespace) -> float:
+    """Check the limits and counts; the hard limit."""
     if not (args.time_limit > 0 and math.isfinite(args.time_limit)):
         raise UsageError(f"--time-limit must be positive seconds, got {args.time_limit:g}")
     if not (args.grace >= 0 and math.isfinite(args.grace)):
@@ -156,33 +191,57 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    return float(hard)
+
+
+def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
+    """Check every file the command will write, before any work; the CSV file, if any."""
+    from nqmip.compare.checks import check_outputs
+    from nqmip.compare.plot import plot_files
+
+    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--plot writes .png, .svg or .pdf, got {args.plot.name!r}")
+    if args.report is not None and args.report.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--report writes an .html file, got {args.report.name!r}")
+    if args.retry_failed and args.resume is None:
+        raise UsageError("--retry-failed needs --resume FILE")
+    if args.resume is not None and not args.resume.is_file():
+        raise UsageError(f"--resume: no such file: {args.resume}")
+    if args.csv == "-" and (args.json or args.markdown):
+        other = "--json" if args.json else "--markdown"
+        raise UsageError(f"argument --csv: not allowed with argument {other} (both print "
+                         "to stdout); give --csv a FILE")
+    csv = None if args.csv in (None, "-") else Path(args.csv)
+    plots = list(plot_files(args.plot).values()) if args.plot is not None else []
+    check_outputs([("--output" if args.output else "--resume", output),
+                   *[("--plot", p) for p in plots], ("--report", args.report),
+                   ("--csv", csv)])
+    return csv
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    from nqmip.compare.checks import check_available, check_params
+
+    sizes = parse_sizes(args.n)
+    methods = parse_methods(args.methods)
+    seeds = _seeds(args)
+    target = parse_target(args.target)
+    hard = _check_numbers(args)
     if args.warm_start is not None:
-        from nqmip.heuristics import HEURISTIC_METHODS
+        from nqmip.methods import HEURISTIC_METHODS
 
         if args.warm_start not in HEURISTIC_METHODS:
             raise UsageError(f"--warm-start takes a heuristic's name: "
                              f"{', '.join(HEURISTIC_METHODS)}; got {args.warm_start!r}")
         if not set(methods) & set(exact_methods()):
             raise UsageError("--warm-start applies to exact methods; none is in --methods")
-    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise UsageError(f"--plot writes .png, .svg or .pdf, got {args.plot.name!r}")
-    if args.retry_failed and args.resume is None:
-        raise UsageError("--retry-failed needs --resume FILE")
-    if args.resume is not None and not args.resume.is_file():
-        raise UsageError(f"--resume: no such file: {args.resume}")
-    for option, path in (("--output", args.output), ("--plot", args.plot)):
-        if path is not None and not path.parent.is_dir():
-            raise UsageError(f"{option}: folder {path.parent} does not exist; create it first")
-        if path is not None and path.is_dir():
-            raise UsageError(f"{option}: {path} is a folder; give a file name")
-    for target, name, _ in args.param:
-        if target is not None and target not in methods:
-            raise UsageError(f"--param {target}:{name}: {target!r} is not in --methods")
-        if name in ("n", "weights", "method", "time_limit", "seed", "warm_start",
-                    "weights_seed", "fixed"):
-            raise UsageError(f"--param {name}: set it with the grid's own options")
+    output = args.output if args.output is not None else args.resume
+    csv = _check_files(args, output)
+    check_params(args.param, methods)
+    if args.scheduler is None and args.workers is None:  # Dask workers have their own
+        check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
-                       args.warm_start, args.memory_limit, args.param)
+                       args.warm_start, args.memory_limit, args.param, target)
     previous: list[dict[str, Any]] = []
     if args.resume is not None:
         try:
@@ -193,8 +252,122 @@ def make_plan(args: argparse.Namespace) -> Plan:
             previous = [r for r in previous if r.get("status") not in HARNESS_STATUSES]
     done = {row_key(r) for r in previous}
     todo = [c for c in cells if c.key() not in done]
-    output = args.output if args.output is not None else args.resume
-    return Plan(cells=cells, todo=todo, previous=previous, output=output)
+    return Plan(cells=cells, todo=todo, previous=previous, output=output, csv=csv)
+
+
+class _Recorder:
+    """The sweep's events: each row appended to the records file (a failure to write is
+    kept and said at the end: the sweep goes on) and shown by the progress."""
+
+    def __init__(self, writer: RowWriter, progress: Any) -> None:
+        self.writer = writer
+        self.progress = progress
+        self.rows: list[dict[str, Any]] = []
+        self.write_error: str | None = None
+
+    def started(self, cell: Cell) -> None:
+        self.progress.started(cell)
+
+    def finished(self, cell: Cell, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if self.write_error is None:
+            try:
+                self.writer.write(row)
+            except OSError as exc:
+                self.write_error = f"{exc.strerror or type(exc).__name__}"
+                self.progress.say(f"{PROG}: cannot write {self.writer.path}: "
+                                  f"{self.write_error}; the sweep goes on, the rows stay in "
+                                  "memory")
+        self.progress.finished(cell, row)
+
+    def tick(self) -> None:
+        self.progress.tick()
+
+
+def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
+    """Run the plan's cells with the progress on stderr; the recorder holds the rows."""
+    from nqmip.compare.progress import SweepProgress
+    from nqmip.compare.runners import run_dask, run_local, warm_kernels
+    from nqmip.compare.schedule import Sweep
+
+    sweep = Sweep(plan.todo, plan.previous)
+    jobs = args.jobs if args.scheduler is None and args.workers is None else \
+        (args.workers or 1)
+    progress = SweepProgress(sweep, jobs, enabled=not args.no_progress)
+    writer = RowWriter(plan.output)
+    recorder = _Recorder(writer, progress)
+    skipped = len(plan.cells) - len(plan.todo)
+    if args.resume is not None and unfinished_tail(args.resume):
+        print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
+              "while writing it): its cell runs again", file=sys.stderr)
+    if skipped:
+        progress.say(f"resume: {skipped} of {len(plan.cells)} cells already done "
+                     f"in {args.resume}")
+    if any(c.target_mode == TARGET_AUTO for c in plan.cells) and \
+            not any(runs_first(c.method) for c in plan.cells):
+        progress.say("--target auto: no exact method nor auto in --methods, so the "
+                     "heuristics run without a target, each to its time limit, and are "
+                     "measured against the best any of them found")
+    try:
+        with progress:
+            if not plan.todo:
+                return recorder
+            if args.scheduler is not None or args.workers is not None:
+                run_dask(sweep, args.scheduler, args.workers, recorder)
+            else:  # Dask workers keep their own caches: warm the local one only
+                seconds = warm_kernels(plan.todo)
+                if seconds > 1.0:
+                    progress.say(f"compiled the search kernels once before the sweep "
+                                 f"({seconds:.1f} s); later runs load them from the cache")
+                run_local(sweep, jobs, recorder)
+    finally:
+        writer.close()
+    return recorder
+
+
+def _write(what: str, path: Path, work: Any, problems: list[str]) -> None:
+    """Run ``work()`` (which writes ``path``); an OSError becomes a line of ``problems``."""
+    try:
+        work()
+    except OSError as exc:
+        problems.append(f"{what}: cannot write {path}: {exc.strerror or exc}")
+
+
+def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]],
+                 wall: float | None, problems: list[str]) -> None:
+    """Print the summary in the form asked, then write the CSV file, the pictures and the
+    report; what could not be written is added to ``problems``."""
+    from nqmip.compare.summary import summarize
+    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
+
+    summary = summarize(rows)
+    if args.json:
+        print(json.dumps({"summary": summary, "runs": len(rows)}, indent=1))
+    elif args.csv == "-":
+        sys.stdout.write(summary_csv(summary))
+    elif args.markdown:
+        sys.stdout.write(summary_markdown(summary))
+    else:
+        from rich.console import Console
+
+        console = Console(highlight=False)
+        if not console.is_terminal:  # a pipe or a file: wide enough, never wrapped
+            console = Console(highlight=False, width=180)
+        console.print(summary_table(summary))
+    if plan.csv is not None:
+        csv = plan.csv
+        _write("--csv", csv, lambda: csv.write_text(summary_csv(summary)), problems)
+    if args.plot is not None:
+        from nqmip.compare.plot import plot
+
+        _write("--plot", args.plot, lambda: plot(rows, args.plot), problems)
+    if args.report is not None:
+        from nqmip.compare.report import Sweep, write_report
+
+        sweep = Sweep(command=" ".join([PROG, *(shlex.quote(a) for a in args.argv)]),
+                      wall=wall, when=time.strftime("%Y-%m-%d %H:%M %Z"))
+        _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
+               problems)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -204,8 +377,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: give at least --n and --methods (--help explains every option)",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    begin = time.perf_counter()
     try:
         args = build_parser().parse_args(argv)
+        args.argv = argv
         if args.worker is not None:
             return worker_main(args.worker)
         plan = make_plan(args)
@@ -213,72 +388,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    from nqmip.compare.runners import Progress, run_dask, run_local, warm_kernels
-    from nqmip.compare.summary import summarize, summary_csv, summary_markdown, summary_table
-
-    new_rows: list[dict[str, Any]] = []
-    writer = RowWriter(plan.output)
-    progress = Progress(len(plan.todo), enabled=not args.no_progress)
-    skipped = len(plan.cells) - len(plan.todo)
-    if args.resume is not None and unfinished_tail(args.resume):
-        print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
-              "while writing it): its cell runs again", file=sys.stderr)
-    if skipped and not args.no_progress:
-        progress.console.print(f"resume: {skipped} of {len(plan.cells)} cells already done "
-                               f"in {args.resume}", markup=False, soft_wrap=True)
-
     def on_term(signum: int, frame: Any) -> None:  # kill(1) stops the sweep like Ctrl-C
         raise KeyboardInterrupt
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, on_term)
-
-    def on_row(row: dict[str, Any], running: int) -> None:
-        writer.write(row)
-        new_rows.append(row)
-        progress.update(running, row)
-
     try:
-        with progress:
-            if plan.todo:
-                if args.scheduler is not None or args.workers is not None:
-                    run_dask(plan.todo, args.scheduler, args.workers, on_row)
-                else:  # Dask workers keep their own caches: warm the local one only
-                    seconds = warm_kernels(plan.todo)
-                    if seconds > 1.0:
-                        progress.console.print(f"compiled the search kernels once before the "
-                                               f"sweep ({seconds:.1f} s); later runs load "
-                                               "them from the cache", markup=False,
-                                               soft_wrap=True)
-                    run_local(plan.todo, args.jobs, on_row)
+        recorder = run_sweep(args, plan)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         kill_active()
         where = f"; resume with --resume {plan.output}" if plan.output else ""
-        print(f"{PROG}: interrupted after {len(new_rows)} runs{where}", file=sys.stderr)
+        print(f"{PROG}: interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    finally:
-        writer.close()
+    problems = [] if recorder.write_error is None else [
+        f"--output: cannot write {plan.output}: {recorder.write_error} (the rows of this "
+        "sweep are in the summary above, not in the file)"]
+    rows = rows_for_grid(plan.cells, plan.previous + recorder.rows)
+    wall = time.perf_counter() - begin if plan.todo else None
+    show_results(args, plan, rows, wall, problems)
+    from nqmip.compare.summary import failures
 
-    rows = rows_for_grid(plan.cells, plan.previous + new_rows)
-    summary = summarize(rows)
-    if args.json:
-        print(json.dumps({"summary": summary, "runs": len(rows)}, indent=1))
-    elif args.csv:
-        sys.stdout.write(summary_csv(summary))
-    elif args.markdown:
-        sys.stdout.write(summary_markdown(summary))
-    else:
-        from rich.console import Console
-
-        console = Console(highlight=False)
-        if not console.is_terminal:  # a pipe or a file: wide enough, never wrapped
-            console = Console(highlight=False, width=160)
-        console.print(summary_table(summary))
-    if args.plot is not None:
-        from nqmip.compare.plot import plot
-
-        plot(rows, args.plot)
-    return 0
+    failed = failures(rows)
+    for line in failed:
+        print(f"{PROG}: failed: {line}", file=sys.stderr)
+    for line in problems:
+        print(f"{PROG}: {line}", file=sys.stderr)
+    if plan.todo and not args.no_progress:
+        print(f"{PROG}: {len(plan.todo)} runs in {wall:.0f} s", file=sys.stderr)
+    return EXIT_SOLVER_FAILED if failed or problems else 0

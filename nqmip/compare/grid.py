@@ -4,6 +4,7 @@ of the sizes, methods and seeds that span it."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,12 @@ from typing import Any
 WEIGHT_CHOICES = ("chess", "none", "random", "toulbar2")
 #: The fields of a cell that go into its row (``memory_limit_mb`` is the harness's only).
 CELL_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "repeat", "warm_start",
-                                "params", "time_limit", "hard_limit")
+                                "params", "time_limit", "hard_limit", "target_mode")
+#: The target modes of ``--target``: ``auto`` (the best the exact methods found on the
+#: board), ``none``, or a number.
+TARGET_AUTO, TARGET_NONE = "auto", "none"
+#: Keywords of :func:`nqmip.solve` that change the board itself (its weights or sense).
+BOARD_PARAMS = ("black", "white", "weights_seed", "sense")
 
 
 class UsageError(Exception):
@@ -27,7 +33,10 @@ class Cell:
 
     ``params`` are further keywords of :func:`nqmip.solve` (``strengthen``, ``threads``,
     ``weights_seed``, ...); ``weights="random"`` draws the weights with ``seed`` unless
-    ``params`` gives ``weights_seed``.
+    ``params`` gives ``weights_seed``. ``target_mode`` is how the cell's target is chosen
+    (``"auto"``, a number as text, or None: the cell runs without one: the exact methods
+    and auto, and every cell with ``--target none``); ``target`` is the value it was given
+    once its board's exact runs ended (:mod:`nqmip.compare.schedule`).
     """
 
     n: int
@@ -40,11 +49,28 @@ class Cell:
     warm_start: str | None = None
     memory_limit_mb: int | None = None
     params: dict[str, Any] | None = None
+    target_mode: str | None = None
+    target: float | None = None
 
     def key(self) -> tuple[Any, ...]:
-        """What identifies the cell in a records file (what ``--resume`` compares)."""
+        """What identifies the cell in a records file (what ``--resume`` compares): not the
+        target's value, which the board's exact runs decide."""
         return (self.n, self.method, self.weights, self.seed, self.warm_start,
-                float(self.time_limit), params_key(self.params))
+                float(self.time_limit), params_key(self.params), self.target_mode)
+
+    def board(self) -> tuple[Any, ...]:
+        """The board the cell solves (:func:`board_key`)."""
+        return board_key(self.n, self.weights, self.seed, self.params)
+
+
+def board_key(n: int, weights: str, seed: int | None,
+              params: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What tells boards apart: n, the kind of weights, the seed that drew random weights
+    (``weights_seed``, else the run's seed) and the keywords that change the weights or
+    the sense (:data:`BOARD_PARAMS`)."""
+    own = {k: v for k, v in (params or {}).items() if k in BOARD_PARAMS}
+    drawn = own.pop("weights_seed", seed) if weights == "random" else None
+    return (n, weights, drawn, json.dumps(own, sort_keys=True))
 
 
 def params_key(params: dict[str, Any] | None) -> str:
@@ -105,6 +131,26 @@ def method_kind(method: str) -> str:
     return "heuristic"
 
 
+def runs_first(method: str) -> bool:
+    """Whether a method runs before the heuristics of its board, without a target: the
+    exact methods and auto, which prove optima (the heuristics' target comes from them)."""
+    return method_kind(method) != "heuristic"
+
+
+def parse_target(text: str) -> str:
+    """``--target``: ``auto``, ``none`` or a finite number (kept as the text given)."""
+    text = text.strip().lower()
+    if text in (TARGET_AUTO, TARGET_NONE):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise UsageError(f"--target takes auto, none or a number, got {text!r}")
+    return format(value, "g")
+
+
 def parse_methods(text: str) -> list[str]:
     methods = [m.strip() for m in text.split(",") if m.strip()]
     if not methods:
@@ -133,20 +179,28 @@ def build_grid(
     sizes: Sequence[int], methods: Sequence[str], weights: str, seeds: Sequence[int],
     time_limit: float, hard_limit: float, warm_start: str | None = None,
     memory_limit_mb: int | None = None,
-    params: Sequence[tuple[str | None, str, Any]] = (),
+    params: Sequence[tuple[str | None, str, Any]] = (), target: str = TARGET_NONE,
 ) -> list[Cell]:
-    """The cells in run order: by n, then repeat, then method (so a sweep stopped early
-    has every method at the small sizes)."""
+    """The cells in run order: by n; within it the exact methods and auto of every
+    repeat, then the heuristics of every repeat (they wait for their board's target);
+    within each, by repeat, then method. A sweep stopped early has every method at the
+    small sizes. ``target`` is the ``--target`` mode (:func:`parse_target`) of the
+    heuristics' cells."""
     exact = set(exact_methods())
     cells = []
     for n in sizes:
-        for repeat, seed in enumerate(seeds):
-            for method in methods:
-                start = warm_start if method in exact else None
-                own = {name: value for target, name, value in params
-                       if target is None or target == method}
-                cells.append(Cell(n=n, method=method, weights=weights, seed=seed,
-                                  repeat=repeat, time_limit=time_limit, hard_limit=hard_limit,
-                                  warm_start=start, memory_limit_mb=memory_limit_mb,
-                                  params=own or None))
+        for first in (True, False):
+            for repeat, seed in enumerate(seeds):
+                for method in methods:
+                    if runs_first(method) != first:
+                        continue
+                    start = warm_start if method in exact else None
+                    own = {name: value for aim, name, value in params
+                           if aim is None or aim == method}
+                    mode = None if first or target == TARGET_NONE else target
+                    cells.append(Cell(n=n, method=method, weights=weights, seed=seed,
+                                      repeat=repeat, time_limit=time_limit,
+                                      hard_limit=hard_limit, warm_start=start,
+                                      memory_limit_mb=memory_limit_mb, params=own or None,
+                                      target_mode=mode))
     return cells

@@ -1,19 +1,20 @@
-"""Running the cells of a grid: locally (threads, each starting one process per cell) or on
-Dask workers (each worker still starting one process per cell), with the progress shown
-as rows come back. Both hand each row to ``on_row(row, running)`` as it finishes."""
+"""Running the cells of a sweep: locally (threads, each starting one process per cell) or on
+Dask workers (each worker still starting one process per cell). Both take the cells from
+a :class:`~nqmip.compare.schedule.Sweep` as they become ready and tell an :class:`Events`
+what started and what finished."""
 
 from __future__ import annotations
 
-import threading
+import time
 import uuid
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
 from nqmip.compare.grid import Cell, UsageError
 from nqmip.compare.harness import kill_active, run_cell
+from nqmip.compare.schedule import Sweep
 
 
 def warm_kernels(cells: Sequence[Cell]) -> float:
@@ -29,98 +30,52 @@ def warm_kernels(cells: Sequence[Cell]) -> float:
     return warm_up_all(names)
 
 
-class Progress:
-    """Cells done, running and left, with rich; plain (no control characters) off a tty."""
+class Events(Protocol):
+    """What a runner tells as the sweep goes: a cell started, a cell's row came back
+    (after the sweep recorded it), and a tick about twice a second."""
 
-    def __init__(self, total: int, enabled: bool = True) -> None:
-        from rich.console import Console
+    def started(self, cell: Cell) -> None: ...
 
-        self.total = total
-        self.done = 0
-        self.running = 0
-        self.counts: Counter[str] = Counter()
-        self.console = Console(stderr=True, highlight=False)
-        self.enabled = enabled
-        self.live = enabled and self.console.is_terminal
-        self._progress: Any = None
-        self._task: Any = None
+    def finished(self, cell: Cell, row: dict[str, Any]) -> None: ...
 
-    def _text(self) -> str:
-        left = self.total - self.done - self.running
-        statuses = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        return (f"cells: {self.done} done, {self.running} running, {left} left"
-                + (f"  [{statuses}]" if statuses else ""))
-
-    def __enter__(self) -> Progress:
-        if self.live:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(),
-                TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                console=self.console, transient=False,
-            )
-            self._progress.__enter__()
-            self._task = self._progress.add_task(self._text(), total=self.total)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-
-    def update(self, running: int, row: dict[str, Any] | None = None) -> None:
-        self.running = running
-        if row is not None:
-            self.done += 1
-            self.counts[str(row.get("status"))] += 1
-        if self._progress is not None:
-            self._progress.update(self._task, completed=self.done, description=self._text())
-        elif self.enabled and row is not None:
-            wall = row.get("wall_time")
-            wall_text = "-" if wall is None else f"{wall:.3f}s"
-            self.console.print(
-                f"[{self.done}/{self.total}] n={row['n']} {row['method']} seed={row['seed']}: "
-                f"{row['status']} objective={row.get('objective')} time={wall_text}"
-                f" ({self.running} running, {self.total - self.done - self.running} left)",
-                markup=False, soft_wrap=True,
-            )
+    def tick(self) -> None: ...
 
 
-def run_local(cells: Sequence[Cell], jobs: int,
-              on_row: Callable[[dict[str, Any], int], None]) -> None:
-    running = 0
-    lock = threading.Lock()
-
-    def task(cell: Cell) -> dict[str, Any]:
-        nonlocal running
-        with lock:
-            running += 1
-        try:
-            return run_cell(cell)
-        finally:
-            with lock:
-                running -= 1
-
+def run_local(sweep: Sweep, jobs: int, events: Events) -> None:
+    """Run the sweep's cells, ``jobs`` processes at once, each as soon as it is ready."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        pending: set[Future[dict[str, Any]]] = {pool.submit(task, c) for c in cells}
+        futures: dict[Future[dict[str, Any]], int] = {}
         try:
-            while pending:
-                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            while not sweep.finished:
+                while len(futures) < jobs:
+                    taken = sweep.take(time.perf_counter())
+                    if taken is None:
+                        break
+                    ticket, cell = taken
+                    events.started(cell)
+                    futures[pool.submit(run_cell, cell)] = ticket
+                if not futures:  # nothing runs and nothing is ready: cannot happen
+                    raise RuntimeError("the sweep is stuck: no cell is ready")
+                done, _ = wait(futures, timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in done:
-                    with lock:
-                        now = running
-                    on_row(future.result(), now)
+                    ticket = futures.pop(future)
+                    row = future.result()
+                    events.finished(sweep.finish(ticket, row), row)
+                events.tick()
         except BaseException:
-            for future in pending:
+            for future in futures:
                 future.cancel()
             kill_active()
             raise
 
 
-def run_dask(cells: Sequence[Cell], scheduler: str | None, workers: int | None,
-             on_row: Callable[[dict[str, Any], int], None]) -> None:
+def run_dask(sweep: Sweep, scheduler: str | None, workers: int | None,
+             events: Events) -> None:
+    """Run the sweep's cells on Dask (a scheduler's address, or a local cluster of
+    ``workers`` processes), as many at once as the workers have threads."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
+        from dask.distributed import wait as dask_wait
     except ImportError:
         raise UsageError('Dask is not installed: pip install "nqmip[dask]"') from None
     cluster = None
@@ -134,15 +89,30 @@ def run_dask(cells: Sequence[Cell], scheduler: str | None, workers: int | None,
                                dashboard_address=None)
         client = Client(cluster)
     try:
-        slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        slots = max(sum(w.get("nthreads", 1)
+                        for w in client.scheduler_info()["workers"].values()), 1)
         tag = uuid.uuid4().hex[:12]
-        futures = [client.submit(run_cell, asdict(c), pure=False, key=f"nqmip-{tag}-{i}")
-                   for i, c in enumerate(cells)]
-        left = len(futures)
-        for future in as_completed(futures):
-            row = future.result()
-            left -= 1
-            on_row(row, min(max(slots, 1), left))
+        futures: dict[Any, int] = {}
+        while not sweep.finished:
+            while len(futures) < slots:
+                taken = sweep.take(time.perf_counter())
+                if taken is None:
+                    break
+                ticket, cell = taken
+                events.started(cell)
+                futures[client.submit(run_cell, asdict(cell), pure=False,
+                                      key=f"nqmip-{tag}-{ticket}")] = ticket
+            if not futures:
+                raise RuntimeError("the sweep is stuck: no cell is ready")
+            try:
+                done = dask_wait(list(futures), timeout=0.5, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            for future in done:
+                ticket = futures.pop(future)
+                row = future.result()
+                events.finished(sweep.finish(ticket, row), row)
+            events.tick()
     finally:
         client.close()
         if cluster is not None:

@@ -16,6 +16,7 @@ records are read as today's rows:
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -146,15 +147,24 @@ class RowWriter:
             self.handle = open(path, "a", encoding="utf-8")  # noqa: SIM115
 
     def write(self, row: dict[str, Any]) -> None:
+        """Append one row; an OSError (a full disk) closes the file and is raised: the
+        caller says so, and nothing more is written."""
         if self.handle is None:
             return
-        self.handle.write(json.dumps(row, default=str) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        try:
+            self.handle.write(json.dumps(row, default=str) + "\n")
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+        except OSError:
+            self.close()
+            raise
 
     def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
+        handle, self.handle = self.handle, None
+        if handle is not None:
+            # what a full disk left in the buffer: write() said so
+            with contextlib.suppress(OSError):
+                handle.close()
 
     def __enter__(self) -> RowWriter:
         return self
@@ -168,7 +178,7 @@ def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
     tl = row.get("time_limit")
     return (row.get("n"), row.get("method"), row.get("weights"), row.get("seed"),
             row.get("warm_start"), None if tl is None else float(tl),
-            params_key(row.get("params")))
+            params_key(row.get("params")), row.get("target_mode"))
 
 
 def rows_for_grid(cells: Sequence[Cell], rows: Iterable[dict[str, Any]]
