@@ -42,11 +42,14 @@ def stopped(deadline: Deadline) -> Termination | None:
 
 def run_chunks(chunk: Chunk, deadline: Deadline, *,
                stop: Callable[[], bool] | None = None,
-               progress: Callable[[], None] | None = None) -> Termination:
+               progress: Callable[[], None] | None = None,
+               before: Callable[[], None] | None = None) -> Termination:
     """Call ``chunk()`` until it says why the search ends, the deadline passes or is
     cancelled, or ``stop()`` turns true (``solution_found``: a target reached); Ctrl-C
     ends it as ``interrupted``. ``progress()``, if given, is called after every chunk, the
-    last included (the search reports its incumbent there, throttled on its side).
+    last included (the search reports its incumbent there, throttled on its side);
+    ``before()``, if given, before every chunk (a search takes a bound that arrived
+    meanwhile).
 
     The deadline is read before every chunk, the first included: a search overshoots it by
     at most one chunk. Ctrl-C lands between chunks (numba code does not look at signals),
@@ -59,6 +62,8 @@ def run_chunks(chunk: Chunk, deadline: Deadline, *,
                 return why
             if stop is not None and stop():
                 return Termination.SOLUTION_FOUND
+            if before is not None:
+                before()
             why = chunk()
             if progress is not None:
                 progress()

@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-#: Largest magnitude taken as a real value (a solver's "infinite" bound is 1e30 or more).
-FINITE = 1e300
+#: Largest magnitude taken as a real value: Gurobi's "infinite" bound is 1e100
+#: (GRB.INFINITY), HiGHS's an IEEE infinity; no method takes totals past 1e99 as real.
+FINITE = 1e99
 
 
 @dataclass(frozen=True)

@@ -367,9 +367,11 @@ def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,
     termination ``target`` when the target stopped it."""
     trajectory.finish(result.objective, result.bound)
     termination = result.termination
-    if trajectory.target_reached and result.status is not Status.OPTIMAL \
-            and termination is not Termination.INFEASIBLE:
-        termination = Termination.TARGET
+    if trajectory.target_reached and termination is not Termination.INFEASIBLE:
+        # the target's cancel stopped it (the method saw "interrupted"): the target, or
+        # the optimum when the placement that reached it is also proven
+        termination = (Termination.OPTIMAL if result.status is Status.OPTIMAL
+                       else Termination.TARGET)
     timing = result.timing.with_(wall=deadline.elapsed(),
                                  to_best=trajectory.time_to(result.objective),
                                  to_target=trajectory.target_time)

@@ -51,10 +51,11 @@ class Trajectory:
 
     def __init__(self, deadline: Deadline, *, target: float | None = None,
                  round_bound: Callable[[float], float] | None = None,
-                 cap: int = TRAJECTORY_CAP) -> None:
+                 integral: bool = False, cap: int = TRAJECTORY_CAP) -> None:
         self.deadline = deadline
         self.target = target
         self.round_bound = round_bound
+        self.integral = integral  # whole weights: an incumbent is a whole number
         self.cap = max(cap, 2)
         self.points: list[Point] = []
         self.incumbent: float | None = None
@@ -76,6 +77,8 @@ class Trajectory:
         incumbent, bound = finite(incumbent), finite(bound)
         if bound is not None and self.round_bound is not None:
             bound = self.round_bound(bound)
+        if incumbent is not None and self.integral:  # a solver's 27.999999999999993 is 28
+            incumbent = float(round(incumbent))
         reached = False
         with self._lock:
             now = self.deadline.elapsed()

@@ -245,7 +245,6 @@ def solve_sa(
 
     def prepare(search: SwapSearch, deadline: Deadline) -> Callable[[int, int], bool]:
         search.fstate[TEMPERATURE] = t_start
-        args = search.kernel_args()
         began = time.perf_counter()
 
         def step(kseed: int, budget: int) -> bool:
@@ -255,7 +254,9 @@ def solve_sa(
                 schedule["timed"] = 0
                 rate = int(search.state[ITERATIONS]) / max(time.perf_counter() - began, 1e-6)
                 schedule["spt"] = max(64, int(rate * deadline.remaining() / (cycles * steps)))
-            return bool(anneal_chunk(*args, t_start, t_end, cooling, schedule["spt"],
+            # the arguments read at each chunk: the bound may have improved meanwhile
+            return bool(anneal_chunk(*search.kernel_args(), t_start, t_end, cooling,
+                                     schedule["spt"],
                                      conflict_bias, hard, top, PARTNER_FOCUS, kseed, budget))
 
         return step

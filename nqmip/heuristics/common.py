@@ -3,6 +3,7 @@ the conversion of a heuristic's outcome into the package's :class:`Result`."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -152,31 +153,75 @@ def weight_bound(instance: Instance) -> float:
 
 #: Seconds the colour bound's integer program may take for a heuristic (cached per n: paid
 #: once per process and board size; 0.03 s at n <= 10, its cap from n = 20 to 100, O(n)
-#: and milliseconds beyond).
+#: and milliseconds beyond). It runs beside the search, never before it.
 COLOUR_BOUND_SECONDS = 0.5
+#: Seconds a heuristic waits for the colour bound before its first move.
+QUICK_WAIT = 0.05
+
+
+class KnownBound:
+    """The best bound a heuristic knows while it runs (maximisation): the row and column
+    maxima at once, and where the weights are constant per colour with two values the
+    colour bound, once its integer program has answered in a background thread (HiGHS
+    releases the GIL: a run with a time limit does not wait for it; one without, whose
+    counters must not depend on the machine's speed, does). A search reads :meth:`get`
+    between chunks; reaching it proves the placement optimal."""
+
+    def __init__(self, instance: Instance, deadline: Deadline | None = None) -> None:
+        self._known = (weight_bound(instance), "row_column_maxima")
+        colours = instance.colours
+        if instance.is_feasibility or colours is None or colours.black == colours.white \
+                or instance.sense == "min" or instance.n < 2:
+            self._thread: threading.Thread | None = None
+            return
+        seconds = COLOUR_BOUND_SECONDS
+        if deadline is not None and deadline.limited:
+            seconds = max(min(seconds, 0.05 * deadline.remaining()), 0.01)
+        self._thread = threading.Thread(target=self._colour, args=(instance, seconds),
+                                        name="nqmip-colour-bound", daemon=True)
+        self._thread.start()
+        # Small boards have it at once (0.03 s at n <= 10). Without a time limit the run is
+        # a budget's, the same on any machine: it starts from the bound, waited for.
+        limited = deadline is not None and deadline.limited
+        self._thread.join(QUICK_WAIT if limited else None)
+
+    def _colour(self, instance: Instance, seconds: float) -> None:
+        from nqmip.formulation.colour_bound import black_queen_bound
+
+        colours = instance.colours
+        assert colours is not None
+        best = black_queen_bound(instance.n, instance.fixed,
+                                 maximise=colours.black > colours.white, time_limit=seconds)
+        if best is not None:
+            bound = instance.n * colours.white + (colours.black - colours.white) * best
+            if bound < self._known[0]:
+                self._known = (bound, "colour_bound")  # one assignment: read whole
+
+    def get(self) -> tuple[float, str]:
+        """The bound known now and where it comes from."""
+        return self._known
+
+    def wait(self, seconds: float) -> tuple[float, str]:
+        """The bound, after waiting at most ``seconds`` for the colour bound."""
+        if self._thread is not None:
+            self._thread.join(seconds)
+        return self._known
+
+    def final(self, deadline: Deadline | None = None) -> tuple[float, str]:
+        """The bound a result reports: the colour bound waited for (within what is left of
+        ``deadline``) when the search ended first, so that an optimum it reached is
+        proven."""
+        left = COLOUR_BOUND_SECONDS
+        if deadline is not None and deadline.limited:
+            left = min(left, deadline.remaining())
+        return self.wait(left)
 
 
 def known_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[float, str]:
-    """The best bound a heuristic knows (maximisation): the colour bound where the weights
-    are constant per colour with two values (its program within ``COLOUR_BOUND_SECONDS``,
-    or a twentieth of what is left of ``deadline`` if less), else :func:`weight_bound`. A
-    heuristic whose incumbent meets it has proven its placement optimal. Returns the
-    bound and where it comes from (``"colour_bound"`` or ``"row_column_maxima"``)."""
-    bound = weight_bound(instance)
-    colours = instance.colours
-    if instance.is_feasibility or colours is None or colours.black == colours.white \
-            or instance.sense == "min" or instance.n < 2:
-        return bound, "row_column_maxima"
-    from nqmip.formulation.colour_bound import black_queen_bound
-
-    seconds = COLOUR_BOUND_SECONDS
-    if deadline is not None and deadline.limited:
-        seconds = max(min(seconds, 0.05 * deadline.remaining()), 0.01)
-    best = black_queen_bound(instance.n, instance.fixed,
-                             maximise=colours.black > colours.white, time_limit=seconds)
-    colour = instance.n * colours.white + (colours.black - colours.white) * best \
-        if best is not None else bound
-    return (colour, "colour_bound") if colour < bound else (bound, "row_column_maxima")
+    """The best bound a heuristic knows, waited for (:class:`KnownBound`): the colour bound
+    where the weights are constant per colour with two values, else :func:`weight_bound`;
+    and where it comes from (``"colour_bound"`` or ``"row_column_maxima"``)."""
+    return KnownBound(instance, deadline).wait(COLOUR_BOUND_SECONDS + 1.0)
 
 
 def heuristic_result(

@@ -20,9 +20,9 @@ from nqmip.budget import Deadline
 from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
     REPORT_PLACEMENT_MAX_N,
+    KnownBound,
     fixed_queens_clash,
     kernel_seed,
-    known_bound,
     make_rng,
     stop_clock,
     timed_compile,
@@ -358,17 +358,21 @@ def run_swap_search(
         return infeasible_result(instance, method, seed)
     compile_time = timed_compile(warm_up)
     rng = make_rng(seed)
+    known = KnownBound(instance, deadline)  # the colour bound arrives beside the search
     begin = first(deadline) if first is not None else None
-    bound = known_bound(instance, deadline)
-    search = new_swap_search(instance, rng, bound[0], penalty, begin)
+    search = new_swap_search(instance, rng, known.get()[0], penalty, begin)
     step = prepare(search, deadline)
+
+    def refresh() -> None:
+        search.bound = known.get()[0]
+
     termination = run_chunks(budgeted(step, rng, search.state, ITERATIONS, max_iterations,
-                                      chunk), deadline,
+                                      chunk), deadline, before=refresh,
                              progress=_reporter(method, search, on_progress))
     wall = time.perf_counter() - start
     return swap_search_result(
         instance, method, search, termination, wall_time=wall, seed=seed,
-        compile_time=compile_time, extra=extra(search), bound=bound,
+        compile_time=compile_time, extra=extra(search), bound=known.final(deadline),
     )
 
 

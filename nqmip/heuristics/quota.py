@@ -37,6 +37,7 @@ from numba import njit
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
+    KnownBound,
     Reading,
     check_float,
     check_int,
@@ -44,7 +45,6 @@ from nqmip.heuristics.common import (
     chunk_progress,
     heuristic_result,
     kernel_seed,
-    known_bound,
     make_rng,
     stop_clock,
     timed_compile,
@@ -409,7 +409,7 @@ def solve_quota(
     start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
     stages = check_int("max_stages", max_stages if max_stages is not None else 2**62, 1)
     compile_time = timed_compile(warm_up)
-    bound = known_bound(instance, clock)
+    known = KnownBound(instance, clock)  # the colour bound arrives beside the search
     run = _QuotaRun(instance, settings, make_rng(seed),
                     None if start is None else checked_start(instance, start),
                     start_fraction, stages)
@@ -419,11 +419,11 @@ def solve_quota(
     def read() -> Reading:
         if run.best is not None and run.best is not seen[0]:  # O(n) once per new best
             seen[:] = [run.best, instance.objective(run.best)]
-        return seen[1], bound[0], None
+        return seen[1], known.get()[0], None
 
     def proven() -> bool:  # the best meets the bound it knows: nothing better exists
         value = read()[0]
-        return value is not None and value >= bound[0] - 1e-9
+        return value is not None and value >= known.get()[0] - 1e-9
 
     termination = run_chunks(run.chunk, clock, stop=proven,
                              progress=chunk_progress(METHOD, on_progress, read,
@@ -433,7 +433,7 @@ def solve_quota(
     return heuristic_result(
         instance, METHOD, run.best, wall_time=time.perf_counter() - begin, seed=seed,
         termination=termination, compile_time=compile_time, iterations=run.moves,
-        evaluations=run.evals, bound=bound,
+        evaluations=run.evals, bound=known.final(clock),
         extra={"temperature": settings.temperature, "samples": settings.samples,
                "stage_moves": settings.stage_moves, "stage_count": run.stage_count,
                "best_good": run.best_good, "stages": list(run.stages)},

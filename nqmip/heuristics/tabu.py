@@ -193,11 +193,11 @@ def solve_tabu(
 
     def prepare(search: SwapSearch, _deadline: Deadline) -> Callable[[int, int], bool]:
         tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)
-        args = search.kernel_args()
 
         def step(kseed: int, budget: int) -> bool:
-            return bool(tabu_chunk(*args, tabu_until, tenure, samples, stall_limit, perturb,
-                                   kseed, budget))
+            # the arguments read at each chunk: the bound may have improved meanwhile
+            return bool(tabu_chunk(*search.kernel_args(), tabu_until, tenure, samples,
+                                   stall_limit, perturb, kseed, budget))
 
         return step
 

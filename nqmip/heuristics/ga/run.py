@@ -29,6 +29,7 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
+    KnownBound,
     Reading,
     chunk_progress,
     default_budget,
@@ -36,7 +37,6 @@ from nqmip.heuristics.common import (
     free_rows_and_columns,
     heuristic_result,
     kernel_seed,
-    known_bound,
     make_rng,
     random_permutation,
     stop_clock,
@@ -87,7 +87,7 @@ def warm_up() -> None:
 
 def _run_kernel(
     instance: Instance, config: GAConfig, rng: np.random.Generator, deadline: Deadline,
-    bound: float | None = None, on_progress: ProgressCallback | None = None,
+    known: KnownBound | None = None, on_progress: ProgressCallback | None = None,
 ) -> tuple[dict[str, Any], float]:
     k = _kernels()
     start = time.perf_counter()
@@ -96,9 +96,12 @@ def _run_kernel(
     free = np.ascontiguousarray(rows, dtype=np.int64)
     weighted = not instance.is_feasibility
     weights = instance.kernel_weights()
-    if bound is None:
-        bound = weight_bound(instance) if weighted else float(n)
-    icfg, fcfg = config.arrays(free.size, weighted, bound)
+    def bound_now() -> float:  # the colour bound arrives beside the search
+        if not weighted:
+            return float(n)
+        return known.get()[0] if known is not None else weight_bound(instance)
+
+    icfg, fcfg = config.arrays(free.size, weighted, bound_now())
     size = config.population
     pop = np.empty((size, n), dtype=np.int32)
     for i in range(size):
@@ -128,9 +131,12 @@ def _run_kernel(
     def read() -> Reading:
         if not counters[codes.C_FOUND]:
             return None, None, int(counters[codes.C_BEST_COST])
-        return float(best_weight[0]) if weighted else float(n), bound, None
+        return float(best_weight[0]) if weighted else float(n), float(fcfg[codes.F_BOUND]), None
 
-    termination = run_chunks(step, deadline, progress=chunk_progress(
+    def refresh() -> None:
+        fcfg[codes.F_BOUND] = bound_now()
+
+    termination = run_chunks(step, deadline, before=refresh, progress=chunk_progress(
         "ga", on_progress, read, best=lambda: best if counters[codes.C_FOUND] else None))
     wall = time.perf_counter() - start
     out = {
@@ -188,10 +194,8 @@ def solve_ga(
             extra={"config": config.describe(), "reason": "fixed queens attack each other"},
         )
         return result
-    bound = known_bound(instance, clock)
-    out, _ = _run_kernel(instance, config, rng, clock,
-                         bound=bound[0] if not instance.is_feasibility else None,
-                         on_progress=on_progress)
+    known = KnownBound(instance, clock)
+    out, _ = _run_kernel(instance, config, rng, clock, known=known, on_progress=on_progress)
     wall = time.perf_counter() - begin
     extra = {
         "config": config.describe(),
@@ -211,5 +215,5 @@ def solve_ga(
         compile_time=compile_time,
         best_conflicts=out["best_conflicts"],
         extra=extra,
-        bound=bound,
+        bound=known.final(clock),
     )
