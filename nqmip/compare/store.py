@@ -82,7 +82,7 @@ def _check_row(row: Any) -> None:
         raise ValueError("not a run's row")
     if not (_is_int(row["n"]) and row["n"] >= 1):
         raise ValueError("n is not a board size")
-    if not all(isinstance(row[k], str) for k in ("method", "status", "weights")):
+    if not all(isinstance(row[k], str) and row[k] for k in ("method", "status", "weights")):
         raise ValueError("method, status and weights are not names")
     if not (row.get("seed") is None or _is_int(row["seed"])):
         raise ValueError("seed is not an integer")
