@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from nqmip.bnb import kernels as k
+from nqmip.bnb.common import Outcome, global_bound, need_step
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
-from nqmip.instance import Instance
+from nqmip.instance import Instance, free_rows
 from nqmip.result import Termination
 
 #: Subgradient steps at the root (from zero multipliers) and at every other node (from its
@@ -29,20 +29,11 @@ ROOT_ITERS = 400
 NODE_ITERS = 3
 #: The first step's scale (Polyak's rule, halved after 20 steps without progress).
 THETA = 1.0
+#: From this many free rows on, the search with the LP at every node
+#: (:mod:`nqmip.bnb.lpsearch`); below, the kernel's Lagrangian bound.
+LP_MIN_FREE = 30
 #: Nodes per call of the kernel: well under 0.1 s at n = 48, so a cancel is heard fast.
 CHUNK_NODES = 200
-
-
-@dataclass
-class Outcome:
-    """What the search ended with, in the maximisation's terms."""
-
-    termination: Termination
-    placement: tuple[int, ...] | None
-    objective: float | None
-    bound: float | None
-    nodes: int
-    root_bound: float | None
 
 
 def branch_and_bound(instance: Instance, deadline: Deadline,
@@ -50,7 +41,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
-                     ) -> Outcome:
+                     engine: str = "auto") -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
@@ -58,7 +49,14 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     incumbent. ``report(incumbent, bound)`` is called between chunks. ``incumbent()``, also
     called between chunks, may return a better placement found elsewhere (auto's other
     part) with its value: it becomes the incumbent, and prunes from the next node on.
+    ``engine``: "kernel" (the Lagrangian bound), "lp" (:mod:`nqmip.bnb.lpsearch`) or
+    "auto" (the LP from ``LP_MIN_FREE`` free rows on).
     """
+    if engine == "lp" or (engine == "auto" and free_rows(instance) >= LP_MIN_FREE):
+        from nqmip.bnb.lpsearch import lp_branch_and_bound
+
+        return lp_branch_and_bound(instance, deadline, start, mip_gap=mip_gap, report=report,
+                                   incumbent=incumbent)
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -82,7 +80,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         fs[k.INCUMBENT] = float(sum(w[r, c] for r, c in enumerate(start)))
         st[k.HAVE_INCUMBENT] = 1
         best[:] = start
-    fs[k.NEED_STEP] = 1.0 - 1e-6 if instance.integral else 1e-9
+    fs[k.NEED_STEP] = need_step(instance)
     lam1 = np.zeros((n + 1, m))
     lam2 = np.zeros((n + 1, m))
     U = np.zeros((n + 1, n))
@@ -157,18 +155,8 @@ def _incumbent(fs: np.ndarray, st: np.ndarray) -> float | None:
 
 def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, instance: Instance,
                   mip_gap: float) -> float | None:
-    """The bound of the whole search, stopped or complete: the best untried child
-    (``top``, ``-INF`` if none), and what was pruned. Every pruned node's bound was below
-    the incumbent plus the margin: with no gap that is the incumbent itself; with
-    ``mip_gap`` the margin is that gap, and the bound is the incumbent plus it."""
-    inc = _incumbent(fs, st)
-    pruned = inc
-    if inc is not None and mip_gap > 0.0:
-        pruned = max(inc, instance.rounded_bound(float(fs[k.INCUMBENT] + fs[k.NEED_STEP])))
-    if top == -k.INF:
-        return pruned
-    bound = instance.rounded_bound(float(top))
-    return bound if pruned is None else max(bound, pruned)
+    """:func:`nqmip.bnb.common.global_bound` of the kernel's state."""
+    return global_bound(top, _incumbent(fs, st), float(fs[k.NEED_STEP]), instance, mip_gap)
 
 
 _WARM: list[bool] = []
