@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nqmip
-from nqmip.bnb import lpsearch, rounds, search
+from nqmip.bnb import lpsearch, parallel, rounds, search
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
@@ -27,10 +27,12 @@ def best_value(n: int, w: np.ndarray, fixed: dict[int, int] | None = None) -> fl
 
 @pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("in_rounds", [True, False])
-def test_random_weights_match_brute_force(n: int, seed: int, in_rounds: bool) -> None:
+@pytest.mark.parametrize(("in_rounds", "threads"), [(True, 1), (False, 1), (True, 2)])
+def test_random_weights_match_brute_force(n: int, seed: int, in_rounds: bool,
+                                          threads: int) -> None:
     w = np.random.default_rng(seed).integers(1, 10, (n, n)).astype(float)
-    out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None), rounds=in_rounds)
+    out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None), rounds=in_rounds,
+                                       threads=threads)
     assert out.termination is nqmip.Termination.OPTIMAL
     assert out.placement is not None and nqmip.is_solution(out.placement)
     assert out.objective == best_value(n, w) == out.bound
@@ -86,8 +88,8 @@ def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -
     inst = to_maximisation(toulbar2_tutorial(20))[0]
     optimum = lpsearch.lp_branch_and_bound(inst, Deadline(None)).objective
     assert optimum is not None
-    monkeypatch.setattr(lpsearch, "CHUNK_NODES", 1)
-    for in_rounds in (True, False):
+    monkeypatch.setattr(parallel, "OFFER_NODES", 1)
+    for in_rounds, threads in ((True, 1), (False, 1), (True, 2)):
         for chunks in (1, 2, 5, 20):
             deadline = Deadline(None)
             calls = [0]
@@ -99,6 +101,7 @@ def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -
                     d.cancel()
 
             out = lpsearch.lp_branch_and_bound(inst, deadline, rounds=in_rounds,
+                                               threads=threads,
                                                incumbent=lambda f=stop_after: f())
             assert out.bound is not None and out.bound >= optimum
             assert out.objective is None or out.objective <= optimum
@@ -130,3 +133,15 @@ def test_with_a_gap_the_bound_stays_valid() -> None:
     assert exact is not None and gapped.objective is not None and gapped.bound is not None
     assert gapped.objective <= exact <= gapped.bound
     assert gapped.bound <= gapped.objective * 1.05 + 1
+
+
+def test_two_workers_prove_what_one_proves() -> None:
+    # the toulbar2 family at N = 18 and random weights at n = 12: two workers sharing the
+    # tree end with the same optimum (and the same bound) as one
+    for inst in (to_maximisation(toulbar2_tutorial(18))[0],
+                 make_instance(12, "random", weights_seed=7)):
+        one = lpsearch.lp_branch_and_bound(inst, Deadline(None))
+        two = lpsearch.lp_branch_and_bound(inst, Deadline(None), threads=2)
+        assert one.termination is two.termination is nqmip.Termination.OPTIMAL
+        assert one.objective == two.objective == two.bound
+        assert two.placement is not None and nqmip.is_solution(two.placement)

@@ -29,16 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.bnb import parallel
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.lp import NodeLP, NodeSolution
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
-from nqmip.chunks import run_chunks
 from nqmip.instance import Instance
 from nqmip.result import Termination
-
-#: Nodes (LP solves) between looks at the deadline: 1 to 10 ms each from N = 28 to 48.
-CHUNK_NODES = 8
 
 
 @dataclass
@@ -210,88 +207,85 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
                         start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                         report: Callable[[float | None, float | None], None] | None = None,
                         incumbent: Callable[[], tuple[float, tuple[int, ...]] | None]
-                        | None = None, rounds: bool = True) -> Outcome:
+                        | None = None, rounds: bool = True, threads: int = 1) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``; the arguments
     are those of :func:`nqmip.bnb.search.branch_and_bound`. On whole weights (and no
     ``mip_gap``) the search runs in rounds of a falling target (:mod:`nqmip.bnb.rounds`)
-    unless ``rounds`` is False."""
+    unless ``rounds`` is False; ``threads`` workers share the tree
+    (:mod:`nqmip.bnb.parallel`)."""
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
-    lp = NodeLP(w)
-    if _tree(instance, w, lp) is None:
+    lps = [NodeLP(w) for _ in range(max(1, threads))]
+    probe = _tree(instance, w, lps[0])
+    if probe is None:
         return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
     value = None if start is None else float(w[np.arange(n), list(start)].sum())
+    root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None)
+    root_value = None if root is None else root.value
 
     def engine(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
                ceiling: float | None) -> Outcome:
-        tree = _tree(instance, w, lp)
-        assert tree is not None
-        tree.floor, tree.ceiling = floor, ceiling
+        trees = []
+        for lp in lps:
+            tree = _tree(instance, w, lp)
+            assert tree is not None  # as the probe
+            tree.floor, tree.ceiling = floor, ceiling
+            trees.append(tree)
+        pool = parallel.Pool(len(trees))
         if begin is not None:
-            tree.offer(float(w[np.arange(n), list(begin)].sum()), tuple(begin))
-        return _search(tree, instance, deadline, mip_gap, tell, incumbent)
+            pool.share(float(w[np.arange(n), list(begin)].sum()), tuple(begin))
+        return _search(trees, pool, instance, deadline, mip_gap, root_value, tell, incumbent)
 
     if not rounds or mip_gap > 0.0 or not instance.integral:
         return engine(start, None, report, None)
-    probe = _tree(instance, w, lp)
-    assert probe is not None
-    root = lp.solve(probe.lower, np.ones(n * n, np.int8), None, None)
     low = float(w.min(axis=1).sum())
-    return in_rounds(instance, deadline, start, value, None if root is None else root.value,
-                     low, engine, report)
+    return in_rounds(instance, deadline, start, value, root_value, low, engine, report)
 
 
-def _search(tree: Tree, instance: Instance, deadline: Deadline, mip_gap: float,
+def _search(trees: list[Tree], pool: parallel.Pool, instance: Instance, deadline: Deadline,
+            mip_gap: float, root: float | None,
             report: Callable[[float | None, float | None], None] | None,
             incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None) -> Outcome:
-    """One depth-first search of ``tree`` from its root, until it ends or ``deadline``."""
-    n = tree.n
-    base_step = tree.step
-
-    def set_gap() -> None:
-        if mip_gap > 0.0 and tree.incumbent is not None:
-            tree.step = max(base_step, mip_gap * abs(tree.incumbent))
-
-    set_gap()
-    everything = np.ones(n * n, np.int8)
-    root_sol = tree.lp.solve(tree.lower, everything, None, None)
-    root_bound = None if root_sol is None else instance.rounded_bound(root_sol.value)
-    root = tree.open(everything, None)
-    if root is not None:
-        tree.levels.append(root)
+    """One search of the whole tree by the workers of ``trees``, until it ends or
+    ``deadline``."""
+    n = trees[0].n
+    base_step = trees[0].step
+    root_bound = None if root is None else instance.rounded_bound(root)
     last = [time.perf_counter()]
 
-    def chunk() -> Termination | None:
-        if incumbent is not None and (offer := incumbent()) is not None:
-            tree.offer(*offer)
-        set_gap()
-        for _ in range(CHUNK_NODES):
-            if tree.advance() or tree.reached():
-                return Termination.OPTIMAL
-        return None
-
     def bound() -> float | None:
-        pruned = tree.incumbent
-        if tree.floor is not None:  # the nodes below the target were pruned too
-            below = instance.rounded_bound(tree.floor - tree.step)
+        pruned = pool.incumbent
+        floor = trees[0].floor
+        if floor is not None:  # the nodes below the target were pruned too
+            below = instance.rounded_bound(floor - trees[0].step)
             pruned = below if pruned is None else max(pruned, below)
-        return global_bound(tree.open_bound(), pruned, tree.step, instance, mip_gap)
+        top = global_bound(pool.top(), pruned, trees[0].step, instance, mip_gap)
+        if root_bound is not None:
+            top = root_bound if top is None else min(top, root_bound)
+        return top
 
-    def progress() -> None:
+    def tick() -> None:
+        if incumbent is not None and (offer := incumbent()) is not None:
+            pool.share(*offer)
+        if mip_gap > 0.0 and pool.incumbent is not None:
+            for tree in trees:
+                tree.step = max(base_step, mip_gap * abs(pool.incumbent))
         if report is not None and time.perf_counter() - last[0] >= 0.2:
             last[0] = time.perf_counter()
-            report(tree.incumbent, bound())
+            report(pool.incumbent, bound())
 
-    why = run_chunks(chunk, deadline, progress=progress) if tree.levels and \
-        not tree.reached() else Termination.OPTIMAL
+    tick()
+    if root is None:
+        why = Termination.OPTIMAL
+    else:
+        task = parallel.Task(-root, 0, (), np.ones(n * n, np.int8), None)
+        why = parallel.run(list(trees), pool, task, deadline, tick)
+    nodes = sum(tree.nodes for tree in trees)
     if why is Termination.OPTIMAL:
-        if tree.best is None:
-            return Outcome(Termination.INFEASIBLE, None, None, None, tree.nodes, root_bound)
-        return Outcome(Termination.OPTIMAL, tree.best, tree.incumbent, bound(), tree.nodes,
+        if pool.best is None:
+            return Outcome(Termination.INFEASIBLE, None, None, None, nodes, root_bound)
+        return Outcome(Termination.OPTIMAL, pool.best, pool.incumbent, bound(), nodes,
                        root_bound)
-    top = bound()
-    if root_bound is not None:
-        top = root_bound if top is None else min(top, root_bound)
-    return Outcome(why, tree.best, tree.incumbent, top, tree.nodes, root_bound)
+    return Outcome(why, pool.best, pool.incumbent, bound(), nodes, root_bound)
