@@ -222,7 +222,9 @@ def _lp_search(call: Call) -> None:
     anneal = deadline.sub(LP_ANNEAL_SECONDS, share=LP_ANNEAL_SHARE)
 
     def branch_and_bound(limit: Deadline) -> None:
-        call.exact(limit, backend="bnb", threads=spare_cores() + 1,
+        # the annealing's core and the MIP's threads, as the MIP plan uses them
+        workers = (call.threads if call.threads is not None else spare_cores()) + 1
+        call.exact(limit, backend="bnb", threads=workers,
                    start=run.best.placement if run.best is not None else None)
         if run.proven():  # the annealing stops, and so does this thread
             anneal.cancel()
