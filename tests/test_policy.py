@@ -11,6 +11,7 @@ import pytest
 import nqmip
 from nqmip.auto.plans import RUNNERS, warm_up
 from nqmip.auto.policy import PLANS, choose_plan, policy_markdown
+from nqmip.backends.base import module_available
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,3 +124,16 @@ def test_pick_backend_asks_each_backend_for_n(monkeypatch: pytest.MonkeyPatch) -
         "gurobi", "gurobi", "highs", "highs"]
     sizes["gurobi"] = -1  # not installed
     assert policy.pick_backend(8) == "highs"
+
+
+def test_scip_runs_beside_the_lp_search_only_where_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from nqmip.auto.policy import SCIP_MIN_FREE, scip_beside
+
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)  # as without the extra
+    assert not scip_beside(SCIP_MIN_FREE) and not scip_beside(48)
+    monkeypatch.undo()
+    installed = module_available("pyscipopt")
+    assert scip_beside(SCIP_MIN_FREE) is installed and not scip_beside(SCIP_MIN_FREE - 1)

@@ -53,13 +53,13 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_SECONDS,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
-    LP_ANNEAL_SECONDS,
-    LP_ANNEAL_SHARE,
+    LP_SLICE_SECONDS,
     MIP_PORTFOLIO_MAX_N,
     SECOND_HEURISTIC,
     Plan,
     choose_plan,
     pick_backend,
+    scip_beside,
 )
 from nqmip.auto.portfolio import Portfolio, spare_cores
 from nqmip.backends.base import ProgressCallback, SolveOptions
@@ -180,13 +180,17 @@ def _mip(call: Call) -> None:
     docs/anytime.md)."""
     run, deadline = call.run, call.deadline
     engine = call.size <= BNB_PORTFOLIO_MAX_N
+    backend = None  # pick_backend's
     if engine and call.size >= LP_MIN_FREE and pick_backend(call.size) != "gurobi":
-        _lp_search(call)
-        return
+        if not scip_beside(call.size):
+            _lp_search(call)
+            return
+        backend = "scip"  # the MIP, beside the LP search on one worker
 
     def solve_mip(limit: Deadline) -> None:
         if not limit.expired() and not run.proven():
             call.exact(limit, start=run.best.placement if run.best is not None else None,
+                       backend=backend,
                        threads=call.threads if call.threads is not None else spare_cores())
         if run.bound is None:
             run.tighten(*cheap_bound(run.instance, deadline.sub(2.0)))
@@ -212,25 +216,36 @@ def _mip(call: Call) -> None:
 
 
 def _lp_search(call: Call) -> None:
-    """From ``LP_MIN_FREE`` free rows without Gurobi: nqmip's LP search (the LP at every
-    node, in rounds of a falling target) on every core, its workers sharing one tree, beside
-    the annealing for a share of the budget (``LP_ANNEAL_SHARE``), whose incumbents end its
-    rounds early; the annealing goes on after it if it stops without a proof. HiGHS's MIP
-    is left out: toulbar2 family N = 40, HiGHS alone proved in 176 s where the LP search,
-    one thread, proves in about 100 s (docs/bnb.md)."""
+    """From ``LP_MIN_FREE`` free rows without Gurobi (and below ``SCIP_MIN_FREE`` or without
+    SCIP): nqmip's LP search (the LP at every node, in rounds of a falling target) on one
+    core, and on the other the heuristics in slices of ``LP_SLICE_SECONDS``, the annealing
+    then the window search and the annealing in turn from the incumbent, each slice's best
+    offered at once: the LP search takes it between nodes, and its rounds end as soon as
+    their target reaches it (toulbar2 N = 40 seed 1, 300 s: the rounds proved the bound 137,
+    the optimum, with no placement at it; the anytime plan's heuristics reach 137 in 60 s).
+    HiGHS's MIP is left out: N = 40, HiGHS alone proved in 176 s where the LP search alone
+    takes 100 s (docs/bnb.md)."""
     run, deadline = call.run, call.deadline
-    anneal = deadline.sub(LP_ANNEAL_SECONDS, share=LP_ANNEAL_SHARE)
+    heuristics = deadline.sub()
 
     def branch_and_bound(limit: Deadline) -> None:
-        # the annealing's core and the MIP's threads, as the MIP plan uses them
-        workers = (call.threads if call.threads is not None else spare_cores()) + 1
-        call.exact(limit, backend="bnb", threads=workers,
+        call.exact(limit, backend="bnb", threads=None,
                    start=run.best.placement if run.best is not None else None)
-        if run.proven():  # the annealing stops, and so does this thread
-            anneal.cancel()
+        if run.proven():  # the heuristics stop, and so does this thread
+            heuristics.cancel()
             limit.cancel()
 
-    run.beside(deadline, lambda: run.heuristic(anneal), lead=branch_and_bound)
+    def slices() -> None:
+        turn = 0
+        while not run.proven() and not heuristics.expired():
+            method = AUTO_HEURISTIC if turn % 2 == 0 else SECOND_HEURISTIC
+            found = run.search(heuristics.sub(LP_SLICE_SECONDS), method,
+                               run.start_from_best() if turn > 0 else {},
+                               seed=run.seed + turn)
+            run.offer(found, method if turn == 0 else f"{method} from the incumbent")
+            turn += 1
+
+    run.beside(deadline, slices, lead=branch_and_bound)
 
 
 def _colour_quota(call: Call) -> None:

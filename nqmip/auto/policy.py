@@ -41,11 +41,17 @@ BNB_PORTFOLIO_MAX_N = 48
 #: thread (docs/bnb.md); shorter budgets keep the anytime plan, whose incumbents are better
 #: there (random 1..9, n = 40, 20 s: HiGHS 344 against the GA's 345; docs/anytime.md).
 LONG_BUDGET_SECONDS = 30.0
-#: The LP search's plan: the annealing beside it for this share of the budget (at most
-#: ``LP_ANNEAL_SECONDS``; the LP search's workers share the cores with it meanwhile). Its
-#: incumbents end the search's rounds of a falling target early (docs/bnb.md).
-LP_ANNEAL_SHARE = 0.25
-LP_ANNEAL_SECONDS = 30.0
+#: The LP search's plan: on the other core the heuristics in slices this long, each
+#: slice's best handed to the search at once (its incumbents end the rounds of a falling
+#: target early; docs/bnb.md).
+LP_SLICE_SECONDS = 10.0
+#: From this many free rows, where SCIP is installed (``pip install "nqmip[scip]"``) and
+#: Gurobi is not, the MIP plan runs SCIP (one thread, after the short annealing) beside the
+#: LP search on one worker, instead of the LP search on both cores. Toulbar2 family, one
+#: thread each, 60 s (docs/weighted.md): SCIP proved N = 36 seeds 1 and 123456789 in 40.6 and
+#: 52.7 s where HiGHS did not, and N = 40 seed 123456789 in 78 s (HiGHS 176 s); at N = 28 and
+#: 32 HiGHS proved where SCIP did not.
+SCIP_MIN_FREE = 36
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
 #: line model (:data:`nqmip.colour.line_model.COLOUR_PROOF_MAX_N`, spelled there).
@@ -105,6 +111,11 @@ def pick_backend(n: int) -> str:
 
 
 
+def scip_beside(size: int) -> bool:
+    """Whether the MIP plan runs SCIP beside the LP search (``SCIP_MIN_FREE``)."""
+    return size >= SCIP_MIN_FREE and get_backend("scip").available()
+
+
 # --- the plans: which parts run for which instance ------------------------------------------
 
 @dataclass(frozen=True)
@@ -144,11 +155,12 @@ PLANS: tuple[Plan, ...] = (
                           f"core 2 (<= {BNB_PORTFOLIO_MAX_N} free rows): nqmip's branch and "
                           "bound from the explicit solution, then the annealing; beyond: "
                           "the annealing from the MIP's start",
-                          f"from {LP_MIN_FREE} free rows without Gurobi, instead: nqmip's "
-                          "LP search on both cores (one tree), beside the annealing for "
-                          f"{LP_ANNEAL_SHARE:.0%} of the budget (at most "
-                          f"{LP_ANNEAL_SECONDS:g} s); no MIP"),
-         ("anneal-start", "bnb")),
+                          f"from {LP_MIN_FREE} free rows without Gurobi, instead: core 1 "
+                          "nqmip's LP search, core 2 the annealing and the window search "
+                          f"in turn in slices of {LP_SLICE_SECONDS:g} s, no MIP; from "
+                          f"{SCIP_MIN_FREE} free rows with SCIP installed: SCIP as the MIP "
+                          "of core 1, the LP search on core 2"),
+         ("anneal-start", "bnb", "lns")),
     Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
          ("core 1: the quota search from the explicit solution",
           "core 2: the quota search from a random start"), ("anneal-start", "quota")),

@@ -2,13 +2,14 @@
 where the Lagrangian kernel's node bound falls too far below the LP.
 
 Why: the kernel (:mod:`nqmip.bnb.kernels`) bounds a node by a few subgradient steps from
-its parent's multipliers. Measured on the toulbar2 family (seed 123456789, the optimum given
-as the incumbent, so only the proof is timed), a child's bound from its parent's *exact*
-LP multipliers stays at the parent's value after 10 steps while the child's LP is 4 to 7
-higher, and the proof's tree grows with it: at N = 36, 1,016,934 kernel nodes (10 steps a
-node: 394,979) against 8,346 nodes with the LP at every node; at N = 32, 303,296 against
-7,704. An LP solve costs more (1 to 5 ms against 0.1 ms) but the tree is 40 to 120 times
-smaller from N = 32 on.
+its parent's multipliers. Measured on the toulbar2 family (N = 32, seed 123456789), a
+child's bound from its parent's *exact* LP multipliers stays at the parent's value after 10
+steps while the child's LP is 4 to 7 higher, and the proof's tree grows with it (seed
+123456789, the optimum given as the incumbent, one thread): at N = 32, 105,491 kernel
+nodes in 12.4 s against 6,448 LP nodes in 10.5 s; N = 36, 134,043 kernel nodes (10 steps a
+node: 44,101, 15.1 s) against 6,909 in 13.3 s; N = 40, 758,529 kernel nodes in 152 s (10
+steps: 213,116 in 113 s) against 26,475 in 74 s. An LP node costs 10 to 20 times a kernel
+node, and the tree is 6 to 29 times smaller; the LP search wins from N = 32 on.
 
 The node: HiGHS's dual simplex from its parent's basis (:mod:`nqmip.bnb.lp`), stopped as
 soon as it shows the node cannot beat the incumbent. Then, as in the kernel: every square
