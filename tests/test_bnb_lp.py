@@ -145,3 +145,19 @@ def test_two_workers_prove_what_one_proves() -> None:
         assert one.termination is two.termination is nqmip.Termination.OPTIMAL
         assert one.objective == two.objective == two.bound
         assert two.placement is not None and nqmip.is_solution(two.placement)
+
+
+def test_auto_runs_the_lp_search_and_the_heuristics_from_30_free_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # toulbar2 family N = 30 (30 free rows, no Gurobi, no SCIP): auto's plan is the LP
+    # search beside the heuristics' slices; whatever it reaches in 3 s is verified and its
+    # lower bound (costs) is at most its placement's cost
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gurobipy", None)
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)
+    r = nqmip.solve(toulbar2_tutorial(30), method="auto", time_limit=3, seed=0)
+    assert "bnb" in r.provenance.plan and "sa" in r.provenance.plan
+    assert not any("highs" in step for step in r.provenance.plan)  # no MIP beside it
+    assert r.placement is not None and nqmip.is_solution(r.placement)
+    assert r.bound is not None and r.objective is not None and r.bound <= r.objective
