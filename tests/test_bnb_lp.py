@@ -161,3 +161,29 @@ def test_auto_runs_the_lp_search_and_the_heuristics_from_30_free_rows(
     assert not any("highs" in step for step in r.provenance.plan)  # no MIP beside it
     assert r.placement is not None and nqmip.is_solution(r.placement)
     assert r.bound is not None and r.objective is not None and r.bound <= r.objective
+
+
+@pytest.mark.parametrize("n", [6, 8, 10, 13])
+def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
+    # with a queen placed, the dive's completion is a placement that keeps it and uses
+    # only allowed squares; with too few allowed squares it says there is none
+    from nqmip.bnb.dive import dive
+
+    rng = np.random.default_rng(n)
+    rowf, colf = np.ones(n, np.int8), np.ones(n, np.int8)
+    d1f, d2f = np.ones(2 * n - 1, np.int8), np.ones(2 * n - 1, np.int8)
+    out = np.full(n, -1, np.int64)
+    r0, c0 = 1, 2
+    out[r0] = c0
+    rowf[r0] = colf[c0] = d1f[r0 - c0 + n - 1] = d2f[r0 + c0] = 0
+    lines = [a.copy() for a in (rowf, colf, d1f, d2f)]
+    allowed = np.ones((n, n), np.int8)
+    assert dive(allowed, rng.random((n, n)), rowf, colf, d1f, d2f, 10**6, out)
+    assert nqmip.is_solution(tuple(out)) and out[r0] == c0
+    assert all((a == b).all() for a, b in zip(lines, (rowf, colf, d1f, d2f), strict=True))
+    allowed[:, :] = 0
+    allowed[np.arange(n), np.arange(n)] = 1  # one diagonal: no placement
+    out = np.full(n, -1, np.int64)
+    assert not dive(allowed, rng.random((n, n)), *[np.ones_like(a) for a in lines],
+                    10**6, out)
+    assert (out == -1).all()

@@ -32,6 +32,7 @@ import numpy as np
 
 from nqmip.bnb import parallel
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
+from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
@@ -67,6 +68,8 @@ class Tree:
     incumbent: float | None = None
     best: tuple[int, ...] | None = None
     nodes: int = 0
+    qcol: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per row
+    dives: int = DIVE_NODES  # nodes of the dive at every opened node (0: none)
     floor: float | None = None  # a target: only nodes that reach it are opened
     ceiling: float | None = None  # a proven bound: an incumbent that reaches it is optimal
 
@@ -93,6 +96,7 @@ class Tree:
     def place(self, square: int, sign: int) -> None:
         """Put (sign 1) or take back (sign -1) a queen on ``square``."""
         self.lower[square] = 1 if sign > 0 else 0
+        self.qcol[square // self.n] = square % self.n if sign > 0 else -1
         for kind in range(4):
             self.free[kind][self.lines[kind, square]] = 0 if sign > 0 else 1
 
@@ -118,11 +122,26 @@ class Tree:
         need = self.need()
         if need is not None:  # reduced-cost fixing: these squares cannot reach `need`
             upper[(sol.value - sol.rc < need) & (self.lower == 0)] = 0
-        return Level(upper, sol.basis, self._children(sol, upper, need))
+        if self.dives:
+            self._dive(sol, upper)
+        return Level(upper, sol.basis, self._children(sol, upper, self.need()))
+
+    def _dive(self, sol: NodeSolution, upper: np.ndarray) -> None:
+        """A placement along the LP's reduced costs (:mod:`nqmip.bnb.dive`), offered."""
+        n = self.n
+        allowed = self.live(upper).reshape(n, n).astype(np.int8)
+        key = (np.maximum(sol.rc, 0.0) - 1e-3 * sol.x).reshape(n, n)
+        out = self.qcol.copy()
+        if dive(allowed, key, self.free[0], self.free[1], self.free[2], self.free[3],
+                self.dives, out):
+            self._offer_placement(out)
 
     def _take_integral(self, x: np.ndarray) -> None:
+        self._offer_placement(np.argmax(x.reshape(self.n, self.n), axis=1))
+
+    def _offer_placement(self, cols: np.ndarray) -> None:
+        """A placement (a column per row) as the incumbent, if it is one and better."""
         n = self.n
-        cols = np.argmax(x.reshape(n, n), axis=1)
         placement = tuple(int(c) for c in cols)
         if len(set(placement)) == n and len({r - c for r, c in enumerate(placement)}) == n \
                 and len({r + c for r, c in enumerate(placement)}) == n:
@@ -199,7 +218,8 @@ def _tree(instance: Instance, w: np.ndarray, lp: NodeLP) -> Tree | None:
     lines = np.stack([r, c, r - c + n - 1, r + c])
     free = [np.ones(n, np.int8), np.ones(n, np.int8), np.ones(2 * n - 1, np.int8),
             np.ones(2 * n - 1, np.int8)]
-    tree = Tree(w, need_step(instance), lp, np.zeros(n * n, np.int8), lines, free)
+    tree = Tree(w, need_step(instance), lp, np.zeros(n * n, np.int8), lines, free,
+                qcol=np.full(n, -1, np.int64))
     for row, col in instance.fixed:
         square = row * n + col
         if not all(free[kind][lines[kind, square]] for kind in range(4)):
