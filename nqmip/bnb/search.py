@@ -167,4 +167,6 @@ def warm_up() -> None:
     from nqmip.instance import make_instance
 
     branch_and_bound(make_instance(5, "random", weights_seed=0), Deadline(None))
+    # and the LP search's dive (nqmip.bnb.dive), on a board where its root is fractional
+    branch_and_bound(make_instance(8, "random", weights_seed=0), Deadline(None), engine="lp")
     _WARM.append(True)
