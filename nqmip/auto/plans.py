@@ -53,7 +53,6 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_SECONDS,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
-    LP_SLICE_SECONDS,
     MIP_PORTFOLIO_MAX_N,
     SECOND_HEURISTIC,
     Plan,
@@ -217,35 +216,26 @@ def _mip(call: Call) -> None:
 
 def _lp_search(call: Call) -> None:
     """From ``LP_MIN_FREE`` free rows without Gurobi (and below ``SCIP_MIN_FREE`` or without
-    SCIP): nqmip's LP search (the LP at every node, in rounds of a falling target) on one
-    core, and on the other the heuristics in slices of ``LP_SLICE_SECONDS``, the annealing
-    then the window search and the annealing in turn from the incumbent, each slice's best
-    offered at once: the LP search takes it between nodes, and its rounds end as soon as
-    their target reaches it (toulbar2 N = 40 seed 1, 300 s: the rounds proved the bound 137,
-    the optimum, with no placement at it; the anytime plan's heuristics reach 137 in 60 s).
-    HiGHS's MIP is left out: N = 40, HiGHS alone proved in 176 s where the LP search alone
-    takes 100 s (docs/bnb.md)."""
+    SCIP): nqmip's LP search (the LP at every node, in rounds of a falling target, a dive for
+    placements at every node) on every core, its workers sharing one tree, beside a short
+    annealing for the first incumbent (as the MIP plan's). The second core went to the
+    heuristics in 10 s slices first: toulbar2 N = 44, 300 s, they reached 157 where the LP
+    search's dives reach the optimum's neighbourhood within seconds (N = 40 seed 1: 139 at
+    16.5 s). HiGHS's MIP is left out: N = 40, HiGHS alone proved in 176 s where the LP
+    search alone takes 100 s (docs/bnb.md)."""
     run, deadline = call.run, call.deadline
-    heuristics = deadline.sub()
+    anneal = deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE)
 
     def branch_and_bound(limit: Deadline) -> None:
-        call.exact(limit, backend="bnb", threads=None,
+        # the annealing's core and the MIP's threads, as the MIP plan uses them
+        workers = (call.threads if call.threads is not None else spare_cores()) + 1
+        call.exact(limit, backend="bnb", threads=workers,
                    start=run.best.placement if run.best is not None else None)
-        if run.proven():  # the heuristics stop, and so does this thread
-            heuristics.cancel()
+        if run.proven():  # the annealing stops, and so does this thread
+            anneal.cancel()
             limit.cancel()
 
-    def slices() -> None:
-        turn = 0
-        while not run.proven() and not heuristics.expired():
-            method = AUTO_HEURISTIC if turn % 2 == 0 else SECOND_HEURISTIC
-            found = run.search(heuristics.sub(LP_SLICE_SECONDS), method,
-                               run.start_from_best() if turn > 0 else {},
-                               seed=run.seed + turn)
-            run.offer(found, method if turn == 0 else f"{method} from the incumbent")
-            turn += 1
-
-    run.beside(deadline, slices, lead=branch_and_bound)
+    run.beside(deadline, lambda: run.heuristic(anneal), lead=branch_and_bound)
 
 
 def _colour_quota(call: Call) -> None:

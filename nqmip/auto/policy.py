@@ -41,10 +41,6 @@ BNB_PORTFOLIO_MAX_N = 48
 #: thread (docs/bnb.md); shorter budgets keep the anytime plan, whose incumbents are better
 #: there (random 1..9, n = 40, 20 s: HiGHS 344 against the GA's 345; docs/anytime.md).
 LONG_BUDGET_SECONDS = 30.0
-#: The LP search's plan: on the other core the heuristics in slices this long, each
-#: slice's best handed to the search at once (its incumbents end the rounds of a falling
-#: target early; docs/bnb.md).
-LP_SLICE_SECONDS = 10.0
 #: From this many free rows, where SCIP is installed (``pip install "nqmip[scip]"``) and
 #: Gurobi is not, the MIP plan runs SCIP (one thread, after the short annealing) beside the
 #: LP search on one worker, instead of the LP search on both cores. Toulbar2 family, one
@@ -155,12 +151,11 @@ PLANS: tuple[Plan, ...] = (
                           f"core 2 (<= {BNB_PORTFOLIO_MAX_N} free rows): nqmip's branch and "
                           "bound from the explicit solution, then the annealing; beyond: "
                           "the annealing from the MIP's start",
-                          f"from {LP_MIN_FREE} free rows without Gurobi, instead: core 1 "
-                          "nqmip's LP search, core 2 the annealing and the window search "
-                          f"in turn in slices of {LP_SLICE_SECONDS:g} s, no MIP; from "
-                          f"{SCIP_MIN_FREE} free rows with SCIP installed: SCIP as the MIP "
-                          "of core 1, the LP search on core 2"),
-         ("anneal-start", "bnb", "lns")),
+                          f"from {LP_MIN_FREE} free rows without Gurobi, instead: nqmip's "
+                          "LP search on both cores (one tree), beside the same short "
+                          f"annealing, no MIP; from {SCIP_MIN_FREE} free rows with SCIP "
+                          "installed: SCIP as the MIP of core 1, the LP search on core 2"),
+         ("anneal-start", "bnb")),
     Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
          ("core 1: the quota search from the explicit solution",
           "core 2: the quota search from a random start"), ("anneal-start", "quota")),

@@ -17,8 +17,11 @@ whose reduced cost puts its bound below the incumbent is ruled out for the subtr
 (reduced-cost fixing); an integral LP solution is a placement (the incumbent, and the node
 is closed); the branching line is the free row or column with the fewest squares left
 (first fail), its squares best bound first (the node's value less the reduced cost, ties by
-the LP's value of the square). Depth first, one level per placed queen; the bound reported
-when it stops early is the best among the untried children.
+the LP's value of the square); every opened node dives for a placement along its reduced
+costs (:mod:`nqmip.bnb.dive`). Depth first within a task, one level per placed queen,
+tasks best bound first among the workers (:mod:`nqmip.bnb.parallel`); on whole weights in
+rounds of a falling target (:mod:`nqmip.bnb.rounds`). The bound reported when it stops
+early is the best among the untried children and tasks.
 """
 
 from __future__ import annotations
