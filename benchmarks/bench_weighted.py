@@ -123,13 +123,17 @@ def _longer(r: dict[str, Any]) -> bool:
 #: What changed under the table (its older cells stay as they were measured).
 NOTES = (
     "From 30 free rows `bnb` is the search with the LP at every node, in rounds of a "
-    "falling target (docs/bnb.md), and `auto-default` runs it on both cores beside the "
-    "annealing (no MIP) up to 48 free rows with a limit of 30 s or more. The cells of N = "
-    "36-48 run with it (and the records' `cpu_time`) were measured on a machine shared "
-    "with two other workers' jobs (load average 5-8 on 2 cores): their times are two to "
-    "three times those of an idle machine, and SCIP beside them is slowed as much; read "
-    "the ratios of one session. Why SCIP leads from N = 40, what the bound and the search "
-    "each contribute (nodes, root bound, time a node) and what was tried: docs/bnb.md.",
+    "falling target, with a dive for placements at every node (docs/bnb.md), and "
+    "`auto-default` runs it on both cores (two workers, one tree) beside a short "
+    "annealing, no MIP, up to 48 free rows with a limit of 30 s or more. The cells of N = "
+    "36-48 measured with it (their records carry `cpu_time`) ran on a machine shared with "
+    "other workers' jobs (load average 4-8 on 2 cores): each process got about half a "
+    "core whatever its threads, so the times are about twice an idle machine's, auto's "
+    "second worker added nothing, and SCIP beside them was slowed as much; read the "
+    "ratios of one session. Two `bnb` cells at N = 40 (seeds 123456789 and 2) predate the "
+    "dives (a dive changes the incumbents, not the tree: N = 36, 12,531 nodes either way). "
+    "Why SCIP leads from N = 40, what the bound and the search each contribute (nodes, "
+    "root bound, time a node) and what was tried: docs/bnb.md.",
 )
 
 
