@@ -132,8 +132,10 @@ class Instance:
     @cached_property
     def integral(self) -> bool:
         """Whether every weight is whole (then so is every objective value)."""
-        values = self.dense if self.dense is not None else np.array(self.weight_range())
-        return bool(np.all(np.abs(values - np.round(values)) < 1e-9))
+        values = self.dense if self.dense is not None else np.array([self.weight_range()])
+        block = max(1, (1 << 20) // max(values.shape[1], 1))  # no n x n temporaries
+        return all(bool(np.all(np.abs(part - np.rint(part)) < 1e-9))
+                   for part in (values[lo:lo + block] for lo in range(0, len(values), block)))
 
     def rounded_bound(self, bound: float) -> float:
         """A bound of the maximisation made whole where the weights are: 99.71 says 99."""

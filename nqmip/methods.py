@@ -176,8 +176,11 @@ _TABLE: tuple[Method, ...] = (
                        "top, about 1.5e18")),
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
            "nqmip's own branch and bound for any weights (numba)",
-           _honours("mip_gap", "bound_proof", "warm_start", "target", "work_limit"),
-           warm_up="nqmip.bnb.search:warm_up", notes=_work("search nodes"),
+           _honours("threads", "mip_gap", "bound_proof", "warm_start", "target",
+                    "work_limit"),
+           warm_up="nqmip.bnb.search:warm_up",
+           notes=_work("search nodes (the kernel's search on one thread)",
+                       threads="the LP search's workers, from 30 free rows; below, one"),
            limit=Limit("total", EXACT_FLOAT, "bnb's bounds count whole weights exactly only "
                        "below 2^53")),
     Method("ga", "heuristic", "nqmip.heuristics.ga.run:solve_ga",

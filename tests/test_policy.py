@@ -11,6 +11,7 @@ import pytest
 import nqmip
 from nqmip.auto.plans import RUNNERS, warm_up
 from nqmip.auto.policy import PLANS, choose_plan, policy_markdown
+from nqmip.backends.base import module_available
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,11 +47,12 @@ def test_choose_plan(n: int, weights: object, fixed: object, warm: bool, backend
 
 
 @pytest.mark.parametrize(("n", "budget", "plan"), [
-    (37, 60.0, "anneal"), (37, None, "anneal"), (37, 300.0, "mip"), (40, 600.0, "mip"),
-    (41, 600.0, "anneal"), (20, 1.0, "mip")])
+    (37, 20.0, "anneal"), (37, None, "anneal"), (37, 60.0, "mip"), (48, 60.0, "mip"),
+    (49, 600.0, "anneal"), (20, 1.0, "mip")])
 def test_a_long_budget_widens_the_exact_range(n: int, budget: float | None,
                                               plan: str) -> None:
-    """Beyond 36 free rows the exact plan runs only with a long limit (and up to 40)."""
+    """Beyond 36 free rows the exact plan runs only with a limit of 30 s or more (and up
+    to 48)."""
     instance = nqmip.make_instance(n, "random", weights_seed=1)
     assert choose_plan(instance, budget=budget).name == plan
 
@@ -122,3 +124,19 @@ def test_pick_backend_asks_each_backend_for_n(monkeypatch: pytest.MonkeyPatch) -
         "gurobi", "gurobi", "highs", "highs"]
     sizes["gurobi"] = -1  # not installed
     assert policy.pick_backend(8) == "highs"
+
+
+def test_scip_runs_beside_the_lp_search_only_where_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from nqmip.auto.policy import SCIP_MIN_FREE, scip_beside
+    from nqmip.backends.base import get_backend
+
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)  # as without the extra
+    monkeypatch.setattr(get_backend("scip"), "_checked", False)  # asked again
+    monkeypatch.setattr(get_backend("scip"), "_why", None)
+    assert not scip_beside(SCIP_MIN_FREE) and not scip_beside(48)
+    monkeypatch.undo()  # the module back, and the first answer remembered again
+    installed = module_available("pyscipopt")
+    assert scip_beside(SCIP_MIN_FREE) is installed and not scip_beside(SCIP_MIN_FREE - 1)

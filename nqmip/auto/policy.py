@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nqmip.backends.base import get_backend
+from nqmip.bnb.common import LP_MIN_FREE
 from nqmip.bounds import colour_bound_applies
 from nqmip.enumeration.completion import MAX_FREE
 from nqmip.exact import PROOF_SECONDS, PROOF_SHARE
@@ -30,14 +31,23 @@ MIP_PORTFOLIO_MAX_N = 60
 #: other. The toulbar2 family, medians of 3 seeds, idle machine (docs/weighted.md): bnb
 #: N = 24 1.7 s, 28 8.4 s, 32 45.0 s; HiGHS 14.3, 27.0, 44.7 s; auto with both 1.7, 6.7,
 #: 34.7 s. Neither part wins everywhere (N = 32, seed 123456789: HiGHS 34.7 s, bnb 58.4 s).
-BNB_PORTFOLIO_MAX_N = 40
+#: From ``nqmip.bnb.common.LP_MIN_FREE`` (30) free rows without Gurobi, the branch and bound
+#: is the LP search on every core instead (``LP_SEARCH``, below); up to 48 free rows, the
+#: range of the issue's grid (docs/weighted.md).
+BNB_PORTFOLIO_MAX_N = 48
 #: Other weights beyond ``AUTO_EXACT_MAX_N`` free rows, up to ``BNB_PORTFOLIO_MAX_N``: the
 #: exact plan ("mip") too when the budget is at least this long, where a proof is within
-#: reach: toulbar2 family, N = 40, no solver proved in 60 s; with 600 s this plan proved the
-#: three seeds in 187, 337 and 85 s (HiGHS alone 176 s, SCIP 78 s on the first;
-#: docs/weighted.md). Shorter budgets keep the anytime plan, whose incumbents are better
+#: reach: toulbar2 family N = 40, the LP search proves seed 123456789 in about 100 s on one
+#: thread (docs/bnb.md); shorter budgets keep the anytime plan, whose incumbents are better
 #: there (random 1..9, n = 40, 20 s: HiGHS 344 against the GA's 345; docs/anytime.md).
-LONG_BUDGET_SECONDS = 300.0
+LONG_BUDGET_SECONDS = 30.0
+#: From this many free rows, where SCIP is installed (``pip install "nqmip[scip]"``) and
+#: Gurobi is not, the MIP plan runs SCIP (one thread, after the short annealing) beside the
+#: LP search on one worker, instead of the LP search on both cores. Toulbar2 family, one
+#: thread each, 60 s (docs/weighted.md): SCIP proved N = 36 seeds 1 and 123456789 in 40.6 and
+#: 52.7 s where HiGHS did not, and N = 40 seed 123456789 in 78 s (HiGHS 176 s); at N = 28 and
+#: 32 HiGHS proved where SCIP did not.
+SCIP_MIN_FREE = 36
 #: Colour weights: the strengthened MIP after the colour proof up to this n, the proof
 #: itself up to ``COLOUR_PROOF_MAX_N`` (docs/frontier.md), the range of the colour package's
 #: line model (:data:`nqmip.formulation.line_model.COLOUR_PROOF_MAX_N`, spelled there).
@@ -97,6 +107,11 @@ def pick_backend(n: int) -> str:
 
 
 
+def scip_beside(size: int) -> bool:
+    """Whether the MIP plan runs SCIP beside the LP search (``SCIP_MIN_FREE``)."""
+    return size >= SCIP_MIN_FREE and get_backend("scip").available()
+
+
 # --- the plans: which parts run for which instance ------------------------------------------
 
 @dataclass(frozen=True)
@@ -135,7 +150,11 @@ PLANS: tuple[Plan, ...] = (
                           "from it",
                           f"core 2 (<= {BNB_PORTFOLIO_MAX_N} free rows): nqmip's branch and "
                           "bound from the explicit solution, then the annealing; beyond: "
-                          "the annealing from the MIP's start"),
+                          "the annealing from the MIP's start",
+                          f"from {LP_MIN_FREE} free rows without Gurobi, instead: nqmip's "
+                          "LP search on both cores (one tree), beside the same short "
+                          f"annealing, no MIP; from {SCIP_MIN_FREE} free rows with SCIP "
+                          "installed: SCIP as the MIP of core 1, the LP search on core 2"),
          ("anneal-start", "bnb")),
     Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
          ("core 1: the quota search from the explicit solution",

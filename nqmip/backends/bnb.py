@@ -18,8 +18,6 @@ from nqmip.result import Termination
 class BnbBackend(Backend):
     name = "bnb"
     install_hint = "part of nqmip (numba)"
-    honours_seed = False  # deterministic
-    honours_threads = False  # one thread
 
     def version(self) -> str:
         from importlib.metadata import PackageNotFoundError, version
@@ -41,7 +39,7 @@ class BnbBackend(Backend):
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
-            incumbent=options.incumbent,
+            incumbent=options.incumbent, threads=options.threads or 1,
             node_limit=None if options.work_limit is None else int(options.work_limit))
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from nqmip.bnb import kernels as k
+from nqmip.bnb.common import LP_MIN_FREE, Outcome, global_bound, need_step
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
-from nqmip.instance import Instance
+from nqmip.instance import Instance, free_rows
 from nqmip.result import Termination
 
 #: Subgradient steps at the root (from zero multipliers) and at every other node (from its
@@ -33,23 +33,12 @@ THETA = 1.0
 CHUNK_NODES = 200
 
 
-@dataclass
-class Outcome:
-    """What the search ended with, in the maximisation's terms."""
-
-    termination: Termination
-    placement: tuple[int, ...] | None
-    objective: float | None
-    bound: float | None
-    nodes: int
-    root_bound: float | None
-
-
 def branch_and_bound(instance: Instance, deadline: Deadline,
                      start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                      root_iters: int = ROOT_ITERS, node_iters: int = NODE_ITERS,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
+                     engine: str = "auto", threads: int = 1,
                      node_limit: int | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
@@ -58,9 +47,29 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     incumbent. ``report(incumbent, bound)`` is called between chunks. ``incumbent()``, also
     called between chunks, may return a better placement found elsewhere (auto's other
     part) with its value: it becomes the incumbent, and prunes from the next node on.
-    ``node_limit``: stop after this many nodes (``iteration_limit``), the same search on
-    any machine.
+    ``engine``: "kernel" (the Lagrangian bound), "lp" (:mod:`nqmip.bnb.lpsearch`) or
+    "auto" (the LP from ``LP_MIN_FREE`` free rows on). ``threads``: the LP search's
+    workers (the kernel runs on one). ``node_limit``: stop after this many nodes
+    (``iteration_limit``), the same search on any machine: the kernel's search on one
+    thread whatever ``engine`` says (the LP search's workers share a tree, so their node
+    counts depend on the machine).
     """
+    lp = engine == "lp" or (engine == "auto" and free_rows(instance) >= LP_MIN_FREE)
+    if lp and node_limit is None:
+        from nqmip.bnb.lpsearch import lp_branch_and_bound
+
+        return lp_branch_and_bound(instance, deadline, start, mip_gap=mip_gap, report=report,
+                                   incumbent=incumbent, threads=threads)
+    return _kernel_search(instance, deadline, start, mip_gap, root_iters, node_iters,
+                          report, incumbent, node_limit)
+
+
+def _kernel_search(instance: Instance, deadline: Deadline, start: tuple[int, ...] | None,
+                   mip_gap: float, root_iters: int, node_iters: int,
+                   report: Callable[[float | None, float | None], None] | None,
+                   incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
+                   node_limit: int | None) -> Outcome:
+    """:func:`branch_and_bound` with the kernel's Lagrangian bound, on one thread."""
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -84,7 +93,7 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
         fs[k.INCUMBENT] = float(sum(w[r, c] for r, c in enumerate(start)))
         st[k.HAVE_INCUMBENT] = 1
         best[:] = start
-    fs[k.NEED_STEP] = 1.0 - 1e-6 if instance.integral else 1e-9
+    fs[k.NEED_STEP] = need_step(instance)
     lam1 = np.zeros((n + 1, m))
     lam2 = np.zeros((n + 1, m))
     U = np.zeros((n + 1, n))
@@ -164,18 +173,8 @@ def _incumbent(fs: np.ndarray, st: np.ndarray) -> float | None:
 
 def _global_bound(top: float, fs: np.ndarray, st: np.ndarray, instance: Instance,
                   mip_gap: float) -> float | None:
-    """The bound of the whole search, stopped or complete: the best untried child
-    (``top``, ``-INF`` if none), and what was pruned. Every pruned node's bound was below
-    the incumbent plus the margin: with no gap that is the incumbent itself; with
-    ``mip_gap`` the margin is that gap, and the bound is the incumbent plus it."""
-    inc = _incumbent(fs, st)
-    pruned = inc
-    if inc is not None and mip_gap > 0.0:
-        pruned = max(inc, instance.rounded_bound(float(fs[k.INCUMBENT] + fs[k.NEED_STEP])))
-    if top == -k.INF:
-        return pruned
-    bound = instance.rounded_bound(float(top))
-    return bound if pruned is None else max(bound, pruned)
+    """:func:`nqmip.bnb.common.global_bound` of the kernel's state."""
+    return global_bound(top, _incumbent(fs, st), float(fs[k.NEED_STEP]), instance, mip_gap)
 
 
 _WARM: list[bool] = []
@@ -188,4 +187,6 @@ def warm_up() -> None:
     from nqmip.instance import make_instance
 
     branch_and_bound(make_instance(5, "random", weights_seed=0), Deadline(None))
+    # and the LP search's dive (nqmip.bnb.dive), on a board where its root is fractional
+    branch_and_bound(make_instance(8, "random", weights_seed=0), Deadline(None), engine="lp")
     _WARM.append(True)

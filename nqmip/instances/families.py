@@ -6,6 +6,12 @@
   minimise the total cost. The same numbers, drawn the same way, so that nqmip and toulbar2
   can be checked against each other (queen ``i`` at position ``a`` is our row ``i``,
   column ``a``: the problem is the same under that transposition).
+- :func:`aaai26_board` and :data:`AAAI26_SIZES`, :data:`AAAI26_SEEDS`: the setting of
+  Sewa, Allouche, de Givry, Katsirelos, Montalbano and Schiex, "Assignment Problems in Cost
+  Function Networks" (AAAI-26): ten boards per even N, costs uniform in [1, N], minimised.
+  The paper's 140 boards (N = 4, 6, ..., 30) are not published; these are drawn by the
+  tutorial's generator (the same law) with the seeds ``AAAI26_SEEDS``, and carried to
+  N = 40: 19 sizes, 190 boards.
 - :func:`random_1_9`: the package's own random integers 1..9 (maximise).
 - :func:`pb06_board`: boards in the style of the Pseudo-Boolean Evaluation 2006 weighted
   N-queens family (Liu and Truszczynski): 100 x 100, weights 1..99, minimise; seeded.
@@ -33,6 +39,24 @@ def toulbar2_tutorial(n: int, seed: int = TOULBAR2_SEED) -> Instance:
     """toulbar2's weighted n-queens tutorial instance (minimise the costs)."""
     instance = make_instance(n, toulbar2_costs(n, seed), sense="min")
     return _named(instance, f"toulbar2(seed={seed})")
+
+
+#: The sizes of the AAAI-26 setting carried to N = 40 (the paper stops at 30).
+AAAI26_SIZES: tuple[int, ...] = tuple(range(4, 41, 2))
+#: Ten boards per size: the tutorial's generator seeded with these.
+AAAI26_SEEDS: tuple[int, ...] = tuple(range(1, 11))
+
+
+def aaai26_board(n: int, seed: int) -> Instance:
+    """One board of the AAAI-26 setting: ``toulbar2_costs(n, seed)`` (costs
+    ``randint(1, n)``, the paper's uniform law on [1, N]), minimised."""
+    instance = make_instance(n, toulbar2_costs(n, seed), sense="min")
+    return _named(instance, f"aaai26(n={n}, seed={seed})")
+
+
+def aaai26_family() -> list[tuple[int, int]]:
+    """The 190 boards of the setting as (N, seed), smallest first."""
+    return [(n, seed) for n in AAAI26_SIZES for seed in AAAI26_SEEDS]
 
 
 def random_1_9(n: int, seed: int = 0) -> Instance:

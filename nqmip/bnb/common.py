@@ -1,0 +1,50 @@
+"""What both searches of :mod:`nqmip.bnb` share: the outcome they return and the bound of
+a search that stopped (or ended), in the maximisation's terms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nqmip.instance import Instance
+from nqmip.result import Termination
+
+#: From this many free rows on, :func:`nqmip.bnb.search.branch_and_bound` runs the search
+#: with the LP at every node (:mod:`nqmip.bnb.lpsearch`); below, the kernel's Lagrangian
+#: bound (:mod:`nqmip.bnb.kernels`), whose nodes cost a tenth (docs/bnb.md).
+LP_MIN_FREE = 30
+#: A bound of no node (nothing open).
+NONE_OPEN = -1e300
+
+
+@dataclass
+class Outcome:
+    """What the search ended with, in the maximisation's terms."""
+
+    termination: Termination
+    placement: tuple[int, ...] | None
+    objective: float | None
+    bound: float | None
+    nodes: int
+    root_bound: float | None
+
+
+def need_step(instance: Instance) -> float:
+    """What a node's bound must beat the incumbent by to be worth opening: a whole unit on
+    whole weights (less a hair for rounding), a hair otherwise."""
+    return 1.0 - 1e-6 if instance.integral else 1e-9
+
+
+def global_bound(top: float, incumbent: float | None, step: float, instance: Instance,
+                 mip_gap: float) -> float | None:
+    """The bound of the whole search, stopped or complete: the best untried child
+    (``top``, ``NONE_OPEN`` if none), and what was pruned. Every pruned node's bound was
+    below the incumbent plus ``step`` (the margin): with no gap that is the incumbent
+    itself; with ``mip_gap`` the margin is that gap, and the bound is the incumbent plus
+    it."""
+    pruned = incumbent
+    if incumbent is not None and mip_gap > 0.0:
+        pruned = max(incumbent, instance.rounded_bound(float(incumbent + step)))
+    if top <= NONE_OPEN:
+        return pruned
+    bound = instance.rounded_bound(float(top))
+    return bound if pruned is None else max(bound, pruned)

@@ -1,0 +1,111 @@
+"""The search in rounds of a falling target (whole weights): the incumbent is no longer
+what the proof waits for.
+
+A depth-first search with a poor incumbent explores every node whose bound beats that
+incumbent; given the optimum it explores only the nodes that beat the optimum, the proof's
+own tree. Measured (toulbar2 family, seed 123456789, one thread): at N = 40 the LP search
+proves 1475 in 74 s given the optimum, while its own incumbents after 60 s from the explicit
+solution are far from it. So the search runs in rounds: with ``B`` the best proven bound
+(first the root's), a round looks only for placements worth at least ``tau = B - delta + 1``
+(the target is a floor under the incumbent). A round that ends empty proves ``B = tau - 1``,
+and the next one starts from the root with a lower target; a round that finds a placement
+goes on as the plain search, whose incumbent is then at most ``delta - 1`` below the
+optimum. A round's tree is that of a proof at its target, and the trees grow geometrically
+as the target falls, so the rounds before the last cost a fraction of it; ``delta`` is
+chosen from the growth of the last two rounds, to make each about ``ROUND_GROWTH`` times
+the one before. The proven bound rises round by round, so a run stopped early reports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from nqmip.bnb.common import Outcome
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+from nqmip.result import Termination
+
+#: Each round's tree, about this many times the last one's (the first rounds: ``delta`` 2).
+ROUND_GROWTH = 4.0
+FIRST_DELTA = 2
+MAX_DELTA = 16
+
+
+Report = Callable[[float | None, float | None], None]
+#: One search from the root: (start, floor, report, ceiling) to its outcome. ``floor``: only
+#: placements worth at least this are looked for; ``ceiling``: a proven bound, which an
+#: incumbent that reaches it ends the search at.
+Engine = Callable[[tuple[int, ...] | None, float | None, Report | None, float | None],
+                  Outcome]
+
+
+def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | None,
+              start_value: float | None, root: float | None, low: float, engine: Engine,
+              report: Callable[[float | None, float | None], None] | None) -> Outcome:
+    """Run ``engine`` (a search that takes a floor under its incumbent) in rounds of a
+    falling target from the bound ``root`` (whole weights; None: the board has no
+    placement, which one plain search shows) down to ``low``, the least value a placement
+    can have: a target there is the plain search (which shows there is none, if so)."""
+    if root is None:
+        return engine(start, None, report, None)
+    proven = math.floor(root + 1e-6)
+    delta = FIRST_DELTA
+    nodes = 0
+    last_nodes: int | None = None
+    best: tuple[tuple[int, ...] | None, float | None] = (start, start_value)
+
+    def capped(inc: float | None, bound: float | None) -> None:
+        if report is not None:
+            report(_better(inc, best[1]), _min(bound, proven))
+
+    while True:
+        tau = proven - delta + 1
+        # the incumbent as high as the target, or no placement can be lower: plain search
+        plain = (best[1] is not None and tau <= best[1] + 1) or tau <= low
+        tau_floor = None if plain else float(tau)
+        out = engine(best[0], tau_floor, capped, float(proven))
+        nodes += out.nodes
+        if out.objective is not None and (best[1] is None or out.objective > best[1]):
+            best = (out.placement, out.objective)
+        if out.termination is not Termination.OPTIMAL and \
+                out.termination is not Termination.INFEASIBLE:  # stopped
+            bound = _min(out.bound, proven)
+            return Outcome(out.termination, best[0], best[1], bound, nodes,
+                           instance.rounded_bound(root))
+        if tau_floor is None or (out.objective is not None and out.objective >= tau - 1e-9):
+            # a proof, or a placement at or above the target (then the plain search's end)
+            if best[0] is None:
+                return Outcome(Termination.INFEASIBLE, None, None, None, nodes,
+                               instance.rounded_bound(root))
+            return Outcome(Termination.OPTIMAL, best[0], best[1], best[1], nodes,
+                           instance.rounded_bound(root))
+        proven = tau - 1  # nothing at or above the target
+        capped(best[1], proven)
+        if deadline.expired():
+            why = Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+            return Outcome(why, best[0], best[1], float(proven), nodes,
+                           instance.rounded_bound(root))
+        delta = _next_delta(delta, last_nodes, out.nodes)
+        last_nodes = out.nodes
+
+
+def _next_delta(delta: int, before: int | None, now: int) -> int:
+    """The step that makes the next round about ``ROUND_GROWTH`` times this one, from the
+    growth per unit of the target between the last two rounds."""
+    if before is None or before <= 0 or now <= before:
+        return min(MAX_DELTA, delta * 2 if before is not None and now <= before else delta)
+    per_unit = (now / before) ** (1.0 / delta)
+    if per_unit <= 1.0 + 1e-9:
+        return min(MAX_DELTA, delta * 2)
+    return max(1, min(MAX_DELTA, round(math.log(ROUND_GROWTH) / math.log(per_unit))))
+
+
+def _min(a: float | None, b: float) -> float:
+    return b if a is None else min(a, b)
+
+
+def _better(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    return a if b is None else max(a, b)

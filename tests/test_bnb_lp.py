@@ -1,0 +1,193 @@
+"""The LP search of nqmip's branch and bound (:mod:`nqmip.bnb.lpsearch`) and its rounds of
+a falling target (:mod:`nqmip.bnb.rounds`): optimal against brute force in both senses, with
+fixed queens and real weights, rounds or not; a stopped search keeps a valid bound."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.bnb import lpsearch, parallel, rounds, search
+from nqmip.budget import Deadline
+from nqmip.instance import make_instance
+from nqmip.instances.families import toulbar2_tutorial
+from nqmip.sense import to_maximisation
+
+
+def best_value(n: int, w: np.ndarray, fixed: dict[int, int] | None = None) -> float | None:
+    values = [w[np.arange(n), list(p)].sum() for p in itertools.permutations(range(n))
+              if len({i - c for i, c in enumerate(p)}) == n
+              and len({i + c for i, c in enumerate(p)}) == n
+              and all(p[r] == c for r, c in (fixed or {}).items())]
+    return float(max(values)) if values else None
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(("in_rounds", "threads"), [(True, 1), (False, 1), (True, 2)])
+def test_random_weights_match_brute_force(n: int, seed: int, in_rounds: bool,
+                                          threads: int) -> None:
+    w = np.random.default_rng(seed).integers(1, 10, (n, n)).astype(float)
+    out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None), rounds=in_rounds,
+                                       threads=threads)
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.placement is not None and nqmip.is_solution(out.placement)
+    assert out.objective == best_value(n, w) == out.bound
+    assert out.objective == w[np.arange(n), list(out.placement)].sum()
+
+
+@pytest.mark.parametrize("n", [6, 8])
+def test_real_weights_and_costs(n: int) -> None:
+    w = np.random.default_rng(n).random((n, n))
+    out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None))
+    assert out.objective == pytest.approx(best_value(n, w))
+    low = lpsearch.lp_branch_and_bound(to_maximisation(make_instance(n, w, sense="min"))[0],
+                                       Deadline(None))
+    assert low.placement is not None
+    assert w[np.arange(n), list(low.placement)].sum() == pytest.approx(-best_value(n, -w))
+
+
+@pytest.mark.parametrize("fixed", [{0: 2}, {1: 3, 4: 1}, {0: 0, 1: 2}, {0: 0, 2: 1, 4: 2}])
+def test_fixed_queens(fixed: dict[int, int]) -> None:
+    n = 8
+    w = np.random.default_rng(5).integers(1, 10, (n, n)).astype(float)
+    expected = best_value(n, w, fixed)
+    out = lpsearch.lp_branch_and_bound(make_instance(n, w, fixed=fixed), Deadline(None))
+    if expected is None:
+        assert out.termination is nqmip.Termination.INFEASIBLE and out.placement is None
+    else:
+        assert out.termination is nqmip.Termination.OPTIMAL and out.objective == expected
+        assert out.placement is not None
+        assert all(out.placement[row] == col for row, col in fixed.items())
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_no_placement_is_infeasible(n: int) -> None:
+    out = lpsearch.lp_branch_and_bound(make_instance(n, "random"), Deadline(None))
+    assert out.termination is nqmip.Termination.INFEASIBLE
+
+
+def test_the_engines_agree_on_the_toulbar2_family() -> None:
+    # N = 14: the kernel and the LP search (in rounds, and given a poor start) prove the
+    # same optimum; the search goes through the public solve too (verified placement)
+    inst = to_maximisation(toulbar2_tutorial(14))[0]
+    kernel = search.branch_and_bound(inst, Deadline(None), engine="kernel")
+    lp = search.branch_and_bound(inst, Deadline(None), engine="lp")
+    explicit = nqmip.solve(14, method="sa", time_limit=0.2, seed=0).placement
+    started = search.branch_and_bound(inst, Deadline(None), start=explicit, engine="lp")
+    assert kernel.objective == lp.objective == started.objective == lp.bound
+    assert lp.termination is started.termination is nqmip.Termination.OPTIMAL
+
+
+def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # toulbar2 family N = 20 (69 in costs): stopped after a few chunks, in rounds or not,
+    # the bound (maximisation) is at least the optimum and the placement at most it
+    inst = to_maximisation(toulbar2_tutorial(20))[0]
+    optimum = lpsearch.lp_branch_and_bound(inst, Deadline(None)).objective
+    assert optimum is not None
+    monkeypatch.setattr(parallel, "OFFER_NODES", 1)
+    for in_rounds, threads in ((True, 1), (False, 1), (True, 2)):
+        for chunks in (1, 2, 5, 20):
+            deadline = Deadline(None)
+            calls = [0]
+
+            def stop_after(limit: int = chunks, d: Deadline = deadline,
+                           seen: list[int] = calls) -> None:
+                seen[0] += 1
+                if seen[0] >= limit:
+                    d.cancel()
+
+            out = lpsearch.lp_branch_and_bound(inst, deadline, rounds=in_rounds,
+                                               threads=threads,
+                                               incumbent=lambda f=stop_after: f())
+            assert out.bound is not None and out.bound >= optimum
+            assert out.objective is None or out.objective <= optimum
+            if out.termination is not nqmip.Termination.OPTIMAL:
+                assert out.termination is nqmip.Termination.INTERRUPTED
+
+
+def test_rounds_raise_the_proven_bound_before_the_proof() -> None:
+    # the bound the rounds report falls from the root's towards the optimum, never below it
+    inst = to_maximisation(toulbar2_tutorial(16))[0]
+    seen: list[float] = []
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None),
+                                       report=lambda inc, bound: seen.append(bound or 0.0))
+    assert out.objective is not None and out.root_bound is not None
+    assert all(out.objective <= b <= out.root_bound for b in seen if b)
+
+
+def test_the_round_step_follows_the_growth() -> None:
+    assert rounds._next_delta(2, None, 10) == 2
+    assert rounds._next_delta(2, 10, 160) == 1  # 4 a unit: one unit makes 4 times
+    assert rounds._next_delta(4, 100, 200) == 8  # 1.19 a unit: 8 units make 4 times
+    assert rounds._next_delta(4, 100, 50) == 8  # shrinking: double
+
+
+def test_with_a_gap_the_bound_stays_valid() -> None:
+    inst = make_instance(12, "random", weights_seed=4)
+    exact = lpsearch.lp_branch_and_bound(inst, Deadline(None)).objective
+    gapped = lpsearch.lp_branch_and_bound(inst, Deadline(None), mip_gap=0.05)
+    assert exact is not None and gapped.objective is not None and gapped.bound is not None
+    assert gapped.objective <= exact <= gapped.bound
+    assert gapped.bound <= gapped.objective * 1.05 + 1
+
+
+def test_two_workers_prove_what_one_proves() -> None:
+    # the toulbar2 family at N = 18 and random weights at n = 12: two workers sharing the
+    # tree end with the same optimum (and the same bound) as one
+    for inst in (to_maximisation(toulbar2_tutorial(18))[0],
+                 make_instance(12, "random", weights_seed=7)):
+        one = lpsearch.lp_branch_and_bound(inst, Deadline(None))
+        two = lpsearch.lp_branch_and_bound(inst, Deadline(None), threads=2)
+        assert one.termination is two.termination is nqmip.Termination.OPTIMAL
+        assert one.objective == two.objective == two.bound
+        assert two.placement is not None and nqmip.is_solution(two.placement)
+
+
+def test_auto_runs_the_lp_search_and_the_heuristics_from_30_free_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # toulbar2 family N = 30 (30 free rows, no Gurobi, no SCIP): auto's plan is the LP
+    # search beside the heuristics' slices; whatever it reaches in 3 s is verified and its
+    # lower bound (costs) is at most its placement's cost
+    import sys
+
+    from nqmip.backends.base import get_backend
+
+    for module, name in (("gurobipy", "gurobi"), ("pyscipopt", "scip")):
+        monkeypatch.setitem(sys.modules, module, None)
+        monkeypatch.setattr(get_backend(name), "_checked", False)  # asked again
+        monkeypatch.setattr(get_backend(name), "_why", None)
+    r = nqmip.solve(toulbar2_tutorial(30), method="auto", time_limit=3, seed=0)
+    assert "bnb" in r.provenance.plan and "sa" in r.provenance.plan
+    assert not any("highs" in step for step in r.provenance.plan)  # no MIP beside it
+    assert r.placement is not None and nqmip.is_solution(r.placement)
+    assert r.bound is not None and r.objective is not None and r.bound <= r.objective
+
+
+@pytest.mark.parametrize("n", [6, 8, 10, 13])
+def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
+    # with a queen placed, the dive's completion is a placement that keeps it and uses
+    # only allowed squares; with too few allowed squares it says there is none
+    from nqmip.bnb.dive import dive
+
+    rng = np.random.default_rng(n)
+    rowf, colf = np.ones(n, np.int8), np.ones(n, np.int8)
+    d1f, d2f = np.ones(2 * n - 1, np.int8), np.ones(2 * n - 1, np.int8)
+    out = np.full(n, -1, np.int64)
+    r0, c0 = 1, 2
+    out[r0] = c0
+    rowf[r0] = colf[c0] = d1f[r0 - c0 + n - 1] = d2f[r0 + c0] = 0
+    lines = [a.copy() for a in (rowf, colf, d1f, d2f)]
+    allowed = np.ones((n, n), np.int8)
+    assert dive(allowed, rng.random((n, n)), rowf, colf, d1f, d2f, 10**6, out)
+    assert nqmip.is_solution(tuple(out)) and out[r0] == c0
+    assert all((a == b).all() for a, b in zip(lines, (rowf, colf, d1f, d2f), strict=True))
+    allowed[:, :] = 0
+    allowed[np.arange(n), np.arange(n)] = 1  # one diagonal: no placement
+    out = np.full(n, -1, np.int64)
+    assert not dive(allowed, rng.random((n, n)), *[np.ones_like(a) for a in lines],
+                    10**6, out)
+    assert (out == -1).all()
