@@ -39,16 +39,23 @@ def to_maximisation(instance: Instance) -> tuple[Instance, float]:
                    sense="max"), instance.n * top
 
 
+#: Statistics of ``Result.extra`` that are values of the objective (a method's root bound):
+#: turned into costs with the objective.
+BOUNDS_IN_EXTRA = ("root_bound",)
+
+
 def from_maximisation(result: Result, offset: float) -> Result:
     """A result of the maximisation, in the minimisation's terms: the objective, the bound
-    (now a lower bound), the target, the warm start's value and every point of the
-    trajectory become costs."""
+    (now a lower bound), the target, the warm start's value, every point of the trajectory
+    and the bounds among the statistics (``BOUNDS_IN_EXTRA``) become costs."""
     def back(value: float | None) -> float | None:
         return None if value is None else offset - value
 
     provenance = result.provenance.with_(start_objective=back(result.provenance.start_objective))
     trajectory = tuple(replace(p, incumbent=back(p.incumbent), bound=back(p.bound))
                        for p in result.trajectory)
+    extra = {**result.extra, **{key: back(result.extra[key]) for key in BOUNDS_IN_EXTRA
+                                if isinstance(result.extra.get(key), (int, float))}}
     return result.with_(objective=back(result.objective), bound=back(result.bound),
                         target=back(result.target), provenance=provenance,
-                        trajectory=trajectory, sense="min")
+                        trajectory=trajectory, sense="min", extra=extra)

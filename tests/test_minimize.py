@@ -101,3 +101,14 @@ def test_costs_from_the_command_line(tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     assert data["objective"] == brute_force(7, weights.astype(float), "min")
     assert data["sense"] == "min" and data["status"] == "optimal"
+
+
+@pytest.mark.parametrize("n", [8, 10])
+def test_a_root_bound_of_costs_is_a_lower_bound(n: int) -> None:
+    # bnb's root bound among the statistics is turned into costs with the objective: below
+    # the optimum, not the maximisation's value (about n times the largest cost)
+    from nqmip.instances.families import toulbar2_tutorial
+
+    r = nqmip.solve(toulbar2_tutorial(n), method="bnb")
+    assert r.status.value == "optimal" and r.objective is not None
+    assert 0 <= r.extra["root_bound"] <= r.objective
