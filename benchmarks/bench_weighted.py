@@ -133,6 +133,9 @@ NOTES = (
     "ratios of one run of the benchmark. Two `bnb` cells at N = 40 (seeds 123456789 and 2) "
     "predate the dives (a dive changes the incumbents, not the tree: N = 36, 12,531 nodes "
     "either way). "
+    "The last runs of N = 40 and 44 with 300 s (seeds 1 and 2 at N = 44; the three at N = "
+    "40, listed last) and the AAAI-26 set ran later on a quiet machine (load 1-2, nothing "
+    "beside them): docs/bnb.md tables them with their nodes and CPU seconds. "
     "Why SCIP leads from N = 40, what the bound and the search each contribute (nodes, "
     "root bound, time a node) and what was tried: docs/bnb.md.",
 )
