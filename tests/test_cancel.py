@@ -213,3 +213,24 @@ def test_a_cancel_reaches_an_exact_cover() -> None:
     # (this line set's covers take far longer: 119 restarts found none in 0.5 s)
     assert found.options is None and not found.exhausted
     assert took < 5.0
+
+
+def test_a_cancel_before_cp_sat_starts_still_stops_it() -> None:
+    # CP-SAT forgets a stop_search that comes before its search starts: the cancel is
+    # passed on until the solve returns (a Ctrl-C once left CP-SAT running to its limit)
+    from ortools.sat.python import cp_model
+
+    from nqmip.backends.base import stop_when_cancelled
+    from nqmip.formulation.cpsat import build_cpsat_model
+
+    model = build_cpsat_model(nqmip.make_instance(40, "random", weights_seed=1)).model
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 30.0
+    solver.parameters.num_workers = 1
+    deadline = Deadline(None)
+    deadline.cancel()
+    begin = time.perf_counter()
+    with stop_when_cancelled(deadline, solver.stop_search, poll=0.01, repeat=True):
+        time.sleep(0.2)  # the first stop comes before the search
+        solver.solve(model)
+    assert time.perf_counter() - begin < 10.0

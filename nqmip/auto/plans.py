@@ -142,7 +142,7 @@ def solve_auto(
     # This plan's kernels load first (numba's compile or cache load, inside the one clock:
     # reported as compile_time), so that the parts beside each other do not both compile.
     loading = time.perf_counter()
-    warm_up(plan, on_progress)
+    warm_up(plan, on_progress, like=instance)
     run.compile_time = time.perf_counter() - loading
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
@@ -360,10 +360,21 @@ KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
 KERNEL_WORDS = {"sa": "annealing", "minconflicts": "min-conflicts", "bnb": "branch and bound"}
 
 
-def warm_up(plan: Plan, on_progress: ProgressCallback | None = None) -> None:
+#: Methods whose warm-up compiles for one kind of weights when given an instance
+#: (``warm_up(like)``): the swap searches' kernels read a strided view for colour weights and
+#: a matrix otherwise, two compiles of which a run needs one.
+WARM_UP_LIKE = ("sa", "tabu")
+
+
+def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,
+            like: Instance | None = None) -> None:
     """Compile (or load from numba's cache) the kernels ``plan`` runs: the warm-ups the
     method table lists for them (the colour proof's apart), each group said to
-    ``on_progress`` first (a first run's compile shows on the live line as what it is)."""
+    ``on_progress`` first (a first run's compile shows on the live line as what it is).
+    ``like``: the instance the plan runs on, whose kind of weights is all the swap
+    searches compile for (``WARM_UP_LIKE``)."""
+    from functools import partial
+
     from nqmip.methods import METHODS, resolve
     from nqmip.progress import load_kernels
 
@@ -376,5 +387,7 @@ def warm_up(plan: Plan, on_progress: ProgressCallback | None = None) -> None:
         for name in KERNEL_METHODS.get(kernel, (kernel,)):
             target = METHODS[name].warm_up
             if target is not None:
-                load_kernels(resolve(target), KERNEL_WORDS.get(name, name), "auto",
-                             on_progress)
+                function = resolve(target)
+                if like is not None and name in WARM_UP_LIKE:
+                    function = partial(function, like)
+                load_kernels(function, KERNEL_WORDS.get(name, name), "auto", on_progress)

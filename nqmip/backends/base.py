@@ -257,17 +257,20 @@ def get_backend(name: str) -> Backend:
 
 @contextmanager
 def stop_when_cancelled(deadline: Deadline, stop: Callable[[], object],
-                        poll: float = 0.05) -> Iterator[None]:
-    """Call ``stop()`` once if ``deadline`` is cancelled from another thread while the block
+                        poll: float = 0.05, repeat: bool = False) -> Iterator[None]:
+    """Call ``stop()`` if ``deadline`` is cancelled from another thread while the block
     runs (its time limit is the solver's own option): for solvers that block their thread
-    (CP-SAT's ``stop_search``)."""
+    (CP-SAT's ``stop_search``). ``repeat``: called again every ``poll`` seconds until the
+    block ends, for a solver that loses a stop coming before its search has started
+    (CP-SAT ran on to its own 120 s limit after a Ctrl-C, once in a CI run)."""
     finished = threading.Event()
 
     def watch() -> None:
         while not finished.wait(poll):
             if deadline.cancelled():
                 stop()
-                return
+                if not repeat:
+                    return
 
     watcher = threading.Thread(target=watch, name="nqmip-stop-watch", daemon=True)
     watcher.start()

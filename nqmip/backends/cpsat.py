@@ -65,7 +65,7 @@ class CpSatBackend(Backend):
         callback = _Progress(ProgressReporter(self.name, options.on_progress)) \
             if options.on_progress is not None else None
         started = time.perf_counter()
-        with stop_when_cancelled(options.deadline, solver.stop_search):
+        with stop_when_cancelled(options.deadline, solver.stop_search, repeat=True):
             status = solver.solve(cps.model, callback)
         elapsed = time.perf_counter() - started
         placement = objective = bound = None

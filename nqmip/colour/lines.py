@@ -324,7 +324,7 @@ def _solve_within(solver: Any, model: Any, time_limit: float | Deadline,
 
     limit = Deadline.of(time_limit)
     solver.parameters.max_time_in_seconds = limit.seconds(floor=MIN_SOLVER_SECONDS) or 1e9
-    with stop_when_cancelled(limit, solver.stop_search):
+    with stop_when_cancelled(limit, solver.stop_search, repeat=True):
         return solver.Solve(model, callback) if callback is not None else solver.Solve(model)
 
 

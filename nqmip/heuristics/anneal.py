@@ -339,14 +339,15 @@ def _conflict_free_start(
     return first
 
 
-def _warm_up_start() -> None:
+def _warm_up_start(like: Instance | None = None) -> None:
     """The kernels of a ``start="minconflicts"`` run: the annealing and the start's."""
-    warm_up()
+    warm_up(like)
     minconflicts_warm_up()
 
 
-def warm_up() -> None:
-    """Compile (or load from the cache) the kernel for every objective on tiny boards."""
+def warm_up(like: Instance | None = None) -> None:
+    """Compile (or load from the cache) the kernel for every objective on tiny boards
+    (``like``: only for that instance's kind of weights)."""
 
     def run(search: SwapSearch, kseed: int) -> None:
         search.fstate[TEMPERATURE] = 0.5
@@ -354,4 +355,4 @@ def warm_up() -> None:
             anneal_chunk(*search.kernel_args(), 0.5, 0.02, 0.9, 16, 0.9, hard, 1.0, 0.5,
                          kseed, 100)
 
-    warm_up_swap_search(run)
+    warm_up_swap_search(run, like)

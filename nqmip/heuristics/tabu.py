@@ -209,11 +209,12 @@ def solve_tabu(
     )
 
 
-def warm_up() -> None:
-    """Compile (or load from the cache) the kernel for both objectives on tiny boards."""
+def warm_up(like: Instance | None = None) -> None:
+    """Compile (or load from the cache) the kernel for both objectives on tiny boards
+    (``like``: only for that instance's kind of weights)."""
 
     def run(search: SwapSearch, kseed: int) -> None:
         tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)
         tabu_chunk(*search.kernel_args(), tabu_until, 3, 4, 50, 2, kseed, 100)
 
-    warm_up_swap_search(run)
+    warm_up_swap_search(run, like)
