@@ -263,3 +263,21 @@ def test_swap_searches_report_their_best_live(method: str) -> None:
         best = max(best, a.incumbent if a.incumbent is not None else best)
         if b.incumbent is None or b.incumbent <= best:
             assert b.elapsed - a.elapsed >= 0.2 - 1e-9
+
+
+@pytest.mark.parametrize(("weights", "kind"), [(None, "none"), ("chess", "colour"),
+                                               ("random", "dense")])
+def test_a_run_compiles_the_kernel_of_its_weights_only(weights: str | None, kind: str) -> None:
+    # the swap searches' warm-up for one instance runs the kernel once, on a tiny board of
+    # the same kind (a colour view or a matrix); without one, on every kind
+    from nqmip.heuristics.localsearch import warm_up_swap_search, weight_kind
+
+    like = nqmip.make_instance(9, weights, weights_seed=0)
+    assert weight_kind(like) == kind
+    seen: list[bool] = []
+    warm_up_swap_search(lambda search, _seed: seen.append(search.weights.flags.c_contiguous),
+                        like=like)
+    assert seen == [kind != "colour"]  # only the colour weights are a strided view
+    every: list[bool] = []
+    warm_up_swap_search(lambda search, _seed: every.append(True))
+    assert len(every) == 3
