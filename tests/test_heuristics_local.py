@@ -281,3 +281,20 @@ def test_a_run_compiles_the_kernel_of_its_weights_only(weights: str | None, kind
     every: list[bool] = []
     warm_up_swap_search(lambda search, _seed: every.append(True))
     assert len(every) == 3
+
+
+@pytest.mark.parametrize(("n", "byte_counters"), [(40, False), (2**20, True)])
+def test_min_conflicts_compiles_byte_counters_only_for_boards_that_use_them(
+        n: int, byte_counters: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # uint8 line counters are used from SMALL_COUNTERS_FROM queens on: a warm-up for a
+    # smaller board leaves them out (the annealing's start at n = 40 compiles 2.0 s, not 3.5)
+    from nqmip.heuristics import minconflicts
+
+    seen: list[int] = []
+    monkeypatch.setattr(minconflicts, "_search",
+                        lambda instance, **kw: seen.append(kw["params"].small_from))
+    minconflicts.warm_up(nqmip.make_instance(n))
+    assert (1 in seen) is byte_counters and minconflicts.SMALL_COUNTERS_FROM in seen
+    seen.clear()
+    minconflicts.warm_up()
+    assert 1 in seen  # without a board: every kernel

@@ -360,10 +360,11 @@ KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
 KERNEL_WORDS = {"sa": "annealing", "minconflicts": "min-conflicts", "bnb": "branch and bound"}
 
 
-#: Methods whose warm-up compiles for one kind of weights when given an instance
+#: Methods whose warm-up compiles only what a run on the given instance reads
 #: (``warm_up(like)``): the swap searches' kernels read a strided view for colour weights and
-#: a matrix otherwise, two compiles of which a run needs one.
-WARM_UP_LIKE = ("sa", "tabu")
+#: a matrix otherwise, two compiles of which a run needs one; min-conflicts counts lines in
+#: bytes only from 2^20 queens.
+WARM_UP_LIKE = ("sa", "tabu", "minconflicts")
 
 
 def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,

@@ -342,7 +342,7 @@ def _conflict_free_start(
 def _warm_up_start(like: Instance | None = None) -> None:
     """The kernels of a ``start="minconflicts"`` run: the annealing and the start's."""
     warm_up(like)
-    minconflicts_warm_up()
+    minconflicts_warm_up(like)
 
 
 def warm_up(like: Instance | None = None) -> None:

@@ -114,7 +114,7 @@ def minconflicts_placement(
         max_evaluations = check_int("max_evaluations", max_evaluations, 1)
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
-    compile_time = timed_compile(warm_up)
+    compile_time = timed_compile(lambda: warm_up(instance))  # the counters it will use
     params = _Params(budget=budget, tail=tail, greedy_attempts=greedy_attempts, window=window,
                      repair_tries=repair_tries, samples=samples, noise=noise,
                      small_from=SMALL_COUNTERS_FROM)
@@ -366,11 +366,15 @@ def _to_result(
     )
 
 
-def warm_up() -> None:
+def warm_up(like: Instance | None = None) -> None:
     """Compile (or load from numba's cache) every kernel on tiny boards: with and without
-    fixed queens, int32 and uint8 counters, and the min-conflicts fallback (n = 8)."""
+    fixed queens, int32 and uint8 counters, and the min-conflicts fallback (n = 8).
+    ``like``: only the counters a board of its size uses (uint8 from
+    ``SMALL_COUNTERS_FROM`` queens on, int32 always)."""
+    small = like is None or like.n >= SMALL_COUNTERS_FROM
     for instance, small_from in ((make_instance(12, fixed={0: 1}), SMALL_COUNTERS_FROM),
-                                 (make_instance(12), 1), (make_instance(8), SMALL_COUNTERS_FROM),
+                                 *([(make_instance(12), 1)] if small else []),
+                                 (make_instance(8), SMALL_COUNTERS_FROM),
                                  (make_instance(8, fixed={0: 1}), SMALL_COUNTERS_FROM)):
         _search(instance, seed=0, deadline=Deadline(None),
                 params=_Params(budget=10_000, tail=4, greedy_attempts=64, window=4,
