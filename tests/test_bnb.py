@@ -4,8 +4,6 @@ search resumed chunk after chunk is the search run in one go."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -14,14 +12,7 @@ from nqmip.bnb import search
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
-
-
-def best_value(n: int, w: np.ndarray, fixed: dict[int, int] | None = None) -> float | None:
-    values = [w[np.arange(n), list(p)].sum() for p in itertools.permutations(range(n))
-              if len({i - c for i, c in enumerate(p)}) == n
-              and len({i + c for i, c in enumerate(p)}) == n
-              and all(p[r] == c for r, c in (fixed or {}).items())]
-    return float(max(values)) if values else None
+from tests.oracle import best_value
 
 
 @pytest.mark.parametrize("n", [4, 5, 6, 7, 8])

@@ -4,8 +4,6 @@ fixed queens and real weights, rounds or not; a stopped search keeps a valid bou
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -15,14 +13,7 @@ from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
-
-
-def best_value(n: int, w: np.ndarray, fixed: dict[int, int] | None = None) -> float | None:
-    values = [w[np.arange(n), list(p)].sum() for p in itertools.permutations(range(n))
-              if len({i - c for i, c in enumerate(p)}) == n
-              and len({i + c for i, c in enumerate(p)}) == n
-              and all(p[r] == c for r, c in (fixed or {}).items())]
-    return float(max(values)) if values else None
+from tests.oracle import best_value
 
 
 @pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
