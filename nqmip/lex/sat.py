@@ -15,10 +15,6 @@ columns are asked one by one, ascending (``placed + x[r, c]``), so a yes settles
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from nqmip.lex.descent import Placed
 
 #: the solver of python-sat used (CaDiCaL 1.9.5)
 SOLVER = "cadical195"
@@ -82,7 +78,7 @@ class SatOracle:
     def x(self, r: int, c: int) -> int:
         return r * self.n + c + 1
 
-    def begin(self, placed: Placed, row: int, limit: int) -> bool | None:
+    def begin(self, placed: list[tuple[int, int]], row: int, limit: int) -> bool | None:
         self._retire()
         self.calls += 1
         assumptions = [self.x(r, c) for r, c in placed]
