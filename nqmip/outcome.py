@@ -79,6 +79,24 @@ def make_result(
     return verified(instance, result)
 
 
+def search_termination(complete: bool, exhausted: bool,
+                       stopped_by: Termination | None) -> Termination:
+    """How a complete search ended: ``complete`` (it found what it looks for) is optimal,
+    ``exhausted`` (its tree holds nothing) infeasible, else ``stopped_by`` (default the
+    time limit). The one map for every complete search (:func:`search_result`, lex-first)."""
+    if complete:
+        return Termination.OPTIMAL
+    if exhausted:
+        return Termination.INFEASIBLE
+    return stopped_by or Termination.TIME_LIMIT
+
+
+def stopped_words(termination: Termination) -> str:
+    """What a stopped search's message says of its end."""
+    return ("interrupted" if termination is Termination.INTERRUPTED
+            else "stopped at the time limit")
+
+
 def search_result(
     instance: Instance,
     method: str,
@@ -101,16 +119,13 @@ def search_result(
     holds nothing: proven infeasible) or stopped (``stopped_by``, default the time limit;
     ``placement`` is then the best it met, or None). ``found`` names what it found, for the
     message; ``note`` is added to the message of a stopped search."""
+    termination = search_termination(complete, exhausted, stopped_by)
     if complete:
-        termination, message = Termination.OPTIMAL, f"{found}, after {nodes} nodes"
+        message = f"{found}, after {nodes} nodes"
     elif exhausted:
-        termination = Termination.INFEASIBLE
         message = f"no solution: the search tree ({nodes} nodes) is exhausted"
     else:
-        termination = stopped_by or Termination.TIME_LIMIT
-        stop = ("interrupted" if termination is Termination.INTERRUPTED
-                else "stopped at the time limit")
-        message = f"{stop} after {nodes} nodes{note}"
+        message = f"{stopped_words(termination)} after {nodes} nodes{note}"
     proven = complete or exhausted
     return make_result(
         instance, method, placement, termination, solver=solver, proven=proven, seed=seed,

@@ -190,19 +190,17 @@ def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...]
                 work: str, solver: str, extra: dict[str, object]) -> Result:
     """One route's outcome as a verified Result (:func:`nqmip.outcome.make_result`; the
     shape is the same for every route): ``extra["proven_rows"]`` leading rows proven."""
-    from nqmip.outcome import make_result
+    from nqmip.outcome import make_result, search_termination, stopped_words
     from nqmip.result import Counters, Provenance, Timing
 
+    termination = search_termination(complete, exhausted, stopped_by)
     if complete:
-        termination, message = Termination.OPTIMAL, f"the first solution, after {work}"
+        message = f"the first solution, after {work}"
     elif exhausted:
-        termination = Termination.INFEASIBLE
         message = f"no solution: the search is exhausted after {work}"
     else:
-        termination = stopped_by or Termination.TIME_LIMIT
-        stop = ("interrupted" if termination == Termination.INTERRUPTED
-                else "stopped at the time limit")
-        message = f"{stop} after {work}: the first {proven_rows} rows are proven"
+        message = (f"{stopped_words(termination)} after {work}: the first {proven_rows} "
+                   "rows are proven")
     proven = complete or exhausted
     method = f"lex-first {extra.get('oracle', 'search')}"
     return make_result(
