@@ -22,7 +22,10 @@ from hypothesis import strategies as st
 
 from nqmip.cli.count import count_main
 from nqmip.cli.solve import solve_weighted_main
+from nqmip.compare import HARNESS_STATUSES
 from nqmip.compare import main as compare_main
+from nqmip.compare.grid import WEIGHT_CHOICES, known_methods
+from nqmip.result import Status
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "solve": solve_weighted_main, "compare": compare_main, "count": count_main}
@@ -102,6 +105,8 @@ json_value = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3),
                             st.dictionaries(st.text(max_size=8), inner, max_size=3)),
     max_leaves=8).map(json.dumps)
+#: What a run's row may hold as its status (a tuple: generated lists are not hashable).
+RUN_STATUSES = (*(s.value for s in Status), *HARNESS_STATUSES)
 RUN_ROW = {"n": 4, "method": "highs", "weights": "chess", "seed": 0, "warm_start": None,
            "params": None, "time_limit": 5.0, "status": "optimal", "objective": 6.0,
            "bound": 6.0, "wall_time": 0.03}
@@ -111,9 +116,12 @@ wrong_value = st.one_of(st.none(), st.booleans(), st.text(max_size=4),
 
 
 def _wrong_for(field: str, value: object) -> bool:
-    """Whether ``value`` is wrong in ``field`` (None and integers are right for numbers)."""
+    """Whether ``value`` is wrong in ``field`` (None and integers are right for numbers; a
+    method, status or weights the sweep itself writes is right: "sa", "none")."""
     numeric = field in ("seed", "objective", "bound", "wall_time", "time_limit")
-    return not (numeric and (value is None or type(value) is int))
+    right_names = {"method": known_methods(), "status": RUN_STATUSES,
+                   "weights": WEIGHT_CHOICES}.get(field, ())
+    return not ((numeric and (value is None or type(value) is int)) or value in right_names)
 
 
 near_run_row = st.tuples(

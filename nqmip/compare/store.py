@@ -24,7 +24,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nqmip.compare.grid import Cell, params_key
+from nqmip.compare.grid import WEIGHT_CHOICES, Cell, known_methods, params_key
+from nqmip.compare.harness import HARNESS_STATUSES
+from nqmip.result import Status
 
 #: Keys of rows written before ``Result`` nested its timings and counters, and where they
 #: live now.
@@ -84,6 +86,12 @@ def _check_row(row: Any) -> None:
         raise ValueError("n is not a board size")
     if not all(isinstance(row[k], str) and row[k] for k in ("method", "status", "weights")):
         raise ValueError("method, status and weights are not names")
+    if row["method"] not in known_methods():
+        raise ValueError(f"method {row['method']!r} is not one of nqmip-compare's")
+    if row["status"] not in (*(s.value for s in Status), *HARNESS_STATUSES):
+        raise ValueError(f"status {row['status']!r} is not a run's status")
+    if row["weights"] not in WEIGHT_CHOICES:
+        raise ValueError(f"weights {row['weights']!r} are not one of --weights' choices")
     if not (row.get("seed") is None or _is_int(row["seed"])):
         raise ValueError("seed is not an integer")
     if not all(_is_number(row.get(k)) for k in ("objective", "bound", "wall_time",
@@ -113,10 +121,11 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
             if runs:
                 _check_row(row)
             rows.append(row)
-        except (json.JSONDecodeError, ValueError):
+        except (json.JSONDecodeError, ValueError) as error:
             if last_unfinished:
                 continue
-            raise StoreError(f"{path}, line {number}: not a row written by nqmip-compare; "
+            why = "" if isinstance(error, json.JSONDecodeError) else f" ({error})"
+            raise StoreError(f"{path}, line {number}: not a row written by nqmip-compare{why}; "
                              "remove that line or start a new file with --output") from None
     return rows
 
