@@ -3,6 +3,7 @@ colour), the LP relaxation (dense weights, small n), the row and column maxima."
 
 from __future__ import annotations
 
+from nqmip import highs_threads
 from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.instance import Instance
 
@@ -37,7 +38,7 @@ def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | No
     lp = to_highs_lp(lm, highspy)
     lp.integrality_ = []
     h.passModel(lp)
-    h.run()
+    highs_threads.run(h, 1)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     return float(h.getInfo().objective_function_value)

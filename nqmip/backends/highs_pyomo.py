@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from nqmip import highs_threads
 from nqmip.backends.base import (
     Backend,
     RawSolution,
@@ -49,8 +50,8 @@ class HighsPyomoBackend(Backend):
             opt.config.time_limit = limit
         if options.seed is not None:
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
-        if options.threads is not None:
-            opt.highs_options["threads"] = int(options.threads)
+        threads = 0 if options.threads is None else int(options.threads)  # 0: HiGHS's own
+        opt.highs_options["threads"] = threads
         if options.work_limit is not None:  # nodes
             opt.highs_options["mip_max_nodes"] = int(options.work_limit)
         accepted = None
@@ -65,6 +66,7 @@ class HighsPyomoBackend(Backend):
         opt.set_instance(model)
         log = SolverLog(options.verbose)
         opt._solver_model.cbLogging += lambda event: log(event.message)
+        highs_threads.prepare(threads)  # Pyomo runs HiGHS in this thread
         with c_stdout_to_stderr():  # HiGHS's log (verbose) on stderr: stdout stays ours
             results = opt.solve(model)
         if options.warm_start is not None:

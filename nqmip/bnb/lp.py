@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from nqmip import highs_threads
+
 #: The dual simplex's pricing: Dantzig's rule (``simplex_dual_edge_weight_strategy = 0``)
 #: against HiGHS's default (dual steepest edge): 7.7 s against 9.4 s of LP time over the
 #: same 7,000 nodes at N = 28 of the toulbar2 family (Devex 9.0 s).
@@ -48,7 +50,7 @@ class NodeLP:
         self.n = n
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
+        h.setOptionValue("threads", 1)  # every run: highs_threads.prepare(1)
         h.setOptionValue("simplex_dual_edge_weight_strategy", PRICING)
         size = n * n
         self._all = np.arange(size, dtype=np.int32)
@@ -72,6 +74,7 @@ class NodeLP:
         h.setOptionValue("objective_bound", hs.kHighsInf if cutoff is None else -cutoff)
         if basis is not None:
             h.setBasis(basis)
+        highs_threads.prepare(1)
         h.run()
         status = h.getModelStatus()
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from nqmip import highs_threads
+
 #: Seconds for each solver call while a certificate is built (they take well under 1 s).
 CERTIFICATE_SECONDS = 30.0
 
@@ -72,7 +74,6 @@ def lp_duals(n: int) -> tuple[list[float], list[list[float]], float]:
     num = 2 * (2 * n - 1)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
     h.addVars(num, np.zeros(num), np.ones(num))
     cost = np.zeros(num)
     cost[objective] = 1.0
@@ -84,7 +85,7 @@ def lp_duals(n: int) -> tuple[list[float], list[list[float]], float]:
         for t in range(n - 1):
             h.addRow(-highspy.kHighsInf, caps[t], t + 1, np.asarray(lines[: t + 1], np.int32),
                      np.ones(t + 1))
-    h.run()
+    highs_threads.run(h, 1)
     dual = np.asarray(h.getSolution().row_dual, dtype=float)
     value = float(h.getInfo().objective_function_value)
     k = len(equalities)

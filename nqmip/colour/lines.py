@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip import highs_threads
 from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
 from nqmip.formulation.cpsat import cp_solver
 
@@ -341,14 +342,13 @@ def _cover_mip(
         return Cover.INFEASIBLE, None  # an item no square covers
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
     h.setOptionValue("time_limit", float(time_limit))
     h.addVars(num, np.zeros(num), np.ones(num))
     h.changeColsIntegrality(num, np.arange(num, dtype=np.int32),
                             np.array([highspy.HighsVarType.kInteger] * num))
     h.addRows(4 * n, np.ones(4 * n), np.ones(4 * n), item_opts.size, item_ptr[:-1].copy(),
               item_opts, np.ones(item_opts.size))
-    h.run()
+    highs_threads.run(h, 1)
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return Cover.INFEASIBLE, None

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nqmip import highs_threads
 from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import ColourWeights, Instance
 
@@ -109,14 +110,15 @@ def _diagonal_ip(
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
     h.setOptionValue("time_limit", float(time_limit))
     to_highs(line_model(n, fixed), h, highspy, maximise=maximise)
-    h.run()
+    ran = highs_threads.run(h, 1)
     status = h.getModelStatus()
     ms = highspy.HighsModelStatus
     if status == ms.kInfeasible:
         return None
+    if ran == highspy.HighsStatus.kError or status == ms.kNotset:
+        return n if maximise else 0  # no bound from a run that did not happen
     info = h.getInfo()
     bound = float(info.mip_dual_bound)
     if not math.isfinite(bound):
@@ -149,7 +151,6 @@ def _line_lp_multipliers(n: int, sign: float) -> np.ndarray:
     m = s.size
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
     h.addVars(2 * m, np.zeros(2 * m), np.ones(2 * m))
     h.changeColsCost(2 * m, np.arange(2 * m, dtype=np.int32),
                      np.concatenate([sign * even_s, np.zeros(m)]))
@@ -160,7 +161,7 @@ def _line_lp_multipliers(n: int, sign: float) -> np.ndarray:
                             (iv, d, 0.0), (np.r_[iu, iv], np.r_[s**2, d**2], quad),
                             (np.r_[iu, iv], np.r_[even_s, -even_d], 0.0)):
         h.addRow(rhs, rhs, len(cols), cols.astype(np.int32), vals.astype(float))
-    h.run()
+    highs_threads.run(h, 1)
     return np.asarray(h.getSolution().row_dual, dtype=float)
 
 

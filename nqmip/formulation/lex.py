@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip import highs_threads
 from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.formulation.cpsat import cp_solver
 from nqmip.instance import Instance
@@ -187,6 +188,8 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
         if deadline is not None and deadline.limited:
             solver.config.time_limit = max(deadline.remaining(), MIN_SOLVER_SECONDS)
         solver.config.load_solution = False
+        solver.highs_options["threads"] = 1
+        highs_threads.prepare(1)  # Pyomo runs HiGHS in this thread
         result = solver.solve(m)
         tc = result.termination_condition
         if tc == TerminationCondition.infeasible:
