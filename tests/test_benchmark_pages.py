@@ -1,0 +1,39 @@
+"""Pages written by a benchmark from its records say what the records hold: the records
+are read as the benchmark reads them, and the page is what it would write now."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _benchmark(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_weighted_is_the_page_of_its_records() -> None:
+    bench = _benchmark("bench_weighted")
+    rows = bench.read_rows(bench.RESULTS, runs=False)
+    assert rows, "benchmarks/results/weighted.jsonl holds no runs"
+    assert bench.page(rows) == bench.PAGE.read_text(), (
+        "run: python benchmarks/bench_weighted.py --report-only")
+
+
+def test_the_aaai_table_puts_the_methods_side_by_side() -> None:
+    bench = _benchmark("bench_weighted")
+    rows = [{"family": "aaai26", "n": n, "seed": seed, "method": method, "time_limit": 60.0,
+             "status": "optimal" if (method, n) != ("scip", 40) else "feasible",
+             "wall_time": 2.0} for n in (30, 40) for seed in (1, 2)
+            for method in ("scip", "auto-default")]
+    lines = bench._aaai_section(rows)
+    assert "| N | auto-default (60 s) | time | scip (60 s) | time |" in lines
+    assert "| 40 | 2 / 2 | 4.0 s | 0 / 2 | 120.0 s |" in lines
+    assert "| 4-30 | 2 / 2 | **4.0 s** | 2 / 2 | **4.0 s** |" in lines
+    assert "| all | 4 / 4 | **8.0 s** | 2 / 4 | **124.0 s** |" in lines
