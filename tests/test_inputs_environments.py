@@ -504,18 +504,21 @@ def test_ctrl_c_through_a_wrapper_keeps_the_best_placement_and_bound() -> None:
             "PLAN_BY_NAME; warm_up(PLAN_BY_NAME['colour-quota'])")  # auto's plan at n = 300
     subprocess.run([sys.executable, "-c", warm], capture_output=True, timeout=600,
                    env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
-    explicit = nqmip.make_instance(300, "chess").objective(explicit_solution(300))
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)  # the kernels cached: the
-    # 3 s are the search's
-    time.sleep(3.0)
-    proc.send_signal(signal.SIGINT)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
     import json
 
-    data = json.loads(out)
+    explicit = nqmip.make_instance(300, "chess").objective(explicit_solution(300))
+    for wait in (3.0, 8.0):  # a loaded machine may leave 3 s no search: once more, longer
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)  # the kernels cached:
+        # the seconds are the search's
+        time.sleep(wait)
+        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        data = json.loads(out)
+        if data["provenance"]["incumbent_source"] != "explicit":
+            break
     assert data["termination"] == "interrupted"
     assert data["provenance"]["incumbent_source"] != "explicit", data["message"]
     assert data["objective"] > explicit and data["bound"] is not None
