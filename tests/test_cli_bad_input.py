@@ -22,10 +22,9 @@ from hypothesis import strategies as st
 
 from nqmip.cli.count import count_main
 from nqmip.cli.solve import solve_weighted_main
-from nqmip.compare import HARNESS_STATUSES
 from nqmip.compare import main as compare_main
 from nqmip.compare.grid import WEIGHT_CHOICES, known_methods
-from nqmip.result import Status
+from nqmip.compare.store import RUN_STATUSES
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "solve": solve_weighted_main, "compare": compare_main, "count": count_main}
@@ -105,8 +104,6 @@ json_value = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3),
                             st.dictionaries(st.text(max_size=8), inner, max_size=3)),
     max_leaves=8).map(json.dumps)
-#: What a run's row may hold as its status (a tuple: generated lists are not hashable).
-RUN_STATUSES = (*(s.value for s in Status), *HARNESS_STATUSES)
 RUN_ROW = {"n": 4, "method": "highs", "weights": "chess", "seed": 0, "warm_start": None,
            "params": None, "time_limit": 5.0, "status": "optimal", "objective": 6.0,
            "bound": 6.0, "wall_time": 0.03}

@@ -28,6 +28,10 @@ from nqmip.compare.grid import WEIGHT_CHOICES, Cell, known_methods, params_key
 from nqmip.compare.harness import HARNESS_STATUSES
 from nqmip.result import Status
 
+#: The statuses a run's row may hold: a result's, or the harness's own for a cell that did
+#: not answer (timeout, crashed, error).
+RUN_STATUSES: tuple[str, ...] = (*(s.value for s in Status), *HARNESS_STATUSES)
+
 #: Keys of rows written before ``Result`` nested its timings and counters, and where they
 #: live now.
 NESTED = {"compile_time": ("timing", "compile"), "heuristic_time": ("timing", "start"),
@@ -88,7 +92,7 @@ def _check_row(row: Any) -> None:
         raise ValueError("method, status and weights are not names")
     if row["method"] not in known_methods():
         raise ValueError(f"method {row['method']!r} is not one of nqmip-compare's")
-    if row["status"] not in (*(s.value for s in Status), *HARNESS_STATUSES):
+    if row["status"] not in RUN_STATUSES:
         raise ValueError(f"status {row['status']!r} is not a run's status")
     if row["weights"] not in WEIGHT_CHOICES:
         raise ValueError(f"weights {row['weights']!r} are not one of --weights' choices")
