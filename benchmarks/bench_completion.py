@@ -52,7 +52,7 @@ from nqmip.result import Status  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "completion.jsonl"
 DOC = ROOT / "docs" / "completion.md"
 PROB = "Problems/prob079"
-CANDIDATES = ("csplib", "../csplib", "/work/.mirror/csplib+csplib/repo")
+CANDIDATES = ("csplib", "../csplib")
 #: The instance the paper names as its hardest: (n, diagonals, id), unsat, ~2600 s.
 PAPER_HARDEST = (21, 19, 259)
 
