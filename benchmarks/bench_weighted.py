@@ -120,25 +120,42 @@ def _longer(r: dict[str, Any]) -> bool:
     return float(r.get("time_limit") or 0.0) > TABLE_LIMIT.get(r["family"], 60.0)
 
 
+#: Where and when the records were measured, and what was said of the machine then.
+MACHINE = "a 2-core AMD EPYC"
+MEASURED = "24 to 26 Nov 2026"
+
 #: What changed under the table (its older cells stay as they were measured).
 NOTES = (
     "From 30 free rows `bnb` is the search with the LP at every node, in rounds of a "
     "falling target, with a dive for placements at every node (docs/bnb.md), and "
     "`auto-default` runs it on both cores (two workers, one tree) beside a short "
-    "annealing, no MIP, up to 48 free rows with a limit of 30 s or more. The cells of N = "
-    "36-48 measured with it (their records carry `cpu_time`) ran on a machine shared with "
-    "other workers' jobs (load average 4-8 on 2 cores): each process got about half a "
-    "core whatever its threads, so the times are about twice an idle machine's, auto's "
-    "second worker added nothing, and SCIP beside them was slowed as much; read the "
-    "ratios of one run of the benchmark. Two `bnb` cells at N = 40 (seeds 123456789 and 2) "
-    "predate the dives (a dive changes the incumbents, not the tree: N = 36, 12,531 nodes "
-    "either way). "
-    "The last runs of N = 40 and 44 with 300 s (seeds 1 and 2 at N = 44; the three at N = "
-    "40, listed last) and the AAAI-26 set ran later on a quiet machine (load 1-2, nothing "
-    "beside them): docs/bnb.md tables them with their nodes and CPU seconds. "
+    "annealing, no MIP, up to 48 free rows with a limit of 30 s or more. Two `bnb` cells "
+    "at N = 40 (seeds 123456789 and 2) predate the dives (a dive changes the incumbents, "
+    "not the tree: N = 36, 12,531 nodes either way). docs/bnb.md tables the last runs of "
+    "N = 40 and 44 with 300 s and the AAAI-26 set with their nodes and CPU seconds. "
     "Why SCIP leads from N = 40, what the bound and the search each contribute (nodes, "
     "root bound, time a node) and what was tried: docs/bnb.md.",
 )
+
+#: The measuring notes, folded under the notes: the machine's load while it measured.
+HOW_MEASURED = (
+    "The cells of N = 36-48 measured with the LP search (their records carry `cpu_time`) "
+    "ran on a machine shared with other workers' jobs (load average 4-8 on 2 cores): each "
+    "process got about half a core whatever its threads, so the times are about twice an "
+    "idle machine's, auto's second worker added nothing, and SCIP beside them was slowed "
+    "as much; read the ratios of one run of the benchmark. The last runs of N = 40 and 44 "
+    "with 300 s (seeds 1 and 2 at N = 44; the three at N = 40, listed last) and the "
+    "AAAI-26 set ran later on a quiet machine (load 1-2, nothing beside them). The cells "
+    "whose records have no `cpu_time` were measured when it was left out.",
+)
+
+
+def how_measured(paragraphs: tuple[str, ...] | list[str]) -> list[str]:
+    """The folded "How this was measured" section (mkdocs-material's ``???``)."""
+    lines = ['??? note "How this was measured"', ""]
+    for paragraph in paragraphs:
+        lines += ["    " + paragraph, ""]
+    return lines
 
 
 def page(rows: list[dict[str, Any]]) -> str:
@@ -156,16 +173,16 @@ def page(rows: list[dict[str, Any]]) -> str:
              "`benchmarks/results/weighted.jsonl`). One thread per solver, each run its own "
              "process; a cell is the time to a proof, or `> limit (objective / bound)`, "
              "with the benchmark's limits (60 s; 600 s for PB06); runs given longer are "
-             "under [Longer runs](#longer-runs). Measured on a 2-core machine that other "
-             "jobs may share: read ratios, not seconds. `auto` uses Gurobi where "
+             f"under [Longer runs](#longer-runs). Measured from {MEASURED} on {MACHINE} "
+             "that other jobs may share: read ratios, not seconds. `auto` uses Gurobi where "
              "gurobipy is installed and licensed for "
              "the size (pip's licence: n <= 44), as on the machine that made this table; "
              "`auto-default` is auto with gurobipy (and, in the runs of the LP search, "
              "pyscipopt) hidden: the default install, HiGHS and nqmip's `bnb`; `auto-scip` "
              "hides gurobipy only (SCIP installed as the extra `nqmip[scip]`). nqmip's "
              "times count numba's one-off kernel load in a fresh process (0.5-0.8 s, "
-             "also recorded apart as `compile_time`), as a time limit does; the cells "
-             "whose records have no `cpu_time` were measured when it was left out.", "", *NOTES, "",
+             "also recorded apart as `compile_time`), as a time limit does.", "", *NOTES, "",
+             *how_measured(HOW_MEASURED),
              "| family | n | seed | " + " | ".join(methods) + " |",
              "| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |"]
     keys = sorted({(r["family"], r["n"], r["seed"]) for r in rows})

@@ -261,3 +261,47 @@ def test_the_old_name_checker_sees_them() -> None:
         assert OLD_NAMES.search(text), text
     assert not OLD_NAMES.search('`solve(..., objective="lex-first")` is refused')
     assert not OLD_NAMES.search("`Result.counters.evaluations`, `provenance.start_objective`")
+
+
+#: A commit hash: 7 to 40 hex digits as a word, with a letter among them (a seed such as
+#: 123456789 or a count such as 666090624 is a decimal number, not a hash).
+COMMIT_HASH = re.compile(r"\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b")
+#: A remark on the machine's load while it measured.
+LOAD_REMARK = re.compile(
+    r"\bload(?:ed)?\s+(?:average|avg)\b|\bload\s+(?:about\s+|of\s+|was\s+)?\d"
+    r"|\bloaded\s+(?:2-core\s+)?(?:machine|core)", re.I)
+#: The folded section a page keeps such notes in: the line, then what is indented under it.
+MEASURED = re.compile(r'^\?\?\?\+? note "How this was measured"\n(?:(?: {4}.*)?\n)*', re.M)
+#: Pages another generator writes (scripts/compare.py's report), not checked here.
+NOT_CHECKED = {"benchmarks-compare.md"}
+
+
+def page_body(text: str) -> str:
+    """A page without its "How this was measured" sections."""
+    return MEASURED.sub("", text if text.endswith("\n") else text + "\n")
+
+
+def test_the_pages_keep_commits_and_load_to_how_this_was_measured() -> None:
+    found = {}
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        if page.name in NOT_CHECKED:
+            continue
+        body = page_body(page.read_text())
+        hits = COMMIT_HASH.findall(body) + LOAD_REMARK.findall(body)
+        if hits:
+            found[page.name] = hits
+    assert not found, f"commit hashes or load remarks outside 'How this was measured': {found}"
+
+
+def test_the_measuring_note_checker_sees_them() -> None:
+    for text in ("the code at commit 4b8b59a", "before (fb1b61c)", "`c949517`",
+                 "1-minute load average 4.35", "(load 4-8 on 2 cores)", "load about 2",
+                 "Load average at the end of the run: 5.8", "on a loaded 2-core machine",
+                 "at load average 3.5–4.7"):
+        assert COMMIT_HASH.search(text) or LOAD_REMARK.search(text), text
+    for text in ("seed 123456789", "666090624 solutions", "numba's compile or cache load",
+                 "on any machine, loaded or quiet", "json.load(open('a.json'))"):
+        assert not (COMMIT_HASH.search(text) or LOAD_REMARK.search(text)), text
+    page = ('# P\n\nMeasured 2026-11-22.\n\n??? note "How this was measured"\n\n'
+            "    At commit 4b8b59a, load average 4.35.\n\n    | a |\n\nAfter, load average 2.\n")
+    assert page_body(page) == "# P\n\nMeasured 2026-11-22.\n\nAfter, load average 2.\n"
