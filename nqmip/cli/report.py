@@ -12,6 +12,7 @@ summarised instead of drawn.
 
 from __future__ import annotations
 
+import errno
 import math
 from collections.abc import Sequence
 
@@ -178,12 +179,20 @@ def how_obtained(result: Result) -> str:
     return text
 
 
+class _Console(Console):
+    """rich's console, but a reader that went away is the command's to answer
+    (:func:`nqmip.cli.streams.deliver`), not rich's ``SystemExit(1)``."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")
+
+
 def board_console(n: int) -> Console:
     """Standard output for boards: coloured on a terminal; on a pipe or a file as wide as
     an n-board needs, so that it never wraps."""
-    console = Console(highlight=False)
+    console = _Console(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=max(100, 2 * n + 10))
+        console = _Console(highlight=False, width=max(100, 2 * n + 10))
     return console
 
 
