@@ -17,8 +17,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +233,8 @@ def _show(args: argparse.Namespace, result: Result, instance: Any) -> None:
     if args.json:
         print(result.to_json())
     elif args.quiet:
+        from nqmip.cli.report import summary_line
+
         print(summary_line(result))
     else:
         from nqmip.cli.report import print_result
@@ -269,8 +270,10 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
     check_available(args.method)
+    from nqmip.cli.report import live_progress
+
     show = not (args.json or args.quiet or args.verbose)
-    with live_progress(show, args.method) as on_progress:
+    with live_progress(show, args.method, instance.sense) as on_progress:
         outcome = solve_watched(
             instance, method=args.method, time_limit=args.time_limit, started=started,
             on_progress=on_progress, **options)
@@ -424,60 +427,6 @@ def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]
             raise UsageError(f"--fix {row},{col} is off the {n} x {n} board: rows and "
                              f"columns count from 0 to {n - 1}")
     return n, fixed
-
-
-@contextmanager
-def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
-    """A live line on stderr while a solve runs: the method, the elapsed time, and the
-    incumbent, the bound and the gap as they improve. Only on a terminal, so pipes and
-    files get no control characters."""
-    if not enabled or sys.stderr is None or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from nqmip.cli.report import number
-
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-               TextColumn("{task.fields[info]}"))
-    best: dict[str, float] = {}
-    note = [""]  # what the method says it is doing (a first run's compile), until it is over
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"solving ({method}; Ctrl-C stops and prints the best)",
-                                 info="")
-
-        def on_progress(p: Any) -> None:
-            if getattr(p, "note", None) is not None:
-                note[0] = p.note
-            if p.incumbent is not None:
-                best["incumbent"] = max(best.get("incumbent", -np.inf), p.incumbent)
-            if p.bound is not None:
-                best["bound"] = min(best.get("bound", np.inf), p.bound)
-            parts = [p.method]
-            if "incumbent" in best:
-                parts.append(f"best {number(best['incumbent'])}")
-            if "bound" in best:
-                parts.append(f"bound {number(best['bound'])}")
-            if "incumbent" in best and "bound" in best:
-                gap = (best["bound"] - best["incumbent"]) / max(1.0, abs(best["incumbent"]))
-                parts.append(f"gap {max(gap, 0.0):.1%}")
-            if p.conflicts is not None:
-                parts.append(f"conflicts left {p.conflicts}")
-            if note[0]:
-                parts.append(note[0])
-            progress.update(task, info="  ".join(parts))
-
-        yield on_progress
-
-
-def summary_line(result: Result) -> str:
-    """One short line: status, objective, bound, gap and time; never the placement."""
-    from nqmip.cli.report import number
-
-    gap = "-" if result.gap is None else f"{result.gap:.2%}"
-    return (f"{result.status} objective={number(result.objective)} "
-            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s")
 
 
 if __name__ == "__main__":  # pragma: no cover
