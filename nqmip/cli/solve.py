@@ -139,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true",
                         help="print one JSON object with the result and nothing else")
     output.add_argument("--quiet", action="store_true",
-                        help="print one short line: status, objective, bound, gap, time")
+                        help="print one short line: status, objective, bound, gap, time "
+                             "(--lex-first: status, placement, time)")
     parser.add_argument("--output", metavar="FILE", type=Path,
                         help="also write the result, placement included, as JSON to FILE")
     picture.add_options(parser)
