@@ -240,7 +240,8 @@ def test_the_readme_says_what_is_optimised_before_any_command() -> None:
 OLD_NAMES = re.compile(
     r"\bcompile_time\b|\bwarm_start_accepted\b|\bheuristic_time\b|\bsolve_time\b"
     r"|\bResult\.(?:evaluations|iterations|nodes|improvements)\b|\bincumbent_from\b"
-    r'|extra\["proof"\]|solve\(\s*\w+[^)\n]*objective="lex-first"'
+    r'|extra\["proof"\]|solve\(\s*\w+[^)\n]*objective="lex-first"|`objective="lex-first"`'
+    r'|`oracle="\w[\w-]*"`'
     r"|compile time is reported apart|counts from the end of the compile")
 #: Measured pages that quote their own records' fields (regenerated with their benchmarks).
 RECORD_PAGES = {"benchmarks-compare.md", "weighted.md"}
@@ -257,7 +258,9 @@ def test_the_pages_use_todays_api() -> None:
 def test_the_old_name_checker_sees_them() -> None:
     for text in ('r = nqmip.solve(30, objective="lex-first", time_limit=60)',
                  "`Result.evaluations` is that count", "records `warm_start_accepted`",
-                 "reported as `Result.compile_time`"):
+                 "reported as `Result.compile_time`",
+                 'The first solution (`objective="lex-first"`, `docs/lex-first.md`)',
+                 'prefix oracle (`oracle="sat"` or `"portfolio"`)'):
         assert OLD_NAMES.search(text), text
     assert not OLD_NAMES.search('`solve(..., objective="lex-first")` is refused')
     assert not OLD_NAMES.search("`Result.counters.evaluations`, `provenance.start_objective`")

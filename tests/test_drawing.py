@@ -133,3 +133,25 @@ def test_every_queen_is_dark_on_the_rendered_picture(n: int, browser: Any,
     light = [(x, y) for x, y, _ in dots
              if sum(pixels.getpixel((round(left + x), round(top + y)))) > 3 * 90]
     assert not light, f"{len(light)} of {n} queens are not dark on the picture"
+
+
+@pytest.mark.parametrize("n", [8, 100, 12000])
+def test_the_svg_caption_fits_the_rendered_picture(n: int, browser: Any,
+                                                   tmp_path: Path) -> None:
+    """``--svg``'s caption (size, status, bound, what the picture shows: up to 150
+    characters) is wrapped into lines that each end inside the picture as Chromium draws
+    it, and the lines hold the whole caption (issue 42: one line clipped at 633 px)."""
+    result = nqmip.solve(n, "chess", method="minconflicts", seed=1)
+    path = drawing.save_picture(result, tmp_path / "board.svg")
+    tab = browser.open(path.as_uri())
+    width, rights, texts = tab.evaluate(
+        "(() => { const svg = document.querySelector('svg');"
+        " const lines = [...svg.querySelectorAll('text')].filter(t => t.getAttribute("
+        "'font-size') === '12');"
+        " return [svg.getBoundingClientRect().width,"
+        " lines.map(t => t.getBoundingClientRect().right), lines.map(t => t.textContent)];"
+        " })()")
+    expected = drawing.caption(result, n) + (f" · {drawing.note(n)}" if drawing.note(n)
+                                              else "")
+    assert " ".join(texts) == expected
+    assert max(rights) <= width, f"a caption line ends at {max(rights):.0f} of {width:.0f} px"

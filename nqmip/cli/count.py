@@ -4,7 +4,8 @@
 ``--list`` prints the boards (``--json``: one JSON line each), ``--workers N`` or
 ``--scheduler ADDRESS`` split the search over processes or a Dask cluster, and ``--record
 FILE`` keeps the finished sub-trees so a killed run resumes. Bad input exits with status 2
-and one line on stderr.
+and one line on stderr; Ctrl-C, SIGTERM and SIGHUP stop it with 128 + the signal's number
+(:mod:`nqmip.cli.signals`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
@@ -26,6 +28,8 @@ from nqmip.cli.parser import (
     positive_int,
 )
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
+from nqmip.cli.signals import Stop, stops_as_ctrl_c
+from nqmip.cli.streams import deliver, plain_fallback, say
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """On a terminal, a bar of the sub-trees counted out of their total (the count is
     split for it: :func:`count_main`), and the time so far; nothing on a pipe."""
-    if not enabled or not sys.stderr.isatty():
+    if not enabled or sys.stderr is None or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
@@ -192,11 +196,19 @@ def _resolve_board(args: argparse.Namespace) -> None:
 
 
 def count_main(argv: Sequence[str] | None = None) -> int:
+    """The command on ``argv``; its exit status. SIGTERM and SIGHUP stop it as Ctrl-C
+    does (:mod:`nqmip.cli.signals`: 130, 143, 129); a standard output that fails ends as
+    :func:`nqmip.cli.streams.deliver` says (74; 141 when the reader went away)."""
+    plain_fallback()
+    with stops_as_ctrl_c() as stop:
+        return _count_main(sys.argv[1:] if argv is None else list(argv), stop)
+
+
+def _count_main(argv: list[str], stop: Stop) -> int:
     from nqmip.instance import InstanceError
 
     try:
-        args = build_parser().parse_args(
-            glue_values(sys.argv[1:] if argv is None else argv, ("--fix",)))
+        args = build_parser().parse_args(glue_values(argv, ("--fix",)))
         _resolve_board(args)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
@@ -207,61 +219,63 @@ def count_main(argv: Sequence[str] | None = None) -> int:
             try:
                 _plot(args)
             except OSError as exc:
-                print(f"nqmip-count: --plot {args.plot} could not be written "
-                      f"({exc.strerror or exc})", file=sys.stderr)
+                say(f"nqmip-count: --plot {args.plot} could not be written "
+                    f"({exc.strerror or exc})")
                 return EXIT_FAILED
         if args.list:
-            _list(args)
-        if args.list or args.plot:
+            return deliver(lambda: _list(args), "nqmip-count") or 0
+        if args.plot:
             return 0
-        from nqmip.enumeration.count import MAX_N, check_record, run_count
-
-        if args.record is not None and args.fix and args.n > MAX_N:
-            raise UsageError(f"--record: beyond n = {MAX_N} the completions are counted in "
-                             "one call on the free rows, with no sub-trees to record; drop "
-                             "--record")
-        if args.record is not None:  # refused before the kernels compile
-            try:
-                check_record(args.record, args.n, dict(args.fix) if args.fix else None,
-                             args.unique)
-            except OSError as exc:
-                raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
-                                 "file that can be read and written") from None
-        with _progress_bar(not (args.json or args.no_progress)) as progress:
-            # a bar needs a total: counted as sub-trees in this process (as fast, measured)
-            split = progress is not None and not (args.workers or args.scheduler
-                                                  or args.record)
-            result = run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
-                               workers=1 if split else args.workers,
-                               scheduler=args.scheduler, record=args.record,
-                               progress=progress)
+        result = _count(args)
     except KeyboardInterrupt:
-        print("nqmip-count: interrupted" + (
-            "; finished sub-trees are kept in the record" if "--record" in (argv or sys.argv)
-            else ""), file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. --list | head: the reader has what it wanted
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        say("nqmip-count: interrupted" + ("; finished sub-trees are kept in the record"
+                                          if "--record" in argv else ""))
+        return stop.status
     except UsageError as exc:
-        print(f"nqmip-count: error: {exc}", file=sys.stderr)
+        say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
     except (InstanceError, ValueError, TypeError, OSError) as exc:
-        print(f"nqmip-count: error: {exc}", file=sys.stderr)
+        say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
+    stop.hold()
+    return deliver(lambda: _show(args, result), "nqmip-count") or 0
+
+
+def _count(args: argparse.Namespace) -> Any:
+    """Count (with a progress bar on a terminal); the count's result."""
+    from nqmip.enumeration.count import MAX_N, check_record, run_count
+
+    if args.record is not None and args.fix and args.n > MAX_N:
+        raise UsageError(f"--record: beyond n = {MAX_N} the completions are counted in "
+                         "one call on the free rows, with no sub-trees to record; drop "
+                         "--record")
+    if args.record is not None:  # refused before the kernels compile
+        try:
+            check_record(args.record, args.n, dict(args.fix) if args.fix else None,
+                         args.unique)
+        except OSError as exc:
+            raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
+                             "file that can be read and written") from None
+    with _progress_bar(not (args.json or args.no_progress)) as progress:
+        # a bar needs a total: counted as sub-trees in this process (as fast, measured)
+        split = progress is not None and not (args.workers or args.scheduler
+                                              or args.record)
+        return run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
+                         workers=1 if split else args.workers,
+                         scheduler=args.scheduler, record=args.record,
+                         progress=progress)
+
+
+def _show(args: argparse.Namespace, result: Any) -> None:
     if args.json:
         print(result.to_json())
     else:
         print(result.count)
     if args.verbose:
         what = "classes" if args.unique else ("completions" if args.fix else "solutions")
-        print(f"n = {result.n}: {result.count} {what} in {result.wall_time:.3f} s "
-              f"(+ {result.compile_time:.3f} s compile/cache load), {result.engine}, "
-              f"{result.tasks} sub-tree(s), {result.resumed} from the record",
-              file=sys.stderr)
-    return 0
+        say(f"n = {result.n}: {result.count} {what} in {result.wall_time:.3f} s "
+            f"(+ {result.compile_time:.3f} s compile/cache load), {result.engine}, "
+            f"{result.tasks} sub-tree(s), {result.resumed} from the record")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +62,26 @@ def check_pictures(args: argparse.Namespace) -> None:
         check_writable(path, flag)
 
 
-def save_pictures(args: argparse.Namespace, result: Any, prog: str) -> bool:
-    """Draw the result into each file asked for; False (and one line on stderr per file)
-    when one could not be written."""
+def save_pictures(args: argparse.Namespace, result: Any, prog: str,
+                  lines: list[str]) -> tuple[list[str], bool]:
+    """Draw the result into each file asked for (before anything is printed: the files
+    hold the result whatever becomes of standard output); the files written (as "FLAG
+    PATH") and False when one could not be written. What went wrong is added to
+    ``lines``, one line per file, to be said on stderr after the result."""
     ok = True
+    written: list[str] = []
     for kind, flag, path in requested(args):
         if result.placement is None:
-            print(f"{prog}: no placement to draw: {flag} {path} not written", file=sys.stderr)
+            lines.append(f"{prog}: no placement to draw: {flag} {path} not written")
             continue
         from nqmip.drawing import save_picture
 
         try:
             save_picture(result, path, kind)
         except OSError as exc:
-            print(f"{prog}: {flag} {path} not written "
-                  f"({exc.strerror or type(exc).__name__})", file=sys.stderr)
+            lines.append(f"{prog}: {flag} {path} not written "
+                         f"({exc.strerror or type(exc).__name__})")
             ok = False
-    return ok
+        else:
+            written.append(f"{flag} {path}")
+    return written, ok

@@ -12,8 +12,11 @@ summarised instead of drawn.
 
 from __future__ import annotations
 
+import errno
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 from rich.console import Console
@@ -22,6 +25,7 @@ from rich.text import Text
 
 from nqmip.drawing import file_name
 from nqmip.instance import Instance
+from nqmip.progress import Progress, ProgressCallback
 from nqmip.result import Result, Status, Termination
 
 BOARD_LIMIT = 64  # larger boards are summarised, not drawn
@@ -178,12 +182,20 @@ def how_obtained(result: Result) -> str:
     return text
 
 
+class _Console(Console):
+    """rich's console, but a reader that went away is the command's to answer
+    (:func:`nqmip.cli.streams.deliver`), not rich's ``SystemExit(1)``."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")
+
+
 def board_console(n: int) -> Console:
     """Standard output for boards: coloured on a terminal; on a pipe or a file as wide as
     an n-board needs, so that it never wraps."""
-    console = Console(highlight=False)
+    console = _Console(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=max(100, 2 * n + 10))
+        console = _Console(highlight=False, width=max(100, 2 * n + 10))
     return console
 
 
@@ -220,3 +232,79 @@ def describe_weights(instance: Instance) -> str:
         return (f"chess (black squares worth {number(colours.black)}, "
                 f"white {number(colours.white)})")
     return instance.name
+
+
+def summary_line(result: Result) -> str:
+    """One short line: status, objective, bound, gap and time. A result without an
+    objective (``--lex-first`` orders placements, it weighs none) shows its placement,
+    the column of each row from row 0, instead."""
+    if result.objective is None and result.method.startswith("lex-first"):
+        columns = "-" if result.placement is None else ",".join(map(str, result.placement))
+        rows = result.extra.get("proven_rows")
+        open_ = result.status not in (Status.OPTIMAL, Status.INFEASIBLE)
+        proven = f" proven_rows={rows}" if rows is not None and open_ else ""
+        return f"{result.status} placement={columns}{proven} time={result.wall_time:.2f}s"
+    gap = "-" if result.gap is None else f"{result.gap:.2%}"
+    return (f"{result.status} objective={number(result.objective)} "
+            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s")
+
+
+class LiveLine:
+    """The text of the live line: the method, the best objective and the best bound heard
+    so far, in the run's sense (costs: the lowest objective and the highest lower bound),
+    the gap between them as :attr:`nqmip.result.Result.gap` counts it, and what the
+    method says it is doing."""
+
+    def __init__(self, sense: str = "max") -> None:
+        self.minimise = sense == "min"
+        self.incumbent: float | None = None
+        self.bound: float | None = None
+        self.note = ""  # until the method says it is over
+
+    def __call__(self, report: Progress) -> str:
+        better, tighter = (min, max) if self.minimise else (max, min)
+        if report.note is not None:
+            self.note = report.note
+        if report.incumbent is not None:
+            self.incumbent = report.incumbent if self.incumbent is None \
+                else better(self.incumbent, report.incumbent)
+        if report.bound is not None:
+            self.bound = report.bound if self.bound is None \
+                else tighter(self.bound, report.bound)
+        parts = [report.method]
+        if self.incumbent is not None:
+            parts.append(f"best {number(self.incumbent)}")
+        if self.bound is not None:
+            parts.append(f"bound {number(self.bound)}")
+        if self.incumbent is not None and self.bound is not None:
+            short = (self.incumbent - self.bound if self.minimise
+                     else self.bound - self.incumbent)
+            parts.append(f"gap {max(short, 0.0) / max(1.0, abs(self.incumbent)):.1%}")
+        if report.conflicts is not None:
+            parts.append(f"conflicts left {report.conflicts}")
+        if self.note:
+            parts.append(self.note)
+        return "  ".join(parts)
+
+
+@contextmanager
+def live_progress(enabled: bool, method: str = "", sense: str = "max"
+                  ) -> Iterator[ProgressCallback | None]:
+    """A live line on stderr while a solve runs (:class:`LiveLine`), the elapsed time
+    beside it. Only on a terminal, so pipes and files get no control characters."""
+    if not enabled or sys.stderr is None or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress as Bar
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+               TextColumn("{task.fields[info]}"))
+    line = LiveLine(sense)
+    with Bar(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"{method} (Ctrl-C: stop, print the best)", info="")
+
+        def on_progress(report: Progress) -> None:
+            bar.update(task, info=line(report))
+
+        yield on_progress

@@ -3,7 +3,9 @@
 
 argparse keeps ``--help`` instant: Pyomo, OR-Tools and numba load only once a solve runs.
 Bad input exits with status 2 and one line on stderr, never a traceback; Ctrl-C exits
-with status 130 after printing the best verified placement (:mod:`nqmip.cli.run`);
+with status 130 after printing the best verified placement (:mod:`nqmip.cli.run`), SIGTERM
+and SIGHUP with 143 and 129 (:mod:`nqmip.cli.signals`); an output that fails, as
+:mod:`nqmip.cli.streams` says;
 ``--time-limit S`` bounds the whole command.
 """
 
@@ -15,8 +17,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ from nqmip.cli.parser import (
     work_amount,
     write_file,
 )
+from nqmip.cli.signals import stops_as_ctrl_c
+from nqmip.cli.streams import deliver, flush_all, plain_fallback, say
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
 from nqmip.result import Result
 
@@ -48,7 +51,9 @@ DESCRIPTION = (
     "at all, feasibility: pass weights='chess' for this command's default.) Rows and "
     "columns count from 0: row r, column c is the chess square of file c+1 and rank r+1 "
     "(--fix 0,4 is e1). Exit status: 0 done, 2 bad input, 1 solver failure, 130 "
-    "interrupted by Ctrl-C (the best placement so far is printed)."
+    "interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (the best placement so far is "
+    "printed and --output written), 74 standard output could not be written (the result "
+    "is in --output), 141 the reader of standard output went away."
 )
 
 
@@ -134,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true",
                         help="print one JSON object with the result and nothing else")
     output.add_argument("--quiet", action="store_true",
-                        help="print one short line: status, objective, bound, gap, time")
+                        help="print one short line: status, objective, bound, gap, time "
+                             "(--lex-first: status, placement, time)")
     parser.add_argument("--output", metavar="FILE", type=Path,
                         help="also write the result, placement included, as JSON to FILE")
     picture.add_options(parser)
@@ -171,47 +177,70 @@ def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
 def solve_weighted_main(argv: Sequence[str] | None = None, *,
                         started: float | None = None) -> int:
     """Run the command on ``argv`` and return its exit status; ``started``: when the
-    command began (``time.perf_counter()``), which ``--time-limit`` counts from."""
+    command began (``time.perf_counter()``), which ``--time-limit`` counts from. SIGTERM
+    and SIGHUP stop it as Ctrl-C does (:mod:`nqmip.cli.signals`)."""
     started = time.perf_counter() if started is None else started
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = build_parser().parse_args(glue_values(argv, ("--fix",)))
-        if args.warm_up:
-            return warm_up()
-        picture.check_pictures(args)  # before the work: a file that cannot be written
-        outcome, instance = _run(args, started)
-    except UsageError as exc:
-        return _bad_input(str(exc))
-    except KeyboardInterrupt:  # before the solve started: nothing to print
-        print("solve_weighted: interrupted before the solve started", file=sys.stderr)
-        return 130
-    except (InstanceError, ValueError, TypeError) as exc:
-        return _bad_input(str(exc))
-    except RuntimeError as exc:  # BackendError, BackendUnavailable, VerificationError
-        print(f"solve_weighted: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_SOLVER_FAILED
+    plain_fallback()
+    with stops_as_ctrl_c() as stop:
+        try:
+            args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+            if args.warm_up:
+                return warm_up()
+            picture.check_pictures(args)  # before the work: a file that cannot be written
+            outcome, instance = _run(args, started)
+        except UsageError as exc:
+            return _bad_input(str(exc))
+        except KeyboardInterrupt:  # before the solve started: nothing to print
+            say("solve_weighted: interrupted before the solve started")
+            return stop.status
+        except (InstanceError, ValueError, TypeError) as exc:
+            return _bad_input(str(exc))
+        except RuntimeError as exc:  # BackendError, BackendUnavailable, VerificationError
+            say(f"solve_weighted: {type(exc).__name__}: {exc}")
+            return EXIT_SOLVER_FAILED
+        stop.hold()  # the answer is known: writing it is not cut short
+        status = _answer(args, outcome, instance)
+        return stop.status if status == 0 and outcome.interrupted else status
+
+
+def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:
+    """Write the result files, then print the result: the files hold it whatever becomes
+    of standard output (:func:`nqmip.cli.streams.deliver`); the exit status (0: all
+    written)."""
     result = outcome.result
+    problems: list[str] = []
+    kept: list[str] = []
+    written = True
+    if args.output is not None:
+        try:  # checked before the work; if it fails now, the result is printed anyway
+            write_file(args.output, result.to_json() + "\n")
+            kept.append(f"--output {args.output}")
+        except OSError as exc:
+            written = False
+            problems.append(f"solve_weighted: the result is printed above, but --output "
+                            f"{args.output} could not be written ({exc.strerror or exc})")
+    pictures, drawn = picture.save_pictures(args, result, "solve_weighted", problems)
+    failed = deliver(lambda: _show(args, result, instance), "solve_weighted",
+                     f"it is in {', '.join(kept + pictures)}" if kept + pictures else "")
+    for line in problems:
+        say(line)
+    if failed is not None:
+        return failed
+    return 0 if written and drawn else EXIT_SOLVER_FAILED
+
+
+def _show(args: argparse.Namespace, result: Result, instance: Any) -> None:
     if args.json:
         print(result.to_json())
     elif args.quiet:
+        from nqmip.cli.report import summary_line
+
         print(summary_line(result))
     else:
         from nqmip.cli.report import print_result
 
         print_result(result, instance)
-    if args.output is not None:
-        try:  # checked before the work; if it fails now, the result is printed anyway
-            write_file(args.output, result.to_json() + "\n")
-        except OSError as exc:
-            sys.stdout.flush()
-            print(f"solve_weighted: the result is printed above, but --output {args.output} "
-                  f"could not be written ({exc.strerror or exc})", file=sys.stderr)
-            return EXIT_SOLVER_FAILED
-    from nqmip.cli.run import EXIT_INTERRUPTED
-
-    if not picture.save_pictures(args, result, "solve_weighted"):
-        return EXIT_SOLVER_FAILED
-    return EXIT_INTERRUPTED if outcome.interrupted else 0
 
 
 def _bad_input(message: str) -> int:
@@ -228,8 +257,7 @@ def entry() -> None:
     from nqmip.cli.run import process_started
 
     code = solve_weighted_main(started=process_started())
-    sys.stdout.flush()
-    sys.stderr.flush()
+    flush_all()
     os._exit(code)
 
 
@@ -243,8 +271,10 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
     check_available(args.method)
+    from nqmip.cli.report import live_progress
+
     show = not (args.json or args.quiet or args.verbose)
-    with live_progress(show, args.method) as on_progress:
+    with live_progress(show, args.method, instance.sense) as on_progress:
         outcome = solve_watched(
             instance, method=args.method, time_limit=args.time_limit, started=started,
             on_progress=on_progress, **options)
@@ -398,60 +428,6 @@ def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]
             raise UsageError(f"--fix {row},{col} is off the {n} x {n} board: rows and "
                              f"columns count from 0 to {n - 1}")
     return n, fixed
-
-
-@contextmanager
-def live_progress(enabled: bool, method: str = "") -> Iterator[Any]:
-    """A live line on stderr while a solve runs: the method, the elapsed time, and the
-    incumbent, the bound and the gap as they improve. Only on a terminal, so pipes and
-    files get no control characters."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from nqmip.cli.report import number
-
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-               TextColumn("{task.fields[info]}"))
-    best: dict[str, float] = {}
-    note = [""]  # what the method says it is doing (a first run's compile), until it is over
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"solving ({method}; Ctrl-C stops and prints the best)",
-                                 info="")
-
-        def on_progress(p: Any) -> None:
-            if getattr(p, "note", None) is not None:
-                note[0] = p.note
-            if p.incumbent is not None:
-                best["incumbent"] = max(best.get("incumbent", -np.inf), p.incumbent)
-            if p.bound is not None:
-                best["bound"] = min(best.get("bound", np.inf), p.bound)
-            parts = [p.method]
-            if "incumbent" in best:
-                parts.append(f"best {number(best['incumbent'])}")
-            if "bound" in best:
-                parts.append(f"bound {number(best['bound'])}")
-            if "incumbent" in best and "bound" in best:
-                gap = (best["bound"] - best["incumbent"]) / max(1.0, abs(best["incumbent"]))
-                parts.append(f"gap {max(gap, 0.0):.1%}")
-            if p.conflicts is not None:
-                parts.append(f"conflicts left {p.conflicts}")
-            if note[0]:
-                parts.append(note[0])
-            progress.update(task, info="  ".join(parts))
-
-        yield on_progress
-
-
-def summary_line(result: Result) -> str:
-    """One short line: status, objective, bound, gap and time; never the placement."""
-    from nqmip.cli.report import number
-
-    gap = "-" if result.gap is None else f"{result.gap:.2%}"
-    return (f"{result.status} objective={number(result.objective)} "
-            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,119 @@
+"""The commands' standard output and error, whatever they are connected to.
+
+- **A console that is not UTF-8** (``PYTHONIOENCODING=ascii``, a cp437 or latin-1
+  console): :func:`plain_fallback` decides once, from each stream's encoding, whether it
+  can write the few characters the commands print beyond ASCII (``GLYPHS``); where it
+  cannot, each character it cannot encode is written as its ASCII stand-in (``·`` as
+  ``-``, ``×`` as ``x``, ``≤`` as ``<=``, ``…`` as ``...``; any other as ``?``) instead of
+  ending in a :class:`UnicodeEncodeError`. rich draws its tables with ASCII lines there.
+- **An output that fails** (:func:`deliver`): the result files (``--output``, ``--svg``,
+  ``--png``) are written before anything is printed, so that they hold the result
+  whatever happens to standard output. A closed standard output (``>&-``) or one that
+  fails to take the text (``> /dev/full``: no space left) ends in one line on standard
+  error and exit status :data:`EXIT_IO_ERROR` (74, ``EX_IOERR`` of ``sysexits.h``); a
+  reader that went away (``| head -1``) ends the command quietly with
+  :data:`EXIT_BROKEN_PIPE` (141 = 128 + SIGPIPE, the status of a Unix tool that
+  ``head`` stopped reading).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+#: Standard output could not be written (closed, or the device full): EX_IOERR.
+EXIT_IO_ERROR = 74
+#: The reader of standard output went away (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+
+#: The characters beyond ASCII the commands print, each with its ASCII stand-in.
+GLYPHS = {"·": "-", "×": "x", "≤": "<=", "≥": ">=", "—": "--", "–": "-", "…": "...",
+          "−": "-", "→": "->", "±": "+/-"}
+#: The name of the codec error handler that writes the stand-ins.
+PLAIN = "nqmip-plain"
+
+
+def _stand_in(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    return "".join(GLYPHS.get(char, "?") for char in text), exc.end
+
+
+codecs.register_error(PLAIN, _stand_in)
+
+
+def can_write(stream: Any, text: str = "".join(GLYPHS)) -> bool:
+    """Whether ``stream``'s encoding encodes every character of ``text``."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def plain_fallback(*streams: TextIO | None) -> None:
+    """Each stream (by default standard output and error) whose encoding cannot write
+    every one of ``GLYPHS`` writes the stand-ins of those it cannot (once, here)."""
+    for stream in streams or (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if stream is not None and reconfigure is not None and not can_write(stream):
+            reconfigure(errors=PLAIN)
+
+
+def say(line: str) -> None:
+    """One line on standard error, if it can be written at all."""
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """Standard output from now on goes nowhere: the text still buffered (and the
+    interpreter's flush at exit) cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def deliver(show: Callable[[], None], prog: str, kept: str = "") -> int | None:
+    """Run ``show`` (which prints the answer) and flush standard output; None when it was
+    all written, else the exit status (one line on standard error says why; ``kept``:
+    where the result is kept all the same, e.g. "it is in --output r.json")."""
+    tail = f"; {kept}" if kept else ""
+    if sys.stdout is None:
+        say(f"{prog}: standard output is closed: the result is not printed{tail}")
+        return EXIT_IO_ERROR
+    try:
+        show()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        _silence_stdout()
+        say(f"{prog}: the result could not be printed "
+            f"({exc.strerror or type(exc).__name__}){tail}")
+        return EXIT_IO_ERROR
+    return None
+
+
+def flush_all() -> None:
+    """Flush standard output and error before a hard exit (``os._exit``), quietly: a
+    failure here was reported by :func:`deliver` already."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            if stream is sys.stdout:
+                _silence_stdout()

@@ -1,0 +1,139 @@
+"""The commands' output whatever it goes to (issue 41): a console that is not UTF-8 gets
+ASCII stand-ins instead of a UnicodeEncodeError; a closed or full standard output ends in
+one line on stderr and exit status 74 with the result kept in --output (written before
+anything is printed); a reader that goes away (``| head -1``) ends the command quietly
+with 141 (128 + SIGPIPE), as a Unix tool."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nqmip
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "solve_weighted.py"
+COUNT = [sys.executable, "-m", "nqmip.cli.count"]
+SOLVE = [sys.executable, str(SCRIPT)]
+EXIT_IO_ERROR = 74
+EXIT_BROKEN_PIPE = 141
+
+
+def run_encoded(command: list[str], encoding: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    return subprocess.run(command, capture_output=True, timeout=120, cwd=ROOT, env=env)
+
+
+#: (command, a text the output must hold) for each kind of output.
+OUTPUTS = {
+    "default": ([*SOLVE, "--n", "8"], "Proven optimal"),
+    "costs": ([*SOLVE, "--costs", "docs/examples/weights6.csv"], "lower is better"),
+    "quiet": ([*SOLVE, "--n", "8", "--quiet"], "optimal objective=12"),
+    "json": ([*SOLVE, "--n", "8", "--json"], '"objective"'),
+    "verbose": ([*SOLVE, "--n", "8", "--verbose", "--method", "highs"], "Proven optimal"),
+    "count": ([*COUNT, "--n", "8", "--verbose"], "92"),
+    "count-list": ([*COUNT, "--n", "6", "--list", "--unique"], "Q queen"),
+}
+
+
+def check_encoded(kind: str, encoding: str) -> None:
+    command, expected = OUTPUTS[kind]
+    done = run_encoded(command, encoding)
+    err = done.stderr.decode(encoding)
+    assert done.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    out = done.stdout.decode(encoding)  # every byte in the console's own encoding
+    assert expected in out
+    if kind in ("default", "costs"):  # the legend's "·" as the encoding writes it
+        assert ("gap: (" in out) and (" · gap" in out or " - gap" in out)
+
+
+def test_an_ascii_console_gets_the_board_and_the_legend() -> None:
+    command, _ = OUTPUTS["default"]
+    done = run_encoded(command, "ascii")
+    assert done.returncode == 0, done.stderr.decode("ascii", "replace")[-2000:]
+    out = done.stdout.decode("ascii")
+    board = [line for line in out.splitlines() if line[:2].strip().isdigit() and " Q" in line]
+    assert len(board) == 8 and "objective  12" in out
+    assert "score more - gap: (bound - objective) / objective" in out  # "·" as "-"
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp437", "latin-1"])
+@pytest.mark.parametrize("kind", list(OUTPUTS))
+def test_every_output_on_a_console_that_is_not_utf8(kind: str, encoding: str) -> None:
+    check_encoded(kind, encoding)
+
+
+def test_stand_ins_for_what_an_encoding_cannot_write() -> None:
+    from nqmip.cli.streams import PLAIN, can_write
+
+    text = "gap 1.0% · 3 × 3 ≤ 9 — done…"
+    assert text.encode("ascii", PLAIN) == b"gap 1.0% - 3 x 3 <= 9 -- done..."
+    assert text.encode("latin-1", PLAIN).decode("latin-1") == "gap 1.0% · 3 × 3 <= 9 -- done..."
+    assert text.encode("cp437", PLAIN).decode("cp437") == "gap 1.0% · 3 x 3 ≤ 9 -- done..."
+
+    class Console:
+        encoding = "cp437"
+
+    assert not can_write(Console()) and can_write(sys.__stdout__ or Console(), "abc")
+
+
+def test_a_closed_stdout_keeps_the_result_in_output(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    command = [*SOLVE, "--n", "8", "--output", str(target)]
+    done = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                          timeout=120, preexec_fn=lambda: os.close(1))
+    assert done.returncode == EXIT_IO_ERROR, done.stderr
+    assert done.stderr.splitlines() == [
+        f"solve_weighted: standard output is closed: the result is not printed; it is in "
+        f"--output {target}"]
+    assert nqmip.is_solution(json.loads(target.read_text())["placement"])
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--quiet"]])
+def test_a_full_stdout_keeps_the_result_in_output(tmp_path: Path, extra: list[str]) -> None:
+    target, svg = tmp_path / "r.json", tmp_path / "r.svg"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*SOLVE, "--n", "8", "--output", str(target), "--svg", str(svg),
+                               *extra], stdout=full, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT, timeout=120)
+    assert done.returncode == EXIT_IO_ERROR, done.stderr
+    assert done.stderr.splitlines() == [
+        f"solve_weighted: the result could not be printed (No space left on device); it is "
+        f"in --output {target}, --svg {svg}"]
+    assert json.loads(target.read_text())["objective"] == 12
+    assert svg.read_text().startswith("<svg")
+
+
+def test_count_on_a_full_stdout_says_so_in_one_line() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*COUNT, "--n", "6"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == EXIT_IO_ERROR, done.stderr
+    assert done.stderr.splitlines() == [
+        "nqmip-count: the result could not be printed (No space left on device)"]
+
+
+@pytest.mark.parametrize("command", [[*SOLVE, "--n", "40", "--time-limit", "2"],
+                                     [*COUNT, "--n", "7", "--list"]],
+                         ids=["solve", "count-list"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(command: list[str]) -> None:
+    import fcntl
+
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 4096)  # the output (6 KB or more) cannot all fit
+    proc = subprocess.Popen(command, stdout=write, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    os.close(write)
+    first = os.read(read, 100)  # as `| head -c 100`: a little, then the pipe is closed
+    os.close(read)
+    _, err = proc.communicate(timeout=120)
+    assert first.strip()
+    assert proc.returncode == EXIT_BROKEN_PIPE, err
+    assert err == ""
