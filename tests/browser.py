@@ -44,6 +44,8 @@ class Page:
     scroll_width: int = 0
     inner_width: int = 0
     screenshot: bytes = b""
+    #: The value of the ``probe`` expression given to :func:`open_page` (None: none).
+    probed: Any = None
 
     @property
     def outside_requests(self) -> list[str]:
@@ -104,9 +106,10 @@ class _Pipe:
 
 
 def open_page(path: Path, width: int = 1280, height: int = 900,
-              settle: float = 0.5) -> Page:
+              settle: float = 0.5, probe: str | None = None) -> Page:
     """Load ``path`` in headless Chromium in a ``width`` x ``height`` window (mobile below
-    600 px); the page's requests, text, width and a full-page screenshot."""
+    600 px); the page's requests, text, width and a full-page screenshot, and the value of
+    the JavaScript expression ``probe`` (evaluated after the screenshot; JSON values)."""
     if CHROMIUM is None:
         raise FileNotFoundError("chromium is not installed")
     to_chrome_r, to_chrome_w = os.pipe()
@@ -126,7 +129,7 @@ def open_page(path: Path, width: int = 1280, height: int = 900,
         os.close(from_chrome_w)
         pipe = _Pipe(to_chrome_w, from_chrome_r)
         try:
-            return _load(pipe, path.resolve().as_uri(), width, height, settle)
+            return _load(pipe, path.resolve().as_uri(), width, height, settle, probe)
         finally:
             with contextlib.suppress(TimeoutError, ConnectionError, RuntimeError, OSError):
                 pipe.call("Browser.close", timeout=5)
@@ -139,7 +142,8 @@ def open_page(path: Path, width: int = 1280, height: int = 900,
             os.close(from_chrome_r)
 
 
-def _load(pipe: _Pipe, url: str, width: int, height: int, settle: float) -> Page:
+def _load(pipe: _Pipe, url: str, width: int, height: int, settle: float,
+          extra: str | None = None) -> Page:
     target = pipe.call("Target.createTarget", url="about:blank")["targetId"]
     session = pipe.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
     pipe.call("Network.enable", session)
@@ -154,13 +158,15 @@ def _load(pipe: _Pipe, url: str, width: int, height: int, settle: float) -> Page
                                  returnByValue=True)["result"]["value"])
     shot = pipe.call("Page.captureScreenshot", session, format="png",
                      captureBeyondViewport=True)
+    probed = None if extra is None else pipe.call(
+        "Runtime.evaluate", session, expression=extra, returnByValue=True)["result"].get("value")
     requests = [e["params"]["request"]["url"] for e in pipe.events
                 if e.get("method") == "Network.requestWillBeSent"
                 and e.get("sessionId") == session]
     return Page(url=url, requests=requests, text=probe["text"], svgs=probe["svgs"],
                 tables=probe["tables"], scripts=probe["scripts"],
                 scroll_width=probe["scrollWidth"], inner_width=probe["innerWidth"],
-                screenshot=base64.b64decode(shot["data"]))
+                screenshot=base64.b64decode(shot["data"]), probed=probed)
 
 
 class _profile:

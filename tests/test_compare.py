@@ -18,6 +18,7 @@ import nqmip
 from nqmip import compare
 from nqmip.compare import Cell, UsageError, parse_sizes, run_cell, summarize
 from nqmip.compare.plot import plot
+from nqmip.compare.store import GRID_KEY
 
 from .conftest import IN_CI
 
@@ -36,7 +37,9 @@ def run(*args: str, env: dict[str, str] | None = None,
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The runs' rows of a records file (not its header row, the grid)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [row for row in rows if GRID_KEY not in row]
 
 
 def brute_force_optimum(n: int) -> float:
@@ -370,11 +373,16 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     assert rows["highs"]["status"] == "optimal"
     assert rows["tabu"]["status"] == "optimal"  # its colour bound (6 at n = 6) proves it
     assert '"{""strengthen"": false}"' in p.stdout  # the CSV's params column
-    # the same grid is done; without the parameters it is another grid
+    # the same grid is done; without the parameters it is another grid: --resume refuses
+    # it (its every cell would run again beside the file's), --output appends it
     p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
             "--param", "tabu:tenure=15", "--resume", str(out), *quick, "--csv")
     assert p.returncode == 0 and len(rows_of(out)) == 2
     p = run("--n", "6", "--methods", "highs", "--resume", str(out), *quick,
+            "--markdown")
+    assert p.returncode == 2 and len(rows_of(out)) == 2
+    assert "--param highs:strengthen=false, tabu:tenure=15 in the file, none here" in p.stderr
+    p = run("--n", "6", "--methods", "highs", "--output", str(out), *quick,
             "--markdown")
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None

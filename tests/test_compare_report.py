@@ -17,6 +17,7 @@ import pytest
 
 import nqmip
 from nqmip.compare import cli
+from nqmip.compare.store import GRID_KEY
 
 from .browser import CHROMIUM, Page, open_page
 from .conftest import IN_CI
@@ -33,7 +34,9 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The runs' rows of a records file (not its header row, the grid)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [row for row in rows if GRID_KEY not in row]
 
 
 Swept = tuple[Path, subprocess.CompletedProcess[str]]
@@ -111,6 +114,55 @@ def blank(page: Page) -> bool:
 
     colours = Image.open(BytesIO(page.screenshot)).convert("RGB").getcolors(1 << 20)
     return len(page.text.strip()) < 20 or colours is None or len(colours) < 10
+
+
+#: At a phone's width: the summary's box scrolled to its right end, what is in view.
+SCROLLED = """(() => {
+  const table = document.querySelector('table.summary');
+  const box = table.parentElement;
+  box.scrollLeft = box.scrollWidth;
+  const b = box.getBoundingClientRect();
+  const row = table.querySelector('tbody tr');
+  const cells = Array.from(row.children);
+  const inside = c => { const r = c.getBoundingClientRect();
+    return r.left >= b.left - 1 && r.right <= b.right + 1; };
+  const shown = c => { const r = c.getBoundingClientRect();
+    return document.elementFromPoint(r.left + 3, r.top + r.height / 2) === c; };
+  return {scrolled: box.scrollLeft > 0, n: inside(cells[0]) && shown(cells[0]),
+          method: inside(cells[1]) && shown(cells[1]), runs: inside(cells[2]),
+          last: inside(cells[cells.length - 1]),
+          texts: [cells[0].innerText, cells[1].innerText],
+          fastest: Array.from(table.querySelectorAll('tr.fastest'),
+                              tr => tr.children[1].innerText)};
+})()"""
+
+
+def test_the_report_says_who_wins_and_keeps_n_and_method_in_view(
+        sweep: Swept) -> None:
+    folder, p = sweep
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(p.stdout)["summary"]
+    for n in (5, 6):
+        on_board = [e for e in summary if e["n"] == n]
+        best = min(e["ttt_median"] for e in on_board if e["ttt_median"] is not None)
+        for e in on_board:
+            assert e["fastest"] == (e["ttt_median"] == best)
+            if e["ttt_median"] is not None:
+                assert e["ttt_factor"] == pytest.approx(e["ttt_median"] / best)
+    text = (folder / "report.html").read_text()
+    assert "<th class=\"\">× fastest</th>" in text and "1 (fastest)" in text
+    assert "<h2>Conclusions</h2>" in text
+    assert "Runs that proved optimality: highs 2/2 at every n" in text
+    for n in (5, 6):
+        assert re.search(rf"<li>n = {n}: \w+, the fastest (exact method|heuristic), reached "
+                         r"the target in [0-9.]+ s \(median\), [0-9.]+× faster than", text)
+    _need_chromium()
+    phone = open_page(folder / "report.html", 390, 844, probe=SCROLLED)
+    seen = phone.probed
+    assert seen["scrolled"] and seen["last"] and not seen["runs"], seen
+    assert seen["n"] and seen["method"] and seen["texts"] == ["5", "highs"], seen
+    assert len(seen["fastest"]) >= 2  # one fastest method (or a tie) per board
+    assert "Conclusions" in phone.text and "× fastest" in phone.text
 
 
 def test_the_report_is_one_page_that_fetches_nothing(

@@ -27,7 +27,8 @@ The modules: :mod:`~nqmip.compare.grid` (cells), :mod:`~nqmip.compare.harness` (
 its own process), :mod:`~nqmip.compare.store` (records files),
 :mod:`~nqmip.compare.schedule` and :mod:`~nqmip.compare.runners` (the order, local and
 Dask), :mod:`~nqmip.compare.progress`, :mod:`~nqmip.compare.measures`,
-:mod:`~nqmip.compare.summary` and :mod:`~nqmip.compare.tables`, the pictures
+:mod:`~nqmip.compare.summary`, :mod:`~nqmip.compare.tables` and
+:mod:`~nqmip.compare.verdict` (the conclusions), :mod:`~nqmip.compare.console`, the pictures
 (:mod:`~nqmip.compare.canvas`, :mod:`~nqmip.compare.figures`, :mod:`~nqmip.compare.plot`),
 :mod:`~nqmip.compare.report` and :mod:`~nqmip.compare.cli` (the command). Pyomo,
 OR-Tools, numba, matplotlib and Dask are imported only when needed, so ``--help`` and bad

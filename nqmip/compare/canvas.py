@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,17 @@ def no_minor_labels(ax: Any) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
+def legend_below(ax: Any, **kwargs: Any) -> None:
+    """The axes' legend under the plot, never over a curve (the figure is saved with a
+    tight box, so it stays in the picture)."""
+    handles, _ = ax.get_legend_handles_labels()
+    handles = kwargs.pop("handles", handles)
+    count = len(handles)
+    if count:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                  ncol=min(count, 3), frameon=False, **kwargs)
+
+
 def label_of(row_or_entry: dict[str, Any]) -> str:
     return cell_label(row_or_entry["method"], row_or_entry.get("warm_start"),
                       row_or_entry.get("params"), row_or_entry.get("target_mode"))
@@ -89,7 +101,8 @@ def combined(picture: Picture, heading: str) -> Any:
         draw(ax)
     for ax in flat[count:]:
         ax.set_visible(False)
-    fig.suptitle(f"{heading[0].upper()}{heading[1:]}\n{picture.detail}", fontsize=9)
+    detail = textwrap.fill(picture.detail, width=int(width * 19))  # within the panels
+    fig.suptitle(f"{heading[0].upper()}{heading[1:]}\n{detail}", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -111,7 +124,7 @@ def svg_markup(fig: Any, prefix: str) -> str:
     declaration nor DOCTYPE, ids prefixed (several pictures share one page), and scaled
     to its container."""
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None})
+    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight")
     pyplot().close(fig)
     text = out.getvalue()
     text = text[text.index("<svg"):]

@@ -41,6 +41,7 @@ from nqmip.compare.harness import HARNESS_STATUSES, kill_active, worker_main
 from nqmip.compare.store import (
     RowWriter,
     StoreError,
+    check_grid,
     read_rows,
     row_key,
     rows_for_grid,
@@ -51,6 +52,16 @@ PROG = "nqmip-compare"
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse with bad input as :class:`UsageError`, and ``--version`` (the format of
+    the other commands: ``nqmip-compare 0.1.0``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from nqmip._version import __version__
+
+        self.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                          help="print the version and exit")
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
@@ -161,6 +172,12 @@ class Plan:
     previous: list[dict[str, Any]]
     output: Path | None
     csv: Path | None = None
+    #: The records file, open and locked from before the resumed rows are read.
+    writer: RowWriter | None = None
+    #: The resumed file ended in a partial line (a sweep killed while writing it).
+    unfinished: bool = False
+    #: How this grid differs from the resumed file's in sizes, methods or seeds.
+    grown: tuple[str, ...] = ()
 
 
 def _seeds(args: argparse.Namespace) -> list[int]:
@@ -242,17 +259,44 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
                        args.warm_start, args.memory_limit, args.param, target)
-    previous: list[dict[str, Any]] = []
-    if args.resume is not None:
-        try:
-            previous = read_rows(args.resume)
-        except StoreError as exc:
-            raise UsageError(f"--resume: {exc}") from None
-        if args.retry_failed:
-            previous = [r for r in previous if r.get("status") not in HARNESS_STATUSES]
+    grid = {"n": sizes, "methods": methods, "weights": args.weights, "seeds": seeds,
+            "time_limit": float(args.time_limit), "target": target,
+            "warm_start": args.warm_start, "params": [list(p) for p in args.param]}
+    unfinished = args.resume is not None and unfinished_tail(args.resume)
+    try:  # the lock first: no other sweep may write the rows while they are read
+        writer = RowWriter(output, grid=None)
+    except StoreError as exc:
+        raise UsageError(f"{'--output' if args.output else '--resume'}: {exc}") from None
+    try:
+        previous, grown = _previous(args, grid)
+        writer.start(grid)  # a header row: the grid, unless it is the file's last one
+    except StoreError as exc:
+        writer.close()
+        raise UsageError(str(exc)) from None
+    except BaseException:
+        writer.close()
+        raise
     done = {row_key(r) for r in previous}
     todo = [c for c in cells if c.key() not in done]
-    return Plan(cells=cells, todo=todo, previous=previous, output=output, csv=csv)
+    return Plan(cells=cells, todo=todo, previous=previous, output=output, csv=csv,
+                writer=writer, unfinished=unfinished, grown=tuple(grown))
+
+
+def _previous(args: argparse.Namespace, grid: dict[str, Any]
+              ) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of ``--resume`` (the finished ones with ``--retry-failed``), once its grid
+    is this sweep's but for sizes, methods and seeds; how it differs in those."""
+    if args.resume is None:
+        return [], []
+    try:
+        previous = read_rows(args.resume)
+        grown = check_grid("--resume", args.resume, grid, previous)
+    except StoreError as exc:
+        raise UsageError(str(exc) if str(exc).startswith("--resume") else
+                         f"--resume: {exc}") from None
+    if args.retry_failed:
+        previous = [r for r in previous if r.get("status") not in HARNESS_STATUSES]
+    return previous, grown
 
 
 class _Recorder:
@@ -263,7 +307,10 @@ class _Recorder:
         self.writer = writer
         self.progress = progress
         self.rows: list[dict[str, Any]] = []
-        self.write_error: str | None = None
+        self.write_error: str | None = writer.error
+        if self.write_error is not None:
+            progress.say(f"{PROG}: cannot write {writer.path}: {self.write_error}; the "
+                         "sweep goes on, the rows stay in memory")
 
     def started(self, cell: Cell) -> None:
         self.progress.started(cell)
@@ -294,12 +341,16 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
     jobs = args.jobs if args.scheduler is None and args.workers is None else \
         (args.workers or 1)
     progress = SweepProgress(sweep, jobs, enabled=not args.no_progress)
-    writer = RowWriter(plan.output)
+    writer = plan.writer if plan.writer is not None else RowWriter(None)
     recorder = _Recorder(writer, progress)
     skipped = len(plan.cells) - len(plan.todo)
-    if args.resume is not None and unfinished_tail(args.resume):
+    if plan.unfinished:
         print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
               "while writing it): its cell runs again", file=sys.stderr)
+    if plan.grown:
+        print(f"{PROG}: resume: another grid than {args.resume}'s: "
+              f"{'; '.join(plan.grown)}: its new cells run, the file's others are left out "
+              "of the summary", file=sys.stderr)
     if skipped:
         progress.say(f"resume: {skipped} of {len(plan.cells)} cells already done "
                      f"in {args.resume}")
@@ -335,26 +386,15 @@ def _write(what: str, path: Path, work: Any, problems: list[str]) -> None:
 
 def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]],
                  wall: float | None, problems: list[str]) -> None:
-    """Print the summary in the form asked, then write the CSV file, the pictures and the
-    report; what could not be written is added to ``problems``."""
+    """Write the CSV file, the pictures and the report, then print the summary in the form
+    asked (in glyphs the console can encode); what could not be written or printed is
+    added to ``problems`` (the files first: a console that fails loses nothing)."""
     from nqmip.compare.summary import summarize
-    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
 
     summary = summarize(rows)
-    if args.json:
-        print(json.dumps({"summary": summary, "runs": len(rows)}, indent=1))
-    elif args.csv == "-":
-        sys.stdout.write(summary_csv(summary))
-    elif args.markdown:
-        sys.stdout.write(summary_markdown(summary))
-    else:
-        from rich.console import Console
-
-        console = Console(highlight=False)
-        if not console.is_terminal:  # a pipe or a file: wide enough, never wrapped
-            console = Console(highlight=False, width=180)
-        console.print(summary_table(summary))
     if plan.csv is not None:
+        from nqmip.compare.tables import summary_csv
+
         csv = plan.csv
         _write("--csv", csv, lambda: csv.write_text(summary_csv(summary)), problems)
     if args.plot is not None:
@@ -368,6 +408,35 @@ def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]
                       wall=wall, when=time.strftime("%Y-%m-%d %H:%M %Z"))
         _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
                problems)
+    try:
+        print_summary(args, summary)
+    except (OSError, UnicodeError) as exc:
+        saved = [f for f in (plan.output, plan.csv, args.report) if f is not None]
+        where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
+        problems.append(f"cannot print the summary: {type(exc).__name__}: "
+                        f"{' '.join(str(exc).split())[:200]}{where}")
+
+
+def print_summary(args: argparse.Namespace, summary: list[dict[str, Any]]) -> None:
+    """The summary on stdout: JSON, CSV, Markdown (with its conclusions) or the table
+    with its conclusions."""
+    from nqmip.compare.console import print_rich, write
+    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
+    from nqmip.compare.verdict import conclusions
+
+    if args.json:
+        write(json.dumps({"summary": summary, "runs": sum(e["runs"] for e in summary)},
+                         indent=1) + "\n")
+    elif args.csv == "-":
+        write(summary_csv(summary))
+    else:
+        lines = [f"- {line}" for line in conclusions(summary)]
+        if args.markdown:
+            write(summary_markdown(summary)
+                  + ("\n**Conclusions**\n\n" + "\n".join(lines) + "\n" if lines else ""))
+        else:
+            print_rich(summary_table(summary))
+            write("\n".join(["Conclusions:", *lines]) + "\n" if lines else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,16 +6,20 @@ performance profiles, and one board's incumbent, bound and primal integral again
   time (circled where a run hit a time limit).
 - **Time-to-target plots** (R. M. Aiex, M. G. C. Resende and C. C. Ribeiro, "TTT-plots: a
   perl program to create time-to-target plots", Optimization Letters 1, 2007): per n and
-  method, the i-th smallest time to target of R runs at probability ``(i − ½) / R``; runs
-  that never reached it are censored (the curve stops below 1). Where every run reached it
-  and R ≥ 5, the shifted exponential fitted through the first and third quartiles (the
-  paper's quantile-quantile estimate) is drawn dotted.
+  method, the empirical distribution of the time to target: the i-th smallest of R runs at
+  probability ``i / R`` (so the curve reaches 1 when every run reached the target; the
+  paper's plotting positions ``(i − ½) / R`` would stop at 5/6 with three runs and read
+  as "not always"); runs that never reached it are censored (the curve stops below 1).
+  Where every run reached it and R ≥ 5, the shifted exponential fitted through the first
+  and third quartiles (the paper's quantile-quantile estimate) is drawn dotted, and the
+  caption says so only when one is drawn.
 - **Performance profiles** (E. D. Dolan and J. J. Moré, "Benchmarking optimization software
   with performance profiles", Mathematical Programming 91, 2002): per method, the share of
   boards on which its median time to target is within a factor τ of the best method's; a
   median that never reached it never counts.
-- **One board's curves**: each method's incumbent (solid) and bound (dashed) against time
-  on the largest board (first seed), the board's reference dotted; beside it the primal
+- **One board's curves**: each method's incumbent (in its kind's line style) and bound
+  (thin, dotted) against time on the largest board (first seed), the board's reference a
+  thin grey line; beside it the primal
   integral ``P(t)`` (T. Berthold, "Measuring the impact of primal heuristics", Operations
   Research Letters 41, 2013) as it grows.
 
@@ -30,7 +34,14 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from nqmip.compare.canvas import Panel, Picture, Styles, label_of, no_minor_labels
+from nqmip.compare.canvas import (
+    Panel,
+    Picture,
+    Styles,
+    label_of,
+    legend_below,
+    no_minor_labels,
+)
 from nqmip.compare.measures import (
     Reference,
     board_of,
@@ -78,7 +89,7 @@ def picture_time(rows: Sequence[dict[str, Any]]) -> Picture:
             ax.scatter(*zip(*missed, strict=True), marker="x", s=60, color="0.35", zorder=3,
                        label="median run never reached it (at the limit)")
         axes(ax, "time to target (median)")
-        ax.legend(loc="best")
+        legend_below(ax)
 
     def wall(ax: Any) -> None:
         hit = []
@@ -93,7 +104,7 @@ def picture_time(rows: Sequence[dict[str, Any]]) -> Picture:
         if hit:
             ax.scatter(*zip(*hit, strict=True), s=160, facecolors="none", edgecolors="red",
                        linewidths=1.2, zorder=3, label="a run hit a time limit")
-            ax.legend(handles=ax.collections[-1:], loc="best")
+            legend_below(ax, handles=ax.collections[-1:])
         axes(ax, "wall time (median): to proof, target or limit")
 
     weights = ", ".join(sorted({str(r["weights"]) for r in rows}))
@@ -108,9 +119,10 @@ def _hit_limit(rows: Sequence[dict[str, Any]], entry: dict[str, Any]) -> bool:
 
 
 def ttt_points(times: Sequence[float], runs: int) -> tuple[list[float], list[float]]:
-    """The points of a time-to-target plot: sorted times, probabilities ``(i − ½) / R``."""
+    """The points of a time-to-target plot: sorted times, probabilities ``i / R`` (the
+    empirical distribution: 1 when all ``runs`` reached the target)."""
     ordered = sorted(times)
-    return ordered, [(i + 0.5) / runs for i in range(len(ordered))]
+    return ordered, [(i + 1) / runs for i in range(len(ordered))]
 
 
 def exponential_fit(times: Sequence[float]) -> tuple[float, float] | None:
@@ -144,10 +156,10 @@ def picture_ttt(rows: Sequence[dict[str, Any]]) -> Picture:
             ax.set_ylim(0, 1.02)
             ax.set_title(f"time to target, n = {n}")
             ax.set_xlabel("seconds (log scale)")
-            ax.set_ylabel("cumulative probability")
+            ax.set_ylabel("share of runs at the target")
             ax.grid(True, which="both", alpha=0.3)
             if drawn:
-                ax.legend(loc="lower right")
+                legend_below(ax)
             else:
                 ax.text(0.5, 0.5, "no run reached the target", ha="center",
                         transform=ax.transAxes)
@@ -155,9 +167,21 @@ def picture_ttt(rows: Sequence[dict[str, Any]]) -> Picture:
         return draw
 
     sizes = sorted({int(r["n"]) for r in rows})
-    return Picture("per n; in the legend the runs that reached the board's target, of all "
-                   "runs; dotted: the shifted exponential fitted where every run (5 or more) "
-                   "reached it", [panel(n) for n in sizes])
+    fitted = any(_fits(rows, refs, n, label) for n in sizes for label in styles.labels)
+    fit = ("; dotted: the shifted exponential fitted where every run (5 or more) reached "
+           "it" if fitted else "")
+    return Picture("per n, the share of runs that had reached the board's target by each "
+                   "time (each run a step; 1 when every run reached it); in the legend the "
+                   "runs that reached it, of all runs; lines solid for exact methods, dashed "
+                   f"for heuristics{fit}", [panel(n) for n in sizes])
+
+
+def _fits(rows: Sequence[dict[str, Any]], refs: dict[tuple[Any, ...], Reference], n: int,
+          label: str) -> bool:
+    """Whether the time-to-target plot of ``label`` at ``n`` gets the exponential fit."""
+    group = [r for r in rows if r["n"] == n and label_of(r) == label]
+    times = [t for r in group if (t := time_to_target(r, refs[board_of(r)].value)) is not None]
+    return len(times) == len(group) >= FIT_RUNS and exponential_fit(times) is not None
 
 
 def _ttt_line(ax: Any, style: dict[str, Any], times: list[float], runs: int) -> None:
@@ -223,7 +247,7 @@ def picture_profile(rows: Sequence[dict[str, Any]]) -> Picture:
         ax.set_title(f"performance profile over {boards} boards")
         ax.grid(True, which="both", alpha=0.3)
         if boards:
-            ax.legend(loc="lower right")
+            legend_below(ax)
         else:
             ax.text(0.5, 0.5, "no method reached a target", ha="center",
                     transform=ax.transAxes)
@@ -275,23 +299,25 @@ def picture_curve(rows: Sequence[dict[str, Any]]) -> Picture:
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="best")
+        legend_below(ax)
 
     def incumbents(ax: Any) -> None:
         for label, row in runs.items():
             _curve(ax, styles.line(label), row)
         if ref.value is not None:
-            ax.axhline(ref.value, color="0.3", linestyle=":", linewidth=1,
+            ax.axhline(ref.value, color="0.55", linestyle="-", linewidth=0.8,
                        label=f"reference {ref.value:g} ({ref.source})")
-        axes(ax, f"incumbent (solid), bound (dashed): n = {n}{seed}", "objective")
+        axes(ax, f"incumbent and bound (dotted): n = {n}{seed}", "objective")
 
     def integrals(ax: Any) -> None:
         for label, row in runs.items():
             _integral(ax, styles.line(label), row, ref, horizon)
         axes(ax, f"primal integral P(t): n = {n}{seed}", "P(t), seconds of full gap")
 
-    return Picture(f"n = {n}, {weights}{seed}: each method's first run; the primal gap is "
-                   f"measured against the reference {_g(ref.value)}", [incumbents, integrals])
+    return Picture(f"n = {n}, {weights}{seed}: each method's first run, its incumbent solid "
+                   "for exact methods and dashed for heuristics, its bound thin and dotted, "
+                   "the reference grey; the primal gap is measured against the reference "
+                   f"{_g(ref.value)}", [incumbents, integrals])
 
 
 def _g(value: float | None) -> str:
@@ -299,16 +325,18 @@ def _g(value: float | None) -> str:
 
 
 def _curve(ax: Any, style: dict[str, Any], row: dict[str, Any]) -> None:
-    """A run's incumbent (solid) and bound (dashed) as steps, held to its end."""
+    """A run's incumbent (its kind's line style) and bound (thin, dotted) as steps, held
+    to its end."""
     pts = points(row)
     end = max(number(row.get("wall_time")) or 0.0, 1e-3)
     incumbent = [(max(t, 1e-3), v) for t, v, _ in pts if v is not None]
     bound = [(max(t, 1e-3), b) for t, _, b in pts if b is not None]
-    for series, dash, name in ((incumbent, "-", style["label"]), (bound, "--", None)):
+    for series, dash, name, width in ((incumbent, style["linestyle"], style["label"], 1.4),
+                                      (bound, ":", None, 1.0)):
         if series:
             series = [*series, (end, series[-1][1])]
             ax.plot(*zip(*series, strict=True), drawstyle="steps-post", color=style["color"],
-                    linestyle=dash, label=name, linewidth=1.4)
+                    linestyle=dash, label=name, linewidth=width)
 
 
 def _integral(ax: Any, style: dict[str, Any], row: dict[str, Any], ref: Reference,

@@ -6,9 +6,10 @@ performance profile (``-profile``) and one board's curves with the primal integr
 ``--plot time.svg`` writes ``time.svg``, ``time-ttt.svg``, ``time-profile.svg`` and
 ``time-curve.svg`` (PNG and PDF alike), each picture's panels side by side. The report
 draws each panel as its own SVG, so that a narrow screen stacks them. Every method keeps
-its colour and marker in every picture; exact methods are drawn solid, heuristics dashed,
-the hybrid dash-dotted. The same rows give the same files (SVG ids are salted, no date
-is written).
+its colour and marker in every picture, and every run's own line its kind's style: exact
+methods solid, heuristics dashed, the hybrid dash-dotted; what is not a run (a bound, a
+fitted curve, a reference) is thin and dotted or grey. Legends sit under the plots. The
+same rows give the same files (SVG ids are salted, no date is written).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> list[Path]:
     drawn = pictures(rows)
     for suffix, file in plot_files(path).items():
         fig = combined(drawn[suffix], PICTURES[suffix])
-        fig.savefig(file, dpi=120, metadata=_metadata(file))
+        fig.savefig(file, dpi=120, metadata=_metadata(file), bbox_inches="tight")
         plt.close(fig)
         written.append(file)
     return written

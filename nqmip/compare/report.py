@@ -22,6 +22,7 @@ from nqmip.compare.canvas import separate, svg_markup
 from nqmip.compare.plot import PICTURES, pictures
 from nqmip.compare.summary import board_table, failures, summarize
 from nqmip.compare.tables import LEGEND, columns, seconds
+from nqmip.compare.verdict import conclusions
 
 CSS = """
 :root { color-scheme: light; }
@@ -35,12 +36,23 @@ pre { background: #f5f5f5; padding: .6rem .8rem; white-space: pre-wrap;
   overflow-wrap: anywhere; font-size: .85rem; }
 .meta { color: #444; font-size: .9rem; }
 .scroll { overflow-x: auto; border: 1px solid #ddd; border-radius: 4px; }
-table { border-collapse: collapse; font-size: .85rem; white-space: nowrap;
+table { border-collapse: separate; border-spacing: 0; font-size: .85rem; white-space: nowrap;
   font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .55rem; text-align: right; border-bottom: 1px solid #eee; }
 th { background: #f3f3f3; position: sticky; top: 0; }
 .left { text-align: left; }
 tr.section td { border-top: 2px solid #bbb; }
+td { background: #fff; }
+tr.fastest td { background: #e3f4e1; }
+tr.fastest td.factor { font-weight: 700; color: #105e10; }
+/* n and method stay in view while the table scrolls sideways (a phone) */
+table.summary th:nth-child(1), table.summary td:nth-child(1) {
+  position: sticky; left: 0; z-index: 1; box-sizing: border-box; width: 2.6rem;
+  min-width: 2.6rem; max-width: 2.6rem; padding-left: .3rem; padding-right: .5rem; }
+table.summary th:nth-child(2), table.summary td:nth-child(2) {
+  position: sticky; left: 2.6rem; z-index: 1; box-shadow: 1px 0 0 #bbb; }
+table.summary th:nth-child(-n+2) { z-index: 2; }
+.conclusions li { margin: .2rem 0; }
 td.never { color: #a40000; }
 .legend { font-size: .85rem; color: #444; }
 figure { margin: 1.2rem 0 2rem; }
@@ -72,15 +84,20 @@ class Sweep:
 
 
 def _table(head: Sequence[tuple[str, str]], body: Sequence[Sequence[tuple[str, str]]],
-           sections: Sequence[bool] = ()) -> str:
-    """An HTML table: ``head`` (text, alignment), ``body`` rows of (text, class)."""
+           sections: Sequence[bool] = (), marks: Sequence[str] = (), name: str = "") -> str:
+    """An HTML table: ``head`` (text, alignment), ``body`` rows of (text, class); a new
+    section before each row ``sections`` says, each row's classes in ``marks``."""
     cells = "".join(f'<th class="{a}">{html.escape(t)}</th>' for t, a in head)
     lines = []
     for index, row in enumerate(body):
-        mark = ' class="section"' if index < len(sections) and sections[index] else ""
+        classes = [marks[index]] if index < len(marks) and marks[index] else []
+        if index < len(sections) and sections[index]:
+            classes.append("section")
+        mark = f' class="{" ".join(classes)}"' if classes else ""
         tds = "".join(f'<td class="{c}">{html.escape(t)}</td>' for t, c in row)
         lines.append(f"<tr{mark}>{tds}</tr>")
-    return (f'<div class="scroll"><table><thead><tr>{cells}</tr></thead>'
+    table = f'<table class="{name}">' if name else "<table>"
+    return (f'<div class="scroll">{table}<thead><tr>{cells}</tr></thead>'
             f'<tbody>{"".join(lines)}</tbody></table></div>')
 
 
@@ -95,10 +112,23 @@ def summary_html(summary: Sequence[dict[str, Any]]) -> str:
             css = "left" if align == "left" else ""
             if name in ("reached", "to target s") and value.startswith("never"):
                 css += " never"
+            if name == "× fastest":
+                css += " factor"
             row.append((value, css.strip()))
         body.append(row)
     sections = [i > 0 and e["n"] != summary[i - 1]["n"] for i, e in enumerate(summary)]
-    return _table(head, body, sections)
+    marks = ["fastest" if e.get("fastest") else "" for e in summary]
+    return _table(head, body, sections, marks, name="summary")
+
+
+def conclusions_html(summary: Sequence[dict[str, Any]]) -> str:
+    """The conclusions (:func:`nqmip.compare.verdict.conclusions`) as a list."""
+    lines = conclusions(summary)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return f'<h2>Conclusions</h2><ul class="conclusions">{items}</ul>'
+
 
 
 def boards_html(rows: Sequence[dict[str, Any]]) -> str:
@@ -170,7 +200,9 @@ def report_html(rows: Sequence[dict[str, Any]], sweep: Sweep) -> str:
 <p class="meta">{html.escape(meta)}</p>
 <h2>Summary</h2>
 {summary_html(summary)}
-<p class="legend">{html.escape(LEGEND)}</p>
+<p class="legend">{html.escape(LEGEND)} Highlighted: the fastest method to the target on
+each board.</p>
+{conclusions_html(summary)}
 {failed_html}
 <h2>Pictures</h2>
 {_figures(rows)}

@@ -12,11 +12,23 @@ records are read as today's rows:
 - ``Result.to_dict()`` before the timings and counters were nested held them at the top
   (``compile_time``, ``nodes``, ...): they move into ``timing``, ``counters`` and
   ``provenance`` (:data:`NESTED`).
+
+A sweep of ``nqmip-compare`` writes a header row (``{"nqmip_compare_grid": {...}}``: the
+sizes, methods, seeds, weights, time limit, target, warm start and parameters of its
+grid, :func:`read_grids`) before its rows, unless the file holds its grid's header
+already. ``--resume`` with a grid that no sweep of the file ran in a parameter every
+cell's key holds (:data:`KEYED`: every cell would run again) is refused with the
+difference named (:func:`check_grid`); other sizes, methods or seeds are said. A file
+without a header (older, or a benchmark's) is read as before, checked by its rows, and
+gets none. While a sweep writes a file it holds an exclusive lock on it (``flock``): a
+second sweep on the same file is refused, and the kernel drops the lock when the process
+ends, however it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -24,7 +36,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nqmip.compare.grid import WEIGHT_CHOICES, Cell, known_methods, params_key
+from nqmip.compare.grid import (
+    WEIGHT_CHOICES,
+    Cell,
+    exact_methods,
+    known_methods,
+    method_kind,
+    params_key,
+)
 from nqmip.compare.harness import HARNESS_STATUSES
 from nqmip.result import Status
 
@@ -73,6 +92,95 @@ class StoreError(ValueError):
     """A runs file that is not what nqmip-compare writes, named by file and line."""
 
 
+class LockedError(StoreError):
+    """A records file another process (a sweep still running) holds locked."""
+
+
+#: The key of a records file's header row: the grid the file's sweep ran.
+GRID_KEY = "nqmip_compare_grid"
+#: The grid's parameters a header records, and the option that sets each.
+GRID_OPTIONS = {"n": "--n", "methods": "--methods", "weights": "--weights",
+                "seeds": "--repeats/--seeds", "time_limit": "--time-limit",
+                "target": "--target", "warm_start": "--warm-start", "params": "--param"}
+
+
+def _is_header(row: Any) -> bool:
+    return isinstance(row, dict) and GRID_KEY in row
+
+
+def read_grids(path: Path) -> list[dict[str, Any]]:
+    """The grids of the file's header rows, in order (none: a file without one, or not a
+    regular file). Each sweep that wrote to the file with another grid than the last
+    added one."""
+    if not path.is_file():
+        return []
+    grids = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if GRID_KEY not in line:
+                continue
+            with contextlib.suppress(json.JSONDecodeError):
+                row = json.loads(line)
+                if _is_header(row) and isinstance(row[GRID_KEY], dict):
+                    grids.append(row[GRID_KEY])
+    return grids
+
+
+def read_grid(path: Path) -> dict[str, Any] | None:
+    """The grid of the file's last header row (None: a file without one)."""
+    grids = read_grids(path)
+    return grids[-1] if grids else None
+
+
+def _shown(key: str, value: Any) -> str:
+    if value is None or value == []:
+        return "none"
+    if key == "params" and isinstance(value, list):
+        return ", ".join(f"{p[0] + ':' if p[0] else ''}{p[1]}={json.dumps(p[2])}"
+                         for p in value if isinstance(p, list) and len(p) == 3)
+    if key == "time_limit" and isinstance(value, int | float):
+        return f"{value:g}"
+    if isinstance(value, list) and key != "params":
+        return ",".join(str(v) for v in value)
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def grid_difference(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """What differs between a file's grid and this sweep's, one phrase per parameter
+    (``--time-limit 10 in the file, 5 here``), by parameter; empty when they agree."""
+    out = {}
+    for key, option in GRID_OPTIONS.items():
+        if key in old and json.dumps(old[key]) != json.dumps(new.get(key)):
+            out[key] = (f"{option} {_shown(key, old[key])} in the file, "
+                        f"{_shown(key, new.get(key))} here")
+    return out
+
+
+def rows_difference(rows: Sequence[dict[str, Any]], new: dict[str, Any]) -> list[str]:
+    """For a file without a header: the grid-wide parameters its rows hold that this
+    sweep's grid does not (the time limit, weights, warm start, target); empty when
+    none."""
+    out = []
+    limits = {float(r["time_limit"]) for r in rows if _is_number(r.get("time_limit"))
+              and r.get("time_limit") is not None}
+    if limits and float(new["time_limit"]) not in limits:
+        out.append(f"--time-limit {','.join(f'{t:g}' for t in sorted(limits))} in the file, "
+                   f"{new['time_limit']:g} here")
+    weights = {r["weights"] for r in rows}
+    if weights and new["weights"] not in weights:
+        out.append(f"--weights {','.join(sorted(weights))} in the file, {new['weights']} "
+                   "here")
+    warm = {r.get("warm_start") for r in rows if r["method"] in exact_methods()}
+    if warm and new["warm_start"] not in warm:
+        shown = ",".join(sorted(str(w or "none") for w in warm))
+        out.append(f"--warm-start {shown} in the file, {new['warm_start'] or 'none'} here")
+    modes = {str(r.get("target_mode") or "none") for r in rows
+             if method_kind(r["method"]) == "heuristic"}
+    if modes and new["target"] not in modes:
+        out.append(f"--target {','.join(sorted(modes))} in the file, {new['target']} here")
+    return out
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -119,6 +227,8 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
         last_unfinished = number == len(lines) and not text.endswith("\n")
         try:
             row = json.loads(line)
+            if _is_header(row):
+                continue
             if not isinstance(row, dict):
                 raise ValueError("not a run's row")
             row = normalise(row)
@@ -143,21 +253,51 @@ def unfinished_tail(path: Path) -> bool:
 
 class RowWriter:
     """Append rows to a JSON Lines file, flushed and fsynced one by one (``path`` None:
-    write nothing). ``fresh=True`` empties the file first."""
+    write nothing). ``fresh=True`` empties the file first; ``grid`` (the sweep's
+    parameters) is written as a header row as :meth:`start` says. The file is locked
+    (``flock``, exclusive) while the writer is open: :class:`LockedError` when another
+    process holds it."""
 
-    def __init__(self, path: Path | None, fresh: bool = False) -> None:
+    def __init__(self, path: Path | None, fresh: bool = False,
+                 grid: dict[str, Any] | None = None) -> None:
         self.path = path
         self.handle: io.TextIOWrapper | None = None
+        #: Why the header row could not be written (a full disk): nothing more is.
+        self.error: str | None = None
         if path is not None:
             if not path.parent.is_dir():  # never create folders the user did not ask for
                 raise StoreError(f"--output: folder {path.parent} does not exist; create it "
                                  "first")
-            if fresh:
-                path.unlink(missing_ok=True)
+            handle = open(path, "a", encoding="utf-8")  # noqa: SIM115
+            try:  # a regular file only: /dev/null and the like are everyone's
+                if path.is_file():
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                raise LockedError(f"{path} is being written by another nqmip-compare "
+                                  "sweep (it holds the file's lock); wait for it to end or "
+                                  "give another file") from None
+            self.handle = handle
+            if fresh and path.is_file():
+                os.truncate(handle.fileno(), 0)
             if unfinished_tail(path):  # a killed sweep's partial line: its cell runs again
                 data = path.read_bytes()
-                path.write_bytes(data[: data.rfind(b"\n") + 1])
-            self.handle = open(path, "a", encoding="utf-8")  # noqa: SIM115
+                os.truncate(handle.fileno(), data.rfind(b"\n") + 1)
+            self.start(grid)
+
+    def start(self, grid: dict[str, Any] | None) -> None:
+        """Append ``grid`` as a header row to an empty file, or to one whose headers
+        are other grids (nothing: None; a file of rows without a header gets none)."""
+        if self.handle is None or self.path is None or grid is None \
+                or not self.path.is_file():
+            return
+        grids = {json.dumps(g) for g in read_grids(self.path)}
+        if (grids and json.dumps(grid) not in grids) or \
+                (not grids and self.path.stat().st_size == 0):
+            try:
+                self.write({GRID_KEY: grid})
+            except OSError as exc:
+                self.error = exc.strerror or type(exc).__name__
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one row; an OSError (a full disk) closes the file and is raised: the
@@ -201,3 +341,33 @@ def rows_for_grid(cells: Sequence[Cell], rows: Iterable[dict[str, Any]]
     for row in rows:
         latest[row_key(row)] = row
     return [latest[c.key()] for c in cells if c.key() in latest]
+
+
+#: The grid's parameters that are part of every cell's key: a sweep that changes one
+#: reruns every cell, so ``--resume`` refuses it. The sizes, methods and seeds may grow or
+#: shrink (the new cells run, the others are skipped), said in one line.
+KEYED = ("weights", "time_limit", "target", "warm_start", "params")
+
+
+def check_grid(option: str, path: Path, grid: dict[str, Any],
+               rows: Sequence[dict[str, Any]] | None = None) -> list[str]:
+    """Raise :class:`StoreError` when the file at ``path`` holds no sweep of ``grid``'s
+    :data:`KEYED` parameters (by its header rows, else, given its ``rows``, by what they
+    hold), the difference to its last grid named; how ``grid`` differs from that sweep's
+    in sizes, methods or seeds, one phrase each."""
+    grids = read_grids(path)
+    if grids:
+        for old in reversed(grids):
+            differences = grid_difference(old, grid)
+            if not any(key in differences for key in KEYED):
+                return list(differences.values())
+        last = grid_difference(grids[-1], grid)
+        refused = [last[key] for key in KEYED if key in last]
+    else:
+        refused = rows_difference(rows or [], grid)
+    if refused:
+        raise StoreError(f"{option}: {path} holds another grid's sweep: "
+                         f"{'; '.join(refused)}; every cell would run again beside the "
+                         "file's: run with the file's grid, or give another file with "
+                         "--output")
+    return []

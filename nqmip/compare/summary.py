@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from nqmip.compare.grid import method_kind, params_key
+from nqmip.compare.grid import BOARD_PARAMS, method_kind, params_key
 from nqmip.compare.measures import (
     Reference,
     board_of,
@@ -62,7 +62,30 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault(group_key(row), []).append(row)
     order = {m: i for i, m in enumerate(dict.fromkeys(r["method"] for r in rows))}
     keys = sorted(groups, key=lambda k: (k[0], order[k[1]], str(k[3]), k[4], str(k[5])))
-    return [entry(key, groups[key], refs) for key in keys]
+    return rank([entry(key, groups[key], refs) for key in keys])
+
+
+def board_group(e: dict[str, Any]) -> tuple[Any, ...]:
+    """The entries that ran on the same boards: n, weights and the keywords that change
+    the board (:data:`nqmip.compare.grid.BOARD_PARAMS`)."""
+    own = {k: v for k, v in (e.get("params") or {}).items() if k in BOARD_PARAMS}
+    return (e["n"], e["weights"], json.dumps(own, sort_keys=True))
+
+
+def rank(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each entry's ``ttt_factor``, its median time to target as a factor of the fastest
+    median on its boards (None without a median), and ``fastest`` (the factor is 1)."""
+    best: dict[tuple[Any, ...], float] = {}
+    for e in summary:
+        if e["ttt_median"] is not None:
+            key = board_group(e)
+            best[key] = min(best.get(key, math.inf), e["ttt_median"])
+    for e in summary:
+        low = best.get(board_group(e))
+        e["ttt_factor"] = None if e["ttt_median"] is None or low is None else \
+            e["ttt_median"] / max(low, 1e-6)
+        e["fastest"] = e["ttt_median"] is not None and e["ttt_median"] == low
+    return summary
 
 
 def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
@@ -86,6 +109,10 @@ def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
         "target": target, "target_source": source,
         "best_bound": bounds.pop() if len(bounds) == 1 else None,
         "reached": len(ttt), "proven": sum(m["proven"] for m in runs),
+        # where the bound of each run that did not prove optimality came from
+        "unproven_bounds": dict(sorted(Counter(
+            str(_provenance(r).get("bound_source")) for r, m in zip(group, runs, strict=True)
+            if not m["proven"] and not failed(r)).items())),
         # runs that never reached count as infinitely slow: the median is one only when
         # more than half the runs reached the target
         "ttt_median": _finite(_median([*ttt, *[math.inf] * missed])),
@@ -104,6 +131,11 @@ def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
                                            if m["primal_integral"] is not None]),
         "evaluations_median": _median(_numbers(group, "counters.evaluations")),
     }
+
+
+def _provenance(row: dict[str, Any]) -> dict[str, Any]:
+    provenance = row.get("provenance")
+    return provenance if isinstance(provenance, dict) else {}
 
 
 def _finite(value: float | None) -> float | None:
