@@ -127,3 +127,30 @@ def test_sigterm_and_sighup_stop_the_count_as_ctrl_c(name: str) -> None:
         done = signalled_count(signum, 8.0)
     assert done.returncode == 128 + signum, done.stderr
     assert done.stdout == "" and done.stderr == "nqmip-count: interrupted\n"
+
+
+def signalled_compare(signum: signal.Signals, output: Path, after: float
+                      ) -> subprocess.CompletedProcess[str]:
+    """A sweep of annealing runs of 20 s each, ``signum`` sent after ``after`` seconds."""
+    output.unlink(missing_ok=True)
+    command = [sys.executable, str(ROOT / "scripts" / "compare.py"), "--n", "200",
+               "--methods", "sa", "--repeats", "4", "--time-limit", "20", "--target", "none",
+               "--output", str(output), "--no-progress"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(after)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_stop_the_compare_as_ctrl_c(name: str, tmp_path: Path) -> None:
+    """nqmip-compare stops as on Ctrl-C, saying how to resume, with 128 + the signal."""
+    signum = getattr(signal, name)
+    output = tmp_path / "runs.jsonl"
+    done = signalled_compare(signum, output, 4.0)
+    if done.returncode == -signum:  # a loaded machine: still importing, no handler yet
+        done = signalled_compare(signum, output, 8.0)
+    assert done.returncode == 128 + signum, done.stderr
+    assert f"interrupted; resume with --resume {output}" in done.stderr

@@ -6,7 +6,7 @@ pictures and write the report.
 Exit status: 0 when every run gave a result and every file was written; 1 when a run
 failed (timeout, crashed, error: each named in one line) or a file could not be written
 (the summary is printed all the same); 2 for bad input, refused before the sweep; 130 when
-interrupted."""
+interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,14 @@ import argparse
 import json
 import math
 import shlex
-import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_SOLVER_FAILED
+from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_SOLVER_FAILED
 from nqmip.compare.grid import (
     TARGET_AUTO,
     WEIGHT_CHOICES,
@@ -457,21 +455,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    def on_term(signum: int, frame: Any) -> None:  # kill(1) stops the sweep like Ctrl-C
-        raise KeyboardInterrupt
+    from nqmip.cli.signals import stops_as_ctrl_c
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, on_term)
-    try:
-        recorder = run_sweep(args, plan)
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        kill_active()
-        where = f"; resume with --resume {plan.output}" if plan.output else ""
-        print(f"{PROG}: interrupted{where}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    # SIGTERM and SIGHUP stop the sweep as Ctrl-C does (exit 130, 143, 129: 128 + signal)
+    with stops_as_ctrl_c() as stop:
+        try:
+            recorder = run_sweep(args, plan)
+        except UsageError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt:
+            kill_active()
+            where = f"; resume with --resume {plan.output}" if plan.output else ""
+            print(f"{PROG}: interrupted{where}", file=sys.stderr)
+            return stop.status
     problems = [] if recorder.write_error is None else [
         f"--output: cannot write {plan.output}: {recorder.write_error} (the rows of this "
         "sweep are in the summary above, not in the file)"]
