@@ -38,7 +38,7 @@ from nqmip.methods import (
     check_weights,
     method,
 )
-from nqmip.progress import Progress, ProgressCallback
+from nqmip.progress import Dispatcher, Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
@@ -110,7 +110,10 @@ def solve(
     :param warm_start: exact backends and auto: a placement, a ``Result`` or a
         heuristic's name to start from (by default a limited exact solve starts from the
         explicit solution of :mod:`nqmip.construct`; ``False`` turns that off).
-    :param on_progress: called with each :class:`~nqmip.progress.Progress` report.
+    :param on_progress: called with the :class:`~nqmip.progress.Progress` reports, on a
+        thread of the call's own (:class:`~nqmip.progress.Dispatcher`): a slow callback
+        hears fewer reports (the newest of each method) and never slows the search. An
+        exception it raises stops the solve and is raised by this call (no result).
     :param threads: solver threads (the MIP backends, CP-SAT and auto).
     :param mip_gap: stop at this relative gap (the exact backends).
     :param verbose: a log on stderr: the solver's own, or one line per improvement.
@@ -128,6 +131,7 @@ def solve(
     :raises ValueError: a bad value, an option the method does not honour, or a board that
         would not fit in this machine's memory (refused before anything is allocated).
     :raises nqmip.VerificationError: a solver answered with a wrong placement.
+    :raises BaseException: whatever ``on_progress`` raised, once the solve has stopped.
 
     The first solution in lexicographic order is :func:`nqmip.lex_first`.
     """
@@ -141,8 +145,10 @@ def solve(
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
     trajectory = _trajectory(deadline, maximised, target, offset if flipped else None)
-    listener = trajectory.listen(_forward(on_progress, verbose and not spec.log,
-                                          offset if flipped else None))
+    forward = _forward(on_progress, verbose and not spec.log, offset if flipped else None)
+    # the caller's callback runs on a thread of its own, never on a search's
+    dispatcher = None if forward is None else Dispatcher(forward, deadline.cancel)
+    listener = trajectory.listen(dispatcher)
     if seed is None and spec.honour("seed"):
         seed = DEFAULT_SEED
 
@@ -150,7 +156,13 @@ def solve(
         return _dispatch(spec, maximised, deadline, params, **{
             **options, "seed": seed, "on_progress": listener, "target": trajectory.target})
 
-    result = _answer(run_watched(work, deadline), maximised, spec, trajectory)
+    try:
+        watched = run_watched(work, deadline)
+    finally:  # the callback's exception (it cancelled the solve) wins over the result
+        failure = None if dispatcher is None else dispatcher.close()
+        if failure is not None:
+            raise failure
+    result = _answer(watched, maximised, spec, trajectory)
     result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
     if flipped:  # back to costs, and checked against them
         result = verified(instance, from_maximisation(result, offset))
