@@ -156,3 +156,31 @@ def test_no_thread_outlives_a_cancelled_solve_with_a_slow_callback(method: str) 
     timer.join()
     assert result.placement is None or nqmip.is_solution(result.placement)
     assert threads_left(before, 0.5) == []
+
+
+def test_a_busy_callback_hears_the_newest_report_of_each_method_and_every_note() -> None:
+    """The dispatcher's coalescing, fed by hand while its callback is held up."""
+    from nqmip.progress import Dispatcher
+
+    release = threading.Event()
+    heard: list[Progress] = []
+
+    def callback(report: Progress) -> None:
+        heard.append(report)
+        release.wait(5)
+
+    dispatcher = Dispatcher(callback, lambda: None)
+    dispatcher(Progress("highs", 0.0, incumbent=1.0))  # taken at once: the callback waits
+    while not heard:
+        time.sleep(0.001)
+    for value in (2.0, 3.0, 4.0):
+        dispatcher(Progress("highs", value, incumbent=value))
+        dispatcher(Progress("sa", value, incumbent=10 * value))
+    dispatcher(Progress("sa", 5.0, note="loading"))
+    dispatcher(Progress("sa", 5.0, note=""))
+    release.set()
+    assert dispatcher.close() is None
+    assert [(p.method, p.incumbent, p.note) for p in heard] == [
+        ("highs", 1.0, None), ("highs", 4.0, None), ("sa", 40.0, None),
+        ("sa", None, "loading"), ("sa", None, "")]
+    assert all(t.name != "nqmip-progress" for t in threading.enumerate())
