@@ -127,6 +127,8 @@ def warm_up(names: list[str]) -> None:
             nqmip.solve(make_instance(8, weights, weights_seed=0), method=name,
                         time_limit=1.0 if name == "topsquares" else 10.0,
                         on_progress=lambda report: None, **budget)
+    if "auto" in names:  # the colour proof's path, which auto takes on larger boards
+        nqmip.solve(make_instance(14, "chess"), method="auto", time_limit=10.0)
     left_after(before, 30.0)
 
 
@@ -190,24 +192,49 @@ class Command:
 
 
 def draw_commands(seed: int, count: int) -> list[Command]:
-    """Commands on boards where the search is still going when the SIGINT comes (the
-    command imports for a second or two first)."""
+    """Commands on boards where the search is still going when the SIGINT comes, 0.5-1.5 s
+    after its first line of log."""
     rng = np.random.default_rng(seed + 1)
     commands = []
     for index in range(count):
         method = ("auto", "sa", "tabu", "highs")[int(rng.integers(4))]
         if index % 2 == 0:  # Ctrl-C while it searches
-            commands.append(Command(method, 60, 30.0, round(float(rng.uniform(3.0, 4.0)), 2)))
+            commands.append(Command(method, 60, 30.0, round(float(rng.uniform(0.5, 1.5)), 2)))
         else:  # its own time limit
             commands.append(Command(method, int(rng.integers(20, 61)),
                                     round(float(rng.uniform(0.2, 2.0)), 2), None))
     return commands
 
 
+def searching(proc: subprocess.Popen[str]) -> None:
+    """Wait until the command has started its search (its first line of log on stderr): a
+    SIGINT during Python's own start-up (a loaded machine may take seconds to import numpy)
+    is Python's KeyboardInterrupt, not the command's."""
+    assert proc.stderr is not None
+    stderr = proc.stderr
+    heard: list[str] = []
+    first = threading.Event()
+
+    def read() -> None:
+        for line in iter(stderr.readline, ""):
+            heard.append(line)
+            first.set()
+        first.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    first.wait(60)
+    proc.heard = heard  # type: ignore[attr-defined]
+    proc.stderr = None  # communicate() must leave it to the reader
+    proc.reader = reader  # type: ignore[attr-defined]
+
+
 def run_command(command: Command) -> tuple[float, int]:
     """(seconds past its limit or its SIGINT, exit status); its placement verified."""
     args = [sys.executable, "-m", "nqmip", "--n", str(command.n), "--random-weights", "1",
             "--method", command.method, "--time-limit", str(command.limit), "--json"]
+    if command.sigint_after is not None:
+        args.append("--verbose")  # a line per report (or the solver's log) on stderr
     start = time.perf_counter()
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -218,10 +245,13 @@ def run_command(command: Command) -> tuple[float, int]:
         data = json.loads(out)
         overrun = float(data["timing"]["wall"]) - command.limit
     else:
+        searching(proc)
         time.sleep(command.sigint_after)
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, _ = proc.communicate(timeout=60)
+        proc.reader.join(5)  # type: ignore[attr-defined]
+        err = "".join(proc.heard)  # type: ignore[attr-defined]
         overrun = time.perf_counter() - sent
         data = json.loads(out) if out else {}
     if proc.returncode not in (0, 130):
@@ -261,6 +291,9 @@ def stress(seed: int, calls: int, commands: int, *, echo: bool = False) -> Figur
                       f"{outcome.threads_left}; once more", flush=True)
             retried.append(outcome)
             outcome = run_case(case)
+            if echo:
+                print(f"    then {outcome.seconds:.2f} s, left {outcome.threads_left}",
+                      flush=True)
         outcomes.append(outcome)
     command_overruns = []
     for command in draw_commands(seed, commands):
