@@ -56,7 +56,7 @@ def test_the_draw_is_reproducible_and_covers_every_kind_of_stop() -> None:
 
 
 def test_a_short_stress_of_the_watchdog() -> None:
-    check(41, 24, 0)
+    check(41, 20, 0)
 
 
 def test_the_solve_command_under_sigint_and_its_time_limit() -> None:
