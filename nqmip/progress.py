@@ -11,6 +11,7 @@ most, far fewer over a run); a report that improves nothing is passed on at most
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -108,3 +109,92 @@ def load_kernels(load: Callable[[], object], what: str, method: str,
             f"compiled the {what} kernels in {seconds:.1f} s (cached for the next runs)"
             if seconds >= COMPILE_SECONDS else "")))
     return seconds
+
+
+#: Seconds after :meth:`Dispatcher.close` during which reports still waiting are passed on
+#: (a quick callback hears every one; a slow one is not waited for beyond its current call).
+DRAIN = 0.25
+
+
+class Dispatcher:
+    """Hands the caller's callback the reports of one call on a thread of its own
+    (``nqmip-progress``), so that no search thread ever waits for it, and brings its
+    exception back to the caller.
+
+    A report is queued in O(1) under a short lock and the search goes on. While the
+    callback is busy, reports pile up **coalesced**: the newest report of each method
+    replaces the one waiting before it (notes of a kernel load are kept, they are few), so a
+    slow callback hears fewer reports, the newest incumbent and bound of each method, and
+    never slows the search. The first exception the callback raises (any
+    ``BaseException``) ends the deliveries and calls ``on_error`` (the call cancels its
+    deadline); :meth:`close` hands it back, and :func:`nqmip.solve` raises it in the caller
+    once the solve has stopped.
+
+    :meth:`close` ends the thread before the call returns: reports still waiting are passed
+    on for ``DRAIN`` more seconds, then dropped; a callback still running is waited for
+    (a Ctrl-C during that wait stops waiting: the thread, a daemon, ends with the call)."""
+
+    def __init__(self, deliver: ProgressCallback, on_error: Callable[[], None]) -> None:
+        self._deliver = deliver
+        self._on_error = on_error
+        self._pending: dict[tuple[str, int], Progress] = {}
+        self._notes = 0  # a counter: every note is a key of its own
+        self._ready = threading.Condition(threading.Lock())
+        self._closed_at: float | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="nqmip-progress", daemon=True)
+        self._thread.start()
+
+    def __call__(self, report: Progress) -> None:
+        """Queue ``report`` (called from the search threads; never waits for the callback)."""
+        with self._ready:
+            if self.error is not None or self._closed_at is not None:
+                return
+            if report.note is not None:
+                self._notes += 1
+                key = (report.method, self._notes)
+            else:
+                key = (report.method, 0)
+                self._pending.pop(key, None)  # the newest goes last, after older ones
+            self._pending[key] = report
+            self._ready.notify()
+
+    def _next(self) -> Progress | None:
+        """The oldest report waiting, or None once closed and drained."""
+        with self._ready:
+            while not self._pending:
+                if self._closed_at is not None:
+                    return None
+                self._ready.wait()
+            if self._closed_at is not None and \
+                    time.perf_counter() - self._closed_at > DRAIN:
+                self._pending.clear()
+                return None
+            key = next(iter(self._pending))
+            return self._pending.pop(key)
+
+    def _run(self) -> None:
+        while (report := self._next()) is not None:
+            try:
+                self._deliver(report)
+            except BaseException as exc:  # raised again in the caller by close()
+                with self._ready:
+                    self.error = exc
+                    self._pending.clear()
+                self._on_error()
+                return
+
+    def close(self) -> BaseException | None:
+        """Stop taking reports, pass on those waiting (for ``DRAIN`` seconds), wait for the
+        thread to end; the exception the callback raised, if it did."""
+        with self._ready:
+            if self._closed_at is None:
+                self._closed_at = time.perf_counter()
+            self._ready.notify()
+        try:
+            while self._thread.is_alive():
+                self._thread.join(0.05)
+        except KeyboardInterrupt:
+            with self._ready:
+                self._pending.clear()
+        return self.error

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -38,7 +39,7 @@ from nqmip.methods import (
     check_weights,
     method,
 )
-from nqmip.progress import Progress, ProgressCallback
+from nqmip.progress import Dispatcher, Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
@@ -110,7 +111,7 @@ def solve(
     :param warm_start: exact backends and auto: a placement, a ``Result`` or a
         heuristic's name to start from (by default a limited exact solve starts from the
         explicit solution of :mod:`nqmip.construct`; ``False`` turns that off).
-    :param on_progress: called with each :class:`~nqmip.progress.Progress` report.
+    :param on_progress: called with each report on a thread of its own; its exception is raised.
     :param threads: solver threads (the MIP backends, CP-SAT and auto).
     :param mip_gap: stop at this relative gap (the exact backends).
     :param verbose: a log on stderr: the solver's own, or one line per improvement.
@@ -141,8 +142,8 @@ def solve(
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
     trajectory = _trajectory(deadline, maximised, target, offset if flipped else None)
-    listener = trajectory.listen(_forward(on_progress, verbose and not spec.log,
-                                          offset if flipped else None))
+    listener = trajectory.listen(dispatcher := _dispatcher(
+        on_progress, verbose and not spec.log, offset if flipped else None, deadline))
     if seed is None and spec.honour("seed"):
         seed = DEFAULT_SEED
 
@@ -150,11 +151,32 @@ def solve(
         return _dispatch(spec, maximised, deadline, params, **{
             **options, "seed": seed, "on_progress": listener, "target": trajectory.target})
 
-    result = _answer(run_watched(work, deadline), maximised, spec, trajectory)
+    result = _answer(_watched(work, deadline, dispatcher), maximised, spec, trajectory)
     result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
     if flipped:  # back to costs, and checked against them
         result = verified(instance, from_maximisation(result, offset))
     return result
+
+
+def _dispatcher(on_progress: ProgressCallback | None, log: bool, offset: float | None,
+                deadline: Deadline) -> Dispatcher | None:
+    """The thread that passes the reports on to the caller (:func:`_forward`), never on a
+    search's thread; an exception of the callback cancels ``deadline``."""
+    forward = _forward(on_progress, log, offset)
+    return None if forward is None else Dispatcher(forward, deadline.cancel)
+
+
+def _watched(work: Callable[[], Result], deadline: Deadline,
+             dispatcher: Dispatcher | None) -> Watched[Result]:
+    """``work`` under the watchdog, then the caller's callback's thread ended; the
+    exception that callback raised (it cancelled the solve) is raised here, not the
+    result."""
+    try:
+        return run_watched(work, deadline)
+    finally:
+        failure = None if dispatcher is None else dispatcher.close()
+        if failure is not None:
+            raise failure
 
 
 def _trajectory(deadline: Deadline, maximised: Instance, target: float | None,

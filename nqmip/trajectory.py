@@ -3,12 +3,14 @@ best was found, and when a target was reached (:class:`Trajectory`).
 
 :func:`nqmip.solve` makes one per call and hands every method its :meth:`Trajectory.listen`
 as ``on_progress``: whatever a method reports (through
-:class:`~nqmip.progress.ProgressReporter`) is recorded here first, then passed on to the
-caller's own callback. Values are in the maximisation's terms, as every method works
-(:mod:`nqmip.sense`); the result turns them back. The cost is one comparison per report and
-one small tuple per improvement, and improvements are few: at most ``TRAJECTORY_CAP``
-points are kept (beyond it every other older point goes; the first and the last stay, and
-the times to the best and to the target are kept apart).
+:class:`~nqmip.progress.ProgressReporter`) is recorded here first (on the search's thread),
+then passed on to the caller's own callback (on the call's
+:class:`~nqmip.progress.Dispatcher` thread: a slow callback never holds a search up).
+Values are in the maximisation's terms, as every method works (:mod:`nqmip.sense`); the
+result turns them back. The cost is one comparison per report and one small tuple per
+improvement, and improvements are few: at most ``TRAJECTORY_CAP`` points are kept (beyond
+it every other older point goes; the first and the last stay, and the times to the best and
+to the target are kept apart).
 
 A **target** makes the call stop as soon as the incumbent reaches it: the call's deadline
 is cancelled at once, every method hears the cancel within one chunk and returns its best,

@@ -1,0 +1,68 @@
+"""The watchdog under stress (issue 41): solves with random cheap methods of the method
+table, small boards, random limits (0.2-2 s), targets, cancels from another thread, called
+from the caller's thread or one of its own, and the solve command stopped by SIGINT or by
+its time limit in a subprocess. Each returns within its limit (its cancel, its SIGINT)
++ 1 s, leaves no thread behind, and its result verifies (nqmip.verify.verified).
+
+The draw and the runs are benchmarks/bench_watchdog_stress.py's (numpy's generator with a
+fixed seed: a failure names its case, which the script reruns); the script prints the
+figures. The fast lane runs a short draw; the slow lane the script's own counts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def stress_module() -> ModuleType:
+    path = ROOT / "benchmarks" / "bench_watchdog_stress.py"
+    spec = importlib.util.spec_from_file_location("bench_watchdog_stress", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+STRESS = stress_module()
+
+
+def check(seed: int, calls: int, commands: int) -> None:
+    figures = STRESS.stress(seed, calls, commands)
+    print(figures)
+    assert figures.calls == calls and figures.commands == commands
+    assert figures.threads_left == 0, figures
+    assert figures.longest_overrun <= STRESS.SLACK, figures
+    assert figures.longest_command_overrun <= STRESS.SLACK, figures
+
+
+def test_the_draw_is_reproducible_and_covers_every_kind_of_stop() -> None:
+    cases = STRESS.draw(41, 300)
+    assert cases == STRESS.draw(41, 300)
+    assert {c.method for c in cases} == set(STRESS.methods())
+    assert any(c.cancel_at is not None for c in cases)
+    assert any(c.target is not None for c in cases)
+    assert any(c.in_thread for c in cases) and not all(c.in_thread for c in cases)
+    assert all(0.2 <= c.limit <= 2.0 for c in cases)
+    kinds = [c.sigint_after is None for c in STRESS.draw_commands(41, 10)]
+    assert any(kinds) and not all(kinds)
+
+
+def test_a_short_stress_of_the_watchdog() -> None:
+    check(41, 20, 0)
+
+
+def test_the_solve_command_under_sigint_and_its_time_limit() -> None:
+    check(41, 0, 2)
+
+
+@pytest.mark.slow
+def test_a_long_stress_of_the_watchdog() -> None:
+    check(41, 300, 10)
