@@ -67,6 +67,7 @@ from nqmip.bounds import cheap_bound
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import explicit_result
 from nqmip.instance import Instance, free_rows
+from nqmip.methods import METHODS
 from nqmip.progress import ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result
 
@@ -77,7 +78,7 @@ class Call:
 
     run: Portfolio
     deadline: Deadline
-    exact: Callable[..., Result]
+    exact: Callable[..., Result | None]
     threads: int | None
     size: int
 
@@ -100,7 +101,9 @@ def solve_auto(
     if params:
         raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
     begin = time.perf_counter()
-    deadline = Deadline.of(time_limit)
+    # The run's own deadline, made from the caller's: a proof cancels it (every part stops
+    # at once), and the caller's deadline is left as it was.
+    deadline = Deadline.of(time_limit).sub()
     seed = DEFAULT_SEED if seed is None else seed
     # With fixed queens the models hold only what is free (nqmip.board.FreeBoard): the
     # exact range is judged on the free rows, not on n.
@@ -122,12 +125,20 @@ def solve_auto(
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
               step: str | None = None, backend: str | None = None,
-              threads: int | None = threads) -> Result:
+              threads: int | None = threads) -> Result | None:
+        """One exact part, given only the options its method honours (the method table),
+        offered to the portfolio; None when it failed (recorded, the run goes on)."""
         backend = backend or pick_backend(size)
-        options = SolveOptions(deadline=limit, seed=seed, threads=threads, verbose=verbose,
-                               on_progress=on_progress, incumbent=shared_incumbent)
-        result = solve_exact(instance, backend, options, warm_start=start,
-                             bound_proof=bound_proof)
+        honour = METHODS[backend].honour
+        options = SolveOptions(deadline=limit, seed=seed if honour("seed") else None,
+                               threads=threads if honour("threads") else None,
+                               verbose=verbose, on_progress=on_progress,
+                               incumbent=shared_incumbent)
+        result = run.guard(step or backend, lambda: solve_exact(
+            instance, backend, options, warm_start=start if honour("warm_start") else None,
+            bound_proof=bound_proof and honour("bound_proof")))
+        if result is None:
+            return None
         label = step or backend
         if result.provenance.plan == ("colour proof",):  # proven without running the MIP
             label = "colour proof"
