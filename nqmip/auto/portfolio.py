@@ -59,7 +59,8 @@ class Portfolio:
         """Cancel the run's deadline once it is proven: every part runs under it, so the
         annealing beside a proof, the MIP beside the branch and bound, all stop now."""
         if self.proven() and not self.deadline.cancelled():
-            self.deadline.cancel()
+            self.deadline.cancel(Termination.INFEASIBLE if self.infeasible is not None
+                                 else Termination.OPTIMAL)
 
     def guard(self, step: str, work: Callable[[], Any]) -> Any:
         """``work()``, or None when it raises: the failure is recorded (the plan's step
@@ -208,10 +209,13 @@ class Portfolio:
                                        placement=None, objective=None), begin, self)
         proven = self.proven()
         termination = best.termination
+        # why the run stopped, as whoever stopped it said (Deadline.cancel's reason): a
+        # proof here, the caller's target or Ctrl-C, the limit (or the watchdog's)
+        stopped_by = self.deadline.stopped_by()
         if proven:
             termination = Termination.OPTIMAL
-        elif self.deadline.limited and self.deadline.expired():
-            termination = Termination.TIME_LIMIT
+        elif stopped_by in STOPS:
+            termination = Termination(stopped_by)
         provenance = best.provenance.with_(
             bound_source=self.bound_from, refuted_black_counts=self.refuted,
             incumbent_source=self.incumbent_source,
@@ -222,6 +226,10 @@ class Portfolio:
             termination=termination, provenance=provenance))
         return as_auto(result, begin, self)
 
+
+
+#: The reasons a run stops short of a proof (:meth:`nqmip.budget.Deadline.stopped_by`).
+STOPS = frozenset({Termination.INTERRUPTED, Termination.TARGET, Termination.TIME_LIMIT})
 
 
 def part_name(part: Callable[..., object]) -> str:
