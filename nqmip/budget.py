@@ -16,6 +16,11 @@ import time
 #: The least time limit handed to a solver or a search: solvers refuse a zero or negative
 #: limit, so what is left is passed as at least this (and less than it left counts as none).
 MIN_SOLVER_SECONDS = 0.01
+#: The reasons of a cancel with no other word, and of a limit reached (the values of
+#: :class:`nqmip.result.Termination`, which this lower layer does not import).
+INTERRUPTED = "interrupted"
+TIME_LIMIT = "time_limit"
+TARGET = "target"
 
 
 class Deadline:
@@ -26,7 +31,8 @@ class Deadline:
     (auto stops the annealing it runs beside a proof once the proof is done).
     """
 
-    __slots__ = ("_cancelled", "_end", "_hears", "_parent", "_start")
+    __slots__ = ("_cancelled", "_cancelled_at", "_end", "_hears", "_parent", "_reason",
+                 "_start")
 
     def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
@@ -36,6 +42,8 @@ class Deadline:
         self._parent: Deadline | None = None
         self._hears: Deadline | None = None  # whose cancel ends this one too
         self._cancelled = False
+        self._cancelled_at = math.inf
+        self._reason: str | None = None
 
     @classmethod
     def of(cls, limit: float | Deadline | None) -> Deadline:
@@ -88,10 +96,37 @@ class Deadline:
     def expired(self) -> bool:
         return time.perf_counter() >= self._until()
 
-    def cancel(self) -> None:
-        """End now: this deadline and the ones made from it (even in other threads) expire."""
-        self._end = min(self._end, time.perf_counter())
-        self._cancelled = True
+    def cancel(self, reason: str = INTERRUPTED) -> None:
+        """End now: this deadline and the ones made from it (even in other threads) expire.
+        ``reason`` says why, in the words of :class:`nqmip.result.Termination` (the one who
+        stops the work knows: a proof "optimal" or "infeasible", the caller's "target", a
+        Ctrl-C "interrupted", the watchdog's "time_limit"); :meth:`stopped_by` reads it.
+        The first cancel's reason is kept."""
+        now = time.perf_counter()
+        self._end = min(self._end, now)
+        if not self._cancelled:
+            self._cancelled, self._cancelled_at, self._reason = True, now, reason
+
+    def stopped_by(self) -> str | None:
+        """Why this deadline has ended: the reason of the earliest :meth:`cancel` on it, on
+        one it was made from or on one it hears, else "time_limit" once it has expired;
+        None while it runs."""
+        first = min((node for node in self._lineage() if node._cancelled),
+                    key=lambda node: node._cancelled_at, default=None)
+        if first is not None:
+            return first._reason
+        return TIME_LIMIT if self.expired() else None
+
+    def _lineage(self) -> list[Deadline]:
+        """This deadline, those it was made from, and those it hears, and theirs."""
+        found: list[Deadline] = []
+        node: Deadline | None = self
+        while node is not None:
+            found.append(node)
+            if node._hears is not None:
+                found += node._hears._lineage()
+            node = node._parent
+        return found
 
     def seconds(self, floor: float = 0.0) -> float | None:
         """What is left as a solver's time-limit option: None without a limit, else at least

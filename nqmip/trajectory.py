@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nqmip.budget import Deadline
+from nqmip.budget import TARGET, Deadline
 from nqmip.progress import Progress, ProgressCallback, finite
 
 #: Most points one trajectory keeps (a run improving all the time is thinned, not cut).
@@ -106,7 +106,7 @@ class Trajectory:
                 self.target_time = now
                 reached = True
         if reached:
-            self.deadline.cancel()
+            self.deadline.cancel(TARGET)  # why it stops, said where it does
 
     def _append(self, point: Point) -> None:
         self.points.append(point)

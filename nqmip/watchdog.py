@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from nqmip.budget import Deadline
+from nqmip.budget import INTERRUPTED, TIME_LIMIT, Deadline
 
 #: Seconds a run cancelled by Ctrl-C has to return its own best placement.
 GRACE = 0.6
@@ -89,10 +89,11 @@ def run_watched(work: Callable[[], T], deadline: Deadline) -> Watched[T]:
         overran = _wait(done, deadline, end)
     except KeyboardInterrupt:
         interrupted = True
-        deadline.cancel()
+        deadline.cancel(INTERRUPTED)
         _wait_after_interrupt(done)
     if not done.is_set():
-        deadline.cancel()  # it ends at its next look; the exit waits for it
+        # it ends at its next look; the exit waits for it
+        deadline.cancel(INTERRUPTED if interrupted else TIME_LIMIT)
         _ABANDONED.add(thread)
         return Watched(None, interrupted, overran)
     if "error" in box:
@@ -106,7 +107,7 @@ def _wait(done: threading.Event, deadline: Deadline, end: float) -> bool:
     while not done.wait(POLL):
         if time.perf_counter() - end >= OVERRUN:
             cancelled = deadline.cancelled()
-            deadline.cancel()
+            deadline.cancel(TIME_LIMIT)
             done.wait(LAST_CALL)
             return not cancelled
     return False

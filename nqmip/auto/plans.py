@@ -51,6 +51,7 @@ from nqmip.auto.policy import (
     BNB_PORTFOLIO_MAX_N,
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
+    COMPLETION_SEARCH_MAX_FREE,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
@@ -67,6 +68,7 @@ from nqmip.bounds import cheap_bound
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import explicit_result
 from nqmip.instance import Instance, free_rows
+from nqmip.methods import METHODS
 from nqmip.progress import ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result
 
@@ -77,7 +79,7 @@ class Call:
 
     run: Portfolio
     deadline: Deadline
-    exact: Callable[..., Result]
+    exact: Callable[..., Result | None]
     threads: int | None
     size: int
 
@@ -100,7 +102,9 @@ def solve_auto(
     if params:
         raise TypeError(f"unexpected parameters for 'auto': {', '.join(params)}")
     begin = time.perf_counter()
-    deadline = Deadline.of(time_limit)
+    # The run's own deadline, made from the caller's: a proof cancels it (every part stops
+    # at once), and the caller's deadline is left as it was.
+    deadline = Deadline.of(time_limit).sub()
     seed = DEFAULT_SEED if seed is None else seed
     # With fixed queens the models hold only what is free (nqmip.board.FreeBoard): the
     # exact range is judged on the free rows, not on n.
@@ -122,12 +126,20 @@ def solve_auto(
 
     def exact(limit: Deadline, *, start: Any = None, bound_proof: bool = False,
               step: str | None = None, backend: str | None = None,
-              threads: int | None = threads) -> Result:
+              threads: int | None = threads) -> Result | None:
+        """One exact part, given only the options its method honours (the method table),
+        offered to the portfolio; None when it failed (recorded, the run goes on)."""
         backend = backend or pick_backend(size)
-        options = SolveOptions(deadline=limit, seed=seed, threads=threads, verbose=verbose,
-                               on_progress=on_progress, incumbent=shared_incumbent)
-        result = solve_exact(instance, backend, options, warm_start=start,
-                             bound_proof=bound_proof)
+        honour = METHODS[backend].honour
+        options = SolveOptions(deadline=limit, seed=seed if honour("seed") else None,
+                               threads=threads if honour("threads") else None,
+                               verbose=verbose, on_progress=on_progress,
+                               incumbent=shared_incumbent)
+        result = run.guard(step or backend, lambda: solve_exact(
+            instance, backend, options, warm_start=start if honour("warm_start") else None,
+            bound_proof=bound_proof and honour("bound_proof")))
+        if result is None:
+            return None
         label = step or backend
         if result.provenance.plan == ("colour proof",):  # proven without running the MIP
             label = "colour proof"
@@ -147,10 +159,43 @@ def solve_auto(
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
         run.offer(explicit_result(instance, seed), "explicit")
-        if run.proven():  # feasibility: n queens is the optimum
-            return run.finish(begin)
+    elif plan.name != "completion" and size <= COMPLETION_SEARCH_MAX_FREE:
+        # With fixed queens, the first completion (or the proof that there is none)
+        run.offer(first_completion(instance, deadline.sub(
+            FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE), seed), "completion search")
+    if run.proven():  # feasibility: n queens is the optimum; or no completion exists
+        return run.finish(begin)
     RUNNERS[plan.name](Call(run, deadline, exact, threads, size))
     return run.finish(begin)
+
+
+#: With fixed queens (and weights), the first incumbent is the completion search's first
+#: completion, in at most this many seconds or this share of the budget: the explicit
+#: solution's part where it cannot be used (a completion of 2 fixed queens at 44 free rows
+#: takes under 0.01 s; the annealing alone found none in 0.3 s on a loaded machine).
+FIRST_COMPLETION_SECONDS = 1.0
+FIRST_COMPLETION_SHARE = 0.1
+
+
+def first_completion(instance: Instance, deadline: Deadline, seed: int) -> Result:
+    """The complete first-fail search's first completion of the fixed queens, as a
+    feasible placement of the weighted instance (not proven: the search ignores the
+    weights), or the proof that none exists (infeasible: its tree is exhausted)."""
+    from nqmip.enumeration.completion import search_free_board
+    from nqmip.outcome import make_result
+    from nqmip.result import Counters, Termination, Timing
+
+    found = search_free_board(instance, deadline)
+    # exhausted with a placement: the fixed queens fill the board (the only placement)
+    termination = (Termination.OPTIMAL if found.exhausted and found.placement is not None
+                   else Termination.INFEASIBLE if found.exhausted
+                   else Termination.SOLUTION_FOUND if found.placement is not None
+                   else found.stopped_by or Termination.TIME_LIMIT)
+    return make_result(instance, "completion search", found.placement, termination,
+                       proven=found.exhausted, seed=seed, timing=Timing(wall=found.seconds),
+                       counters=Counters(nodes=found.nodes),
+                       message="no completion: the search tree is exhausted"
+                       if found.exhausted else "")
 
 
 def _completion(call: Call) -> None:
@@ -353,6 +398,14 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
 }
 
 
+def _completion_warm_up() -> None:
+    """The completion search's kernels (one search on a small board with a fixed queen)."""
+    from nqmip.enumeration.completion import search_free_board
+    from nqmip.instance import make_instance
+
+    search_free_board(make_instance(5, None, [(0, 0)]))
+
+
 #: The kernels a plan lists that are not one method's: the annealing from a min-conflicts
 #: start loads both; the colour proof's are its own.
 KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
@@ -379,6 +432,9 @@ def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,
     from nqmip.methods import METHODS, resolve
     from nqmip.progress import load_kernels
 
+    if like is not None and like.fixed and not like.is_feasibility \
+            and free_rows(like) <= COMPLETION_SEARCH_MAX_FREE:  # its first incumbent's
+        load_kernels(_completion_warm_up, "completion search", "auto", on_progress)
     for kernel in plan.kernels:
         if kernel == "colour":
             from nqmip.colour.proof import warm_up as colour_warm_up

@@ -38,15 +38,40 @@ class Portfolio:
         self.refuted: tuple[int, ...] = ()
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
+        #: The parts that failed (an exception: a solver refusing an option, a licence
+        #: too small for the model, a crash), with what they raised: recorded, never
+        #: raised while another part holds an answer (:meth:`guard`, :meth:`finish`).
+        self.failures: list[tuple[str, Exception]] = []
         # taken by every offer and tighten (two parts may offer at once: the engine beside
         # the MIP, a second stream beside a proof); re-entrant, so a part may hold it
         # around several steps
         self.lock = threading.RLock()
 
     def offer(self, result: Result, step: str) -> Result:
-        """Keep ``result`` if it beats the incumbent; take its bound if it is tighter."""
+        """Keep ``result`` if it beats the incumbent; take its bound if it is tighter. A
+        proof (the optimum, or that there is no placement) ends every part at once."""
         with self.lock:
-            return self._offer(result, step)
+            offered = self._offer(result, step)
+            self.stop_if_proven()
+            return offered
+
+    def stop_if_proven(self) -> None:
+        """Cancel the run's deadline once it is proven: every part runs under it, so the
+        annealing beside a proof, the MIP beside the branch and bound, all stop now."""
+        if self.proven() and not self.deadline.cancelled():
+            self.deadline.cancel(Termination.INFEASIBLE if self.infeasible is not None
+                                 else Termination.OPTIMAL)
+
+    def guard(self, step: str, work: Callable[[], Any]) -> Any:
+        """``work()``, or None when it raises: the failure is recorded (the plan's step
+        ``"<step> (failed)"``, the result's message) and the other parts' answer kept."""
+        try:
+            return work()
+        except Exception as exc:  # any part's failure: the portfolio goes on without it
+            with self.lock:
+                self.failures.append((step, exc))
+                self.plan.append(f"{step} (failed)")
+            return None
 
     def _offer(self, result: Result, step: str) -> Result:
         self.plan.append(step)
@@ -84,6 +109,7 @@ class Portfolio:
         with self.lock:
             if self._tighten(bound, source):
                 self.report()
+                self.stop_if_proven()
 
     def _tighten(self, bound: float | None, source: str) -> bool:
         """Take ``bound`` if it is tighter; whether it was (the caller reports). On whole
@@ -122,20 +148,23 @@ class Portfolio:
         search_deadline = deadline.sub()
         params, step = self._start(from_best, method)
 
-        def thread() -> Result:
+        def thread() -> Result | None:
             if lead is not None:
-                lead(search_deadline)
-            return self.search(search_deadline, method, params)
+                self.guard(part_name(lead), lambda: lead(search_deadline))
+            if self.proven():
+                return None
+            return self.guard(method, lambda: self.search(search_deadline, method, params))
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-auto") as pool:
             future = pool.submit(thread)
             try:
-                work()
+                self.guard(part_name(work), work)
             finally:
                 if restart or self.proven():
                     search_deadline.cancel()
                 found = future.result()
-        self.offer(found, step)  # both parts have ended: no lock needed
+        if found is not None:
+            self.offer(found, step)  # both parts have ended: no lock needed
         if restart and not self.proven() and not deadline.expired():
             self.heuristic(deadline, from_best=True)
 
@@ -161,6 +190,10 @@ class Portfolio:
             time_limit=deadline, on_progress=self.on_progress, **params))
 
     def proven(self) -> bool:
+        """Whether the run is settled: no placement exists, or the incumbent meets the
+        bound."""
+        if self.infeasible is not None:
+            return True
         return (self.best is not None and self.bound is not None
                 and (self.best.objective or 0.0) >= self.bound - 1e-6 * max(1.0, abs(self.bound)))
 
@@ -170,15 +203,19 @@ class Portfolio:
             if self.infeasible is not None:
                 return as_auto(self.infeasible, begin, self)
             last = self.last
-            assert last is not None
+            if last is None:  # every part failed, none answered: say why
+                raise self.failures[0][1]
             return as_auto(last.with_(bound=self.bound, status=Status.UNKNOWN,
                                        placement=None, objective=None), begin, self)
         proven = self.proven()
         termination = best.termination
+        # why the run stopped, as whoever stopped it said (Deadline.cancel's reason): a
+        # proof here, the caller's target or Ctrl-C, the limit (or the watchdog's)
+        stopped_by = self.deadline.stopped_by()
         if proven:
             termination = Termination.OPTIMAL
-        elif self.deadline.limited and self.deadline.expired():
-            termination = Termination.TIME_LIMIT
+        elif stopped_by in STOPS:
+            termination = Termination(stopped_by)
         provenance = best.provenance.with_(
             bound_source=self.bound_from, refuted_black_counts=self.refuted,
             incumbent_source=self.incumbent_source,
@@ -191,6 +228,16 @@ class Portfolio:
 
 
 
+#: The reasons a run stops short of a proof (:meth:`nqmip.budget.Deadline.stopped_by`).
+STOPS = frozenset({Termination.INTERRUPTED, Termination.TARGET, Termination.TIME_LIMIT})
+
+
+def part_name(part: Callable[..., object]) -> str:
+    """A part's name in the plan's steps (a lambda's: "part")."""
+    name = getattr(part, "__name__", "part")
+    return "part" if name == "<lambda>" else name.replace("_", " ")
+
+
 def spare_cores() -> int:
     """Threads for a solver that runs beside the annealing: the cores it leaves free."""
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -200,8 +247,15 @@ def spare_cores() -> int:
 
 def as_auto(result: Result, begin: float, run: Portfolio) -> Result:
     plan = run.plan or ["auto"]
+    message = result.message
+    if run.failures:  # the parts that failed, said beside the answer the others gave
+        failed = "; ".join(f"{step} failed ({type(exc).__name__}: "
+                           f"{(str(exc).strip().splitlines() or [''])[0]})"
+                           for step, exc in run.failures)
+        message = f"{message}; {failed}" if message else failed
     return result.with_(
         method="auto",
+        message=message,
         seed=run.seed,
         timing=result.timing.with_(wall=time.perf_counter() - begin,
                                    compile=run.compile_time or None),
