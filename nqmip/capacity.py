@@ -53,6 +53,21 @@ def estimate_bytes(n: int, *, dense_weights: bool, exact_model: bool,
     return total
 
 
+def lex_bytes(n: int, method: str) -> int:
+    """A generous estimate of the peak memory of ``nqmip.lex_first`` on an n-board by
+    ``method``: the first-fail descent keeps two boards of n + 2 levels of n bit rows each
+    and a propagation queue of 6 n^2 + 16 n squares (:mod:`nqmip.lex.descent`); the model
+    routes (SAT, CP-SAT, Pyomo) a model of n^2 binaries; the row-ordered search O(n)."""
+    total = estimate_bytes(n, dense_weights=False, exact_model=False)
+    words = (n + 63) // 64
+    board = 8 * ((n + 2) * n * (words + 3) + 2 * (6 * n * n + 16 * n))
+    if method in ("first-fail", "portfolio"):
+        total += 2 * board
+    if method not in ("first-fail", "search"):
+        total += BYTES_PER_MODEL_VARIABLE * n * n
+    return total
+
+
 def _human(nbytes: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if nbytes < 1024 or unit == "PB":
@@ -62,10 +77,13 @@ def _human(nbytes: float) -> str:
 
 
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
-               method: str = "", model_rows: int | None = None) -> None:
-    """Raise :class:`CapacityError` when an n-board would not fit in available memory."""
-    need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model,
-                          model_rows=model_rows)
+               method: str = "", model_rows: int | None = None,
+               need: int | None = None) -> None:
+    """Raise :class:`CapacityError` when an n-board would not fit in available memory
+    (``need``: bytes estimated by the caller, e.g. :func:`lex_bytes`)."""
+    if need is None:
+        need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model,
+                              model_rows=model_rows)
     have = available_bytes()
     if have is None or need <= USABLE_SHARE * have:
         return

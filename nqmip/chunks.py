@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from nqmip.budget import Deadline
+from nqmip.budget import TARGET, TIME_LIMIT, Deadline
 from nqmip.result import Termination
 
 #: One chunk of work: None to go on, or why the search ends (goal reached: SOLUTION_FOUND
@@ -37,7 +37,18 @@ def stopped(deadline: Deadline) -> Termination | None:
     cancelled (``interrupted``). Setup steps between chunks ask this too."""
     if not deadline.expired():
         return None
-    return Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+    return why_stopped(deadline)
+
+
+def why_stopped(deadline: Deadline) -> Termination:
+    """The termination of a search its ended ``deadline`` stopped, from the reason of the
+    cancel (:meth:`~nqmip.budget.Deadline.stopped_by`): ``time_limit`` for a limit reached
+    or the watchdog's cancel at it, ``target`` for a target reached, ``interrupted`` for a
+    Ctrl-C, a caller's cancel, or another part's proof (this search proved nothing)."""
+    reason = deadline.stopped_by()
+    if reason in (None, TIME_LIMIT):
+        return Termination.TIME_LIMIT
+    return Termination.TARGET if reason == TARGET else Termination.INTERRUPTED
 
 
 def run_chunks(chunk: Chunk, deadline: Deadline, *,

@@ -24,6 +24,7 @@ import numpy as np
 
 from nqmip.bnb.common import NONE_OPEN
 from nqmip.budget import Deadline
+from nqmip.chunks import why_stopped
 from nqmip.result import Termination
 
 #: The main worker looks at the caller's incumbent (auto's other part) every so many nodes.
@@ -123,7 +124,7 @@ def run(trees: list[Any], pool: Pool, root: Task, deadline: Deadline,
     if pool.reached or not (deadline.expired() or pool.heap
                             or any(bound > NONE_OPEN for bound in pool.open)):
         return Termination.OPTIMAL
-    return Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+    return why_stopped(deadline)
 
 
 def _work(me: int, tree: Any, pool: Pool, deadline: Deadline,

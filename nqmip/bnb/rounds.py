@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from nqmip.bnb.common import Outcome
 from nqmip.budget import Deadline
+from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
@@ -83,7 +84,7 @@ def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | N
         proven = tau - 1  # nothing at or above the target
         capped(best[1], proven)
         if deadline.expired():
-            why = Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT
+            why = why_stopped(deadline)
             return Outcome(why, best[0], best[1], float(proven), nodes,
                            instance.rounded_bound(root))
         delta = _next_delta(delta, last_nodes, out.nodes)

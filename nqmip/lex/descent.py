@@ -24,12 +24,16 @@ from typing import Protocol
 import numpy as np
 
 from nqmip.budget import Deadline
-from nqmip.chunks import run_chunks
+from nqmip.chunks import run_chunks, why_stopped
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
-#: First-fail nodes per kernel call between two looks at the deadline (about 0.02 s).
+#: First-fail nodes per kernel call between two looks at the deadline (about 0.02 s at
+#: n = 32, 0.06 s at 50); a node's cost grows with the board, so from ``CHUNK_FULL_N`` on a
+#: chunk (and a probe) is scaled by (CHUNK_FULL_N / n)^2: at n = 200 a 20,000-node chunk
+#: took 0.57 s, more than the watchdog waits after a limit (the call answered nothing).
 CHUNK = 20_000
+CHUNK_FULL_N = 64
 #: Nodes of a probe for a completion (a quarter of a chunk), after each of the first
 #: ``PROBE_EVERY_FIRST`` chunks of a question, then after every ``PROBE_EVERY``-th: a
 #: question that needs probes gets them at once, a long refutation pays about 6 %.
@@ -131,13 +135,16 @@ class FirstFail:
 
     name = "first-fail"
 
-    def __init__(self, n: int, chunk: int = CHUNK, row_first: bool = True,
-                 sums: bool = SUMS, descending: bool = True, probe: int = PROBE) -> None:
+    def __init__(self, n: int, chunk: int | None = None, row_first: bool = True,
+                 sums: bool = SUMS, descending: bool = True, probe: int | None = None
+                 ) -> None:
         from nqmip.lex import descent_kernels as k
 
         self.k = k
         self.n = n
-        self.chunk = chunk
+        scale = min(1.0, (CHUNK_FULL_N / max(n, 1)) ** 2)
+        self.chunk = chunk if chunk is not None else max(64, int(CHUNK * scale))
+        probe = probe if probe is not None else max(16, int(PROBE * scale))
         #: branch on the asked row first: a completion found then has the row's smallest
         #: feasible column (every smaller one refuted on the way), and the row is settled
         self.proves_row = row_first
@@ -301,7 +308,7 @@ def descend(instance: Instance, oracle: Oracle, deadline: Deadline | None = None
     def outcome(model: tuple[int, ...] | None, proven: int, *, complete: bool = False,
                 exhausted: bool = False, pending: tuple[int, int] | None = None) -> Descent:
         stopped = None if complete or exhausted else (
-            Termination.INTERRUPTED if deadline.cancelled() else Termination.TIME_LIMIT)
+            why_stopped(deadline))
         return Descent(n=n, placement=model, complete=complete, exhausted=exhausted,
                        proven_rows=proven, questions=questions, improvements=improvements,
                        seconds=time.perf_counter() - begin, oracle=oracle.name,

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from nqmip.budget import Deadline
+from nqmip.capacity import check_fits, lex_bytes
 from nqmip.instance import FixedSpec, Instance, make_instance
 from nqmip.methods import LEX_DEFAULT, LEX_METHODS, LEX_ROUTES, Method, method
 from nqmip.result import Result, Termination
@@ -72,6 +73,9 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
         raise TypeError(f"unexpected parameters for lex_first method {spec.name!r}: "
                         f"{', '.join(unknown)}"
                         + (f" (it takes {', '.join(allowed)})" if allowed else ""))
+    check_fits(instance.n, method=f"lex_first method {spec.name!r}",
+               exact_model=spec.name not in ("first-fail", "search"),
+               need=lex_bytes(instance.n, spec.name))
     watched = run_watched(lambda: _run(spec, instance, deadline, params), deadline)
     if watched.value is None:
         from nqmip.outcome import make_result
