@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -337,3 +338,29 @@ def test_diagonal_sums_keep_every_answer() -> None:
         assert ask(plain, placed, row, limit, D(60.0)) == ask(summed, placed, row, limit,
                                                                D(60.0))
     assert summed.nodes < plain.nodes
+
+
+def test_a_board_the_descent_cannot_hold_is_refused_in_one_line() -> None:
+    """n = 20000: the first-fail boards alone are about 1.9 TB (a numpy MemoryError
+    traceback before); every route that builds a model is refused the same way."""
+    from nqmip.capacity import CapacityError
+
+    for method in ("first-fail", "portfolio", "cpsat"):
+        with pytest.raises(CapacityError, match="n = 20000 needs about .* lex_first method"):
+            nqmip.lex_first(20000, method=method, time_limit=1)
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parent.parent / "scripts" / "solve_weighted.py"),
+                           "--lex-first", "--n", "20000", "--time-limit", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "choose a smaller n" in done.stderr
+
+
+def test_the_first_fail_chunk_shrinks_with_the_board() -> None:
+    """A chunk's nodes cost more on a larger board: from n = 64 on a chunk (and a probe)
+    is scaled so a step stays near its time at n = 64 (a 20,000-node chunk took 0.57 s at
+    n = 200, past the watchdog's grace after a limit)."""
+    from nqmip.lex.descent import CHUNK, CHUNK_FULL_N, PROBE, FirstFail
+
+    assert FirstFail(CHUNK_FULL_N).chunk == CHUNK and FirstFail(32).probe_nodes == PROBE
+    big = FirstFail(4 * CHUNK_FULL_N)
+    assert big.chunk == CHUNK // 16 and big.probe_nodes == PROBE // 16

@@ -64,3 +64,28 @@ def test_a_proof_ends_auto_as_optimal_and_leaves_the_callers_deadline_running() 
     result = nqmip.solve(14, "random", time_limit=deadline)
     assert result.termination is Termination.OPTIMAL
     assert not deadline.cancelled() and deadline.stopped_by() is None
+
+
+@pytest.mark.parametrize(("reason", "termination"), [
+    ("time_limit", Termination.TIME_LIMIT), ("interrupted", Termination.INTERRUPTED),
+    ("target", Termination.TARGET), ("optimal", Termination.INTERRUPTED),
+    (None, Termination.TIME_LIMIT)])
+def test_a_search_says_why_its_deadline_stopped_it(reason: str | None,
+                                                    termination: Termination) -> None:
+    """The chunked searches, the lex descent and bnb read the cancel's reason: the
+    watchdog's cancel at the limit is a time limit (they had said 'interrupted' for any
+    cancel), another part's proof an interrupt of this search (it proved nothing)."""
+    from nqmip.chunks import stopped, why_stopped
+
+    deadline = Deadline(None if reason is not None else 0.001)
+    if reason is not None:
+        deadline.cancel(reason)
+    else:
+        time.sleep(0.01)
+    assert why_stopped(deadline.sub()) is termination
+    assert stopped(deadline) is termination
+
+
+def test_lex_first_at_its_time_limit_says_time_limit() -> None:
+    result = nqmip.lex_first(200, time_limit=1.5)
+    assert result.termination in (Termination.TIME_LIMIT, Termination.OPTIMAL)
