@@ -346,9 +346,10 @@ def test_a_board_the_descent_cannot_hold_is_refused_in_one_line() -> None:
     from nqmip.capacity import CapacityError
 
     for method in ("first-fail", "portfolio", "cpsat"):
-        with pytest.raises(CapacityError, match="n = 20000 needs about .* lex_first method"):
+        with pytest.raises(CapacityError, match=r"n = 20000 needs about .* lex_first method"):
             nqmip.lex_first(20000, method=method, time_limit=1)
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parent.parent / "scripts" / "solve_weighted.py"),
+    script = Path(__file__).resolve().parent.parent / "scripts" / "solve_weighted.py"
+    done = subprocess.run([sys.executable, str(script),
                            "--lex-first", "--n", "20000", "--time-limit", "1"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""

@@ -100,10 +100,27 @@ MULTIPLIER_N = 2000
 def _diagonal_ip(
     n: int, fixed: tuple[tuple[int, int], ...], *, maximise: bool, time_limit: float
 ) -> int | None:
-    """The line model's bound on #black (HiGHS), or the Lagrangian one beyond
-    ``LINE_IP_MAX_N``; None when the line model is infeasible."""
+    """The line model's bound on #black: from the table of empty boards
+    (:mod:`nqmip.formulation.colour_bound_table`, solved once with a long limit), else
+    solved by HiGHS, or the Lagrangian one beyond ``LINE_IP_MAX_N``; None when the line
+    model is infeasible."""
     if n > LINE_IP_MAX_N:
         return _lagrangian_bound(n, fixed, maximise=maximise)
+    if not fixed:
+        from nqmip.formulation.colour_bound_table import LEAST, MOST
+
+        table = MOST if maximise else LEAST
+        if 0 < n < len(table):
+            return table[n]
+    return line_ip_bound(n, fixed, maximise=maximise, time_limit=time_limit)[0]
+
+
+def line_ip_bound(
+    n: int, fixed: tuple[tuple[int, int], ...], *, maximise: bool, time_limit: float
+) -> tuple[int | None, bool]:
+    """The line model solved by HiGHS within ``time_limit``: its dual bound on #black,
+    rounded to n's parity (None when the model is infeasible), and whether HiGHS proved it
+    optimal."""
     import highspy
 
     from nqmip.formulation.line_model import line_model, to_highs
@@ -116,21 +133,22 @@ def _diagonal_ip(
     status = h.getModelStatus()
     ms = highspy.HighsModelStatus
     if status == ms.kInfeasible:
-        return None
+        return None, True
     if ran == highspy.HighsStatus.kError or status == ms.kNotset:
-        return n if maximise else 0  # no bound from a run that did not happen
+        return (n if maximise else 0), False  # no bound from a run that did not happen
     info = h.getInfo()
     bound = float(info.mip_dual_bound)
     if not math.isfinite(bound):
-        return n if maximise else 0
+        return (n if maximise else 0), False
+    proven = status == ms.kOptimal
     parity = n % 2
     if maximise:
         value = math.floor(bound + 1e-6)
         value -= (value - parity) % 2
-        return min(value, n)
+        return min(value, n), proven
     value = math.ceil(bound - 1e-6)
     value += (parity - value) % 2
-    return max(value, 0)
+    return max(value, 0), proven
 
 
 def _line_rows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
