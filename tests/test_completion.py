@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import nqmip
@@ -136,6 +136,12 @@ def accepts(method: str, inst: nqmip.Instance) -> bool:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(partial_boards(), WEIGHTS)
+# n = 1: the random 1 x 1 matrix is one value on every square, which quota refuses; the
+# refusal came from its body, after its kernels loaded: past the 0.2 s limit (a cold or
+# loaded machine) the limit's answer ('unknown') hid it, and the test failed with
+# "DID NOT RAISE <class 'ValueError'>". Now refused before the method runs.
+@example((1, {0: 0}), "random")
+@example((1, {}), "random")
 def test_heuristics_and_auto_never_crash(board: tuple[int, dict[int, int]],
                                         weights: str | None) -> None:
     n, fixed = board
