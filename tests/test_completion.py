@@ -156,6 +156,16 @@ def test_heuristics_and_auto_never_crash(board: tuple[int, dict[int, int]],
         check_answer(inst, result, exact=False)
 
 
+@pytest.mark.parametrize("weights", [{"weights": "random", "n": 1},
+                                     {"weights": "chess", "n": 8, "black": 3, "white": 3}])
+def test_quota_refuses_one_colour_value_before_any_limit(weights: dict[str, object]) -> None:
+    """One value on every square, which quota cannot use, is refused before the run: on
+    fbd03a1 a limit shorter than its kernels' load hid the refusal behind the limit's
+    answer ('optimal 24' for chess with black = white = 3 at 0.01 s)."""
+    with pytest.raises(ValueError, match="two different values"):
+        nqmip.solve(method="quota", time_limit=0.01, seed=1, **weights)  # type: ignore[arg-type]
+
+
 # --- the free board --------------------------------------------------------------------
 
 
