@@ -89,6 +89,7 @@ class Method:
     log: bool = False  # the solver writes a log of its own (verbose streams it)
     limit: Limit | None = None  # the largest weights its solver represents
     work: str | None = None  # a heuristic's parameter that work_limit sets
+    two_colours: bool = False  # colour weights must differ (one value on every square: no)
 
     def honour(self, option: str) -> bool:
         return option in self.honours
@@ -209,7 +210,7 @@ _TABLE: tuple[Method, ...] = (
                                 "anywhere"}),
     Method("quota", "heuristic", "nqmip.heuristics.quota:solve_quota",
            "colour quota search (weights constant per colour, two values)",
-           _honours(*_HEURISTIC), weights=frozenset({"colour"}),
+           _honours(*_HEURISTIC), weights=frozenset({"colour"}), two_colours=True,
            warm_up="nqmip.heuristics.quota:warm_up", work="max_stages",
            notes=_work("repair stages (max_stages), each of at most stage_moves moves")),
     Method("lns", "heuristic", "nqmip.heuristics.lns:solve_lns",
@@ -286,11 +287,16 @@ def check_options(spec: Method, given: Iterable[str]) -> None:
     raise ValueError(f"method {spec.name!r} does not take {', '.join(names)}{where}")
 
 
-def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool) -> None:
-    """Refuse a method made for other weights (topsquares: a matrix; quota: colours; lns:
-    weights), naming both."""
+def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool,
+                  uniform: bool = False) -> None:
+    """Refuse a method made for other weights (topsquares: a matrix; quota: two colour
+    values, not ``uniform`` ones; lns: weights), naming both. Before the method runs: a
+    refusal from its body could come after the time limit, and the limit's answer hide it."""
     kinds = ({"none"} if feasibility else
              ({"colour"} if colours else set()) | ({"dense"} if dense else set()))
+    if spec.two_colours and uniform and not feasibility:
+        raise ValueError(f"method {spec.name!r} takes weights constant per colour with two "
+                         "different values, not one value on every square: use sa")
     if kinds & spec.weights:
         return
     names = {"none": "no weights (feasibility)", "colour": "weights constant per colour",

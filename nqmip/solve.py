@@ -215,8 +215,10 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
-    check_weights(spec, feasibility=instance.is_feasibility,
-                  colours=instance.colours is not None, dense=instance.dense is not None)
+    colours = instance.colours
+    check_weights(spec, feasibility=instance.is_feasibility, colours=colours is not None,
+                  dense=instance.dense is not None,
+                  uniform=colours is not None and colours.black == colours.white)
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))

@@ -6,10 +6,25 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from nqmip.backends.base import EXACT_METHODS, get_backend
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# A falsifying example found in CI is never lost: hypothesis prints it with the blob that
+# replays it (``@reproduce_failure``) and keeps it in the example database (.hypothesis/ at
+# the repository's root) for the next run to try first. Hypothesis's own profile under CI
+# would derandomize (the same examples on every run) and keep no database: here the search
+# stays random, so each run tries new examples, and what fails is kept.
+settings.register_profile(
+    "ci", derandomize=False, print_blob=True, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=DirectoryBasedExampleDatabase(
+        Path(__file__).resolve().parents[1] / ".hypothesis" / "examples"))
+if IN_CI:
+    settings.load_profile("ci")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

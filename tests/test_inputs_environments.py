@@ -417,11 +417,12 @@ def test_a_read_only_install_with_an_unwritable_home_solves(tmp_path: Path) -> N
 # --- environments: the README's editable install, from the folder that holds the clone ------
 
 def readme_install_commands() -> list[list[str]]:
-    """The ``python -m pip install`` commands of the README's code block and .ci/run."""
+    """The ``python -m pip install`` commands of the README's code block (.ci/run runs its
+    command 2 from there)."""
     import re
     import shlex
 
-    text = (ROOT / "README.md").read_text() + (ROOT / ".ci" / "run").read_text()
+    text = (ROOT / "README.md").read_text()
     text = text.replace("\\\n", " ")
     found = re.findall(r"python -m pip install[^&|\n]*", text)
     return [shlex.split(command) for command in found]
@@ -429,10 +430,42 @@ def readme_install_commands() -> list[list[str]]:
 
 def test_the_readme_and_ci_install_in_strict_editable_mode() -> None:
     commands = readme_install_commands()
-    assert len(commands) == 3, commands  # the README's two, and .ci/run's
+    assert len(commands) == 2, commands  # the README's two
+    run = (ROOT / ".ci" / "run").read_text()
+    assert "python -m pip install" not in run  # it runs the README's, not a copy
+    assert "awk '/^# 2\\./" in run and 'bash -euo pipefail -c "$readme_command"' in run
     for command in commands:
         assert "-e" in command and "editable_mode=strict" in command, command
         assert command[command.index("editable_mode=strict") - 1] == "--config-settings"
+
+
+def venv_seeing_these_packages(venv: Path) -> Path:
+    """A fresh virtual environment whose interpreter imports the packages this one does
+    (pip, setuptools, the solvers): a ``.pth`` file lists the folders of this interpreter's
+    ``sys.path``, but a checkout's and the standard library. Not ``--system-site-packages``: from
+    inside a virtual environment that reaches the base interpreter's folders, not this
+    environment's (where highspy may be the only copy). Plain path lines: the folders' own
+    ``.pth`` files (an editable nqmip elsewhere) are not run. Returns its python."""
+    import sysconfig
+
+    # Not the standard library either: the venv has it, and pip's isolated build drops
+    # from its path every folder a .pth file adds
+    stdlib = {Path(sysconfig.get_path(k)).resolve() for k in ("stdlib", "platstdlib")}
+    stdlib |= {folder / "lib-dynload" for folder in stdlib}
+    folders = [f for f in dict.fromkeys(sys.path) if f and Path(f).is_dir()
+               and Path(f).resolve() not in stdlib and (  # a checkout (PYTHONPATH): not
+                   Path(f).name in ("site-packages", "dist-packages")  # its nqmip;
+                   or not (Path(f) / "nqmip").exists())]  # an installed one comes after
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; "
+                          "print(sysconfig.get_path('purelib'))"], capture_output=True,
+                         text=True, check=True, timeout=60).stdout.strip()
+    assert Path(own) != Path(sysconfig.get_path("purelib"))  # its own, not this one's
+    # after the clone's own editable .pth ('__editable__...' sorts first): appended last
+    (Path(own) / "zz_outer_sys_path.pth").write_text("\n".join(folders) + "\n")
+    return python
 
 
 @pytest.mark.slow
@@ -446,10 +479,7 @@ def test_a_clone_named_nqmip_imports_from_the_folder_that_holds_it(tmp_path: Pat
         shutil.copy(ROOT / name, clone / name)
     shutil.copytree(ROOT / "nqmip", clone / "nqmip",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
-    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    python = venv_seeing_these_packages(tmp_path / "venv")
     command = readme_install_commands()[0]  # python -m pip install -e . --config-settings ...
     install = subprocess.run([str(python), *command[1:], "--no-deps", "-q"], cwd=clone,
                              capture_output=True, text=True, timeout=600)
