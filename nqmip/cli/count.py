@@ -249,9 +249,11 @@ def _counted_so_far(stopped: KeyboardInterrupt) -> str:
 
     if not isinstance(stopped, CountInterrupted):
         return ""
+    part = "(a part of the count, not the total)"
+    if stopped.done is None:
+        return f": {stopped.count} {stopped.what} found before the stop {part}"
     return (f" after {stopped.done} of {stopped.total} sub-trees: {stopped.count} "
-            f"{stopped.what} "
-            "in those (a part of the count, not the total)")
+            f"{stopped.what} in those {part}")
 
 
 def _count(args: argparse.Namespace) -> Any:

@@ -25,16 +25,18 @@ class CountError(ValueError):
 
 
 class CountInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or a signal the command answers as Ctrl-C) stopped a count split into
-    sub-trees: ``count`` (of ``what``: solutions, completions or classes; ``solutions``
-    the placements behind it) is what the ``done`` finished sub-trees of ``total`` hold, a
-    part of the answer and never the answer itself unless ``done == total``. A
-    :class:`KeyboardInterrupt`, so that code which stops on Ctrl-C still does."""
+    """Ctrl-C (or a signal the command answers as Ctrl-C) stopped a count: ``count`` (of
+    ``what``: solutions, completions or classes; ``solutions`` the placements behind it)
+    is what the ``done`` finished sub-trees of ``total`` hold (a count split into
+    sub-trees), or what the search had found (``done`` and ``total`` None: one search on
+    the free board); a part of the answer, never the answer. A :class:`KeyboardInterrupt`,
+    so that code which stops on Ctrl-C still does."""
 
-    def __init__(self, count: int, solutions: int, *, done: int, total: int,
-                 what: str = "solutions") -> None:
-        super().__init__(f"interrupted after {done} of {total} sub-trees: {count} {what} "
-                         "in those")
+    def __init__(self, count: int, solutions: int, *, done: int | None = None,
+                 total: int | None = None, what: str = "solutions") -> None:
+        super().__init__(f"interrupted: {count} {what} " + (
+            "found before the stop" if done is None
+            else f"in the {done} finished sub-trees of {total}"))
         self.count, self.solutions, self.done, self.total = count, solutions, done, total
         self.what = what
 
