@@ -5,8 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -235,3 +238,84 @@ def test_constellation_orbits_cover_every_border_placement(n: int) -> None:
     found, weights = starts(n)
     assert int(weights.sum()) == placements
     assert len({tuple(row) for row in found.tolist()}) == len(found)
+
+
+def interrupted_after(seconds: float, count: Callable[[], object]
+                      ) -> tuple[float, BaseException | None]:
+    """Run ``count`` with Ctrl-C sent to this (the main) thread ``seconds`` into it; (the
+    seconds it took, what it raised)."""
+    import _thread
+    import threading
+
+    stopped: BaseException | None = None
+    ctrl_c = threading.Timer(seconds, _thread.interrupt_main)
+    start = time.perf_counter()
+    ctrl_c.start()
+    try:
+        count()
+    except KeyboardInterrupt as exc:
+        stopped = exc
+    finally:
+        ctrl_c.cancel()
+    return time.perf_counter() - start, stopped
+
+
+@pytest.mark.timing
+def test_ctrl_c_stops_a_count_in_one_process_with_its_finished_part() -> None:
+    """A count in one process (no workers) hears Ctrl-C while a kernel runs, not when the
+    count ends (n = 16 takes seconds), and says how much its finished sub-trees hold."""
+    from nqmip.enumeration.count import A000170 as KNOWN
+    from nqmip.enumeration.count_tasks import CountInterrupted
+
+    run_count(13)  # the kernels compiled and loaded before the clock starts
+    seconds, stopped = interrupted_after(0.5, lambda: run_count(16))
+    assert isinstance(stopped, CountInterrupted), stopped
+    assert seconds < 0.5 + 2.0, f"{seconds:.2f} s to stop"
+    assert stopped.done is not None and stopped.total is not None
+    assert 0 <= stopped.done < stopped.total and stopped.what == "solutions"
+    assert 0 <= stopped.count == stopped.solutions < KNOWN[15]
+
+
+def test_ctrl_c_on_a_count_beyond_the_bitboards_is_no_total() -> None:
+    """Beyond n = 32 the completions are one search on the free board; Ctrl-C stops it
+    with what it had found, never passed off as the count (it was returned as one)."""
+    from nqmip.enumeration.count_tasks import CountInterrupted
+
+    n = 40
+    queens = [*range(1, n, 2), *range(0, n, 2)]  # a solution of n = 40
+    assert nqmip.is_solution(queens)
+    assert nqmip.count_solutions(n, {r: queens[r] for r in range(20)}) == 4375  # warm
+    fixed = {r: queens[r] for r in range(16)}  # 9,383,007 completions: minutes to count
+    seconds, stopped = interrupted_after(0.5, lambda: nqmip.count_solutions(n, fixed))
+    assert isinstance(stopped, CountInterrupted), stopped
+    assert stopped.done is None and stopped.what == "completions"
+    assert 0 <= stopped.count < 9_383_007
+    assert seconds < 0.5 + 2.0, f"{seconds:.2f} s to stop"
+
+
+def signalled_single_count(after: float) -> tuple[float, subprocess.CompletedProcess[str]]:
+    command = [sys.executable, "-m", "nqmip.cli.count", "--n", "17"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return time.perf_counter() - sent, subprocess.CompletedProcess(command, proc.returncode,
+                                                                   out, err)
+
+
+@pytest.mark.timing
+def test_nqmip_count_in_one_process_stops_on_ctrl_c_saying_what_it_counted() -> None:
+    """``nqmip-count --n 17`` (half a minute on a loaded machine) in one process: SIGINT
+    mid-count ends it within seconds (the Python exit of numba's modules takes about one
+    of them there), status 130, nothing on stdout, the part counted said to be a part.
+    Once more, later, if the signal came while the command was still starting."""
+    seconds, done = signalled_single_count(6.0)
+    if "sub-trees" not in done.stderr or seconds > 3.0:
+        seconds, done = signalled_single_count(12.0)
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith("nqmip-count: interrupted after "), done.stderr
+    assert "(a part of the count, not the total)" in done.stderr
+    assert seconds <= 3.0, f"{seconds:.2f} s from SIGINT to exit"

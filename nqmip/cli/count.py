@@ -227,9 +227,10 @@ def _count_main(argv: list[str], stop: Stop) -> int:
         if args.plot:
             return 0
         result = _count(args)
-    except KeyboardInterrupt:
-        say("nqmip-count: interrupted" + ("; finished sub-trees are kept in the record"
-                                          if "--record" in argv else ""))
+    except KeyboardInterrupt as stopped:
+        stop.hold()  # a repeat of the signal does not cut the line short
+        say("nqmip-count: interrupted" + _counted_so_far(stopped)
+            + ("; finished sub-trees are kept in the record" if "--record" in argv else ""))
         return stop.status
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
@@ -239,6 +240,20 @@ def _count_main(argv: list[str], stop: Stop) -> int:
         return EXIT_BAD_INPUT
     stop.hold()
     return deliver(lambda: _show(args, result), "nqmip-count") or 0
+
+
+def _counted_so_far(stopped: KeyboardInterrupt) -> str:
+    """What an interrupted count had finished, said to be a part (nothing on stdout, where
+    it could pass for the answer); nothing when it stopped before or outside the count."""
+    from nqmip.enumeration.count_tasks import CountInterrupted
+
+    if not isinstance(stopped, CountInterrupted):
+        return ""
+    part = "(a part of the count, not the total)"
+    if stopped.done is None:
+        return f": {stopped.count} {stopped.what} found before the stop {part}"
+    return (f" after {stopped.done} of {stopped.total} sub-trees: {stopped.count} "
+            f"{stopped.what} in those {part}")
 
 
 def _count(args: argparse.Namespace) -> Any:

@@ -111,7 +111,9 @@ def count_free(n: int | Instance, fixed: object = None) -> tuple[
         int, int, int, bool, tuple[tuple[int, int], ...], float, float, str]:
     """Completions of ``fixed`` counted on the free board, at any n (up to ``MAX_FREE``
     free rows), as the fields of :class:`nqmip.enumeration.count.Count`: ``count_solutions`` uses it
-    beyond the bitboards' n = 32 (a CSPLib prob079 board of 5,000 rows)."""
+    beyond the bitboards' n = 32 (a CSPLib prob079 board of 5,000 rows). Ctrl-C stops the
+    search within a chunk, as :class:`~nqmip.enumeration.count_tasks.CountInterrupted`
+    with the completions found so far."""
     from nqmip.instance import make_instance
 
     instance = make_instance(n, None, fixed)  # type: ignore[arg-type]
@@ -119,6 +121,10 @@ def count_free(n: int | Instance, fixed: object = None) -> tuple[
     search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
     compile_time = time.perf_counter() - begin
     found = search_free_board(instance, first=False)
+    if not found.exhausted:  # Ctrl-C: the search stopped at a chunk, its count a part
+        from nqmip.enumeration.count_tasks import CountInterrupted
+
+        raise CountInterrupted(found.count, found.count, what="completions")
     return (instance.n, found.count, found.count, False, instance.fixed, found.seconds,
             compile_time, "free board (numba, first-fail on rows and columns)")
 

@@ -22,6 +22,7 @@ import numpy as np
 from nqmip.enumeration.count_tasks import (
     CHUNKS_PER_WORKER,
     CountError,
+    CountInterrupted,
     allowed_masks,
     border_kernels,
     by_border,
@@ -31,6 +32,7 @@ from nqmip.enumeration.count_tasks import (
     job_key,
     kernels,
     read_record,
+    run_task,
     split,
     takaken_kernels,
     tasks_at_depth,
@@ -53,6 +55,13 @@ A000170 = (
 
 #: Solutions listed per kernel call by :func:`solutions`.
 BATCH = 4096
+
+#: From this size on a count in one process is split too (into about :data:`SINGLE_TASKS`
+#: sub-trees, run in a worker thread) so that Ctrl-C stops it at once, with the finished
+#: sub-trees' part of the count (:class:`CountInterrupted`); smaller boards take
+#: milliseconds in one kernel call.
+SPLIT_FROM = 13
+SINGLE_TASKS = 256
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,7 @@ def warm_up(which: str = "all") -> float:
         tk = takaken_kernels()
         tk.takaken_all(6)
         tk.takaken_row_mask(6, False, 1, 1, 2, 33)
+        run_task(6, (), tasks_at_depth(6, {}, 1)[0])  # a split count's kernel
     if which in ("rows", "all"):
         k.count_all(5)
         k.count_subtree(6, 0, 0, 0, 0, allowed)
@@ -197,10 +207,14 @@ def run_count(
 ) -> Count:
     """:func:`count_solutions` with its timings and how the work was split.
 
-    Without ``workers``, ``scheduler`` or ``record`` one kernel call counts everything.
-    Otherwise the search splits into sub-trees (the placements of the first rows, enough
-    for ``tasks_per_worker`` per worker) run as tasks; ``progress`` is called with ``(done,
-    total)`` after each one. A record written by a run with other workers resumes as well.
+    The search splits into sub-trees (the placements of the first rows, enough for
+    ``tasks_per_worker`` per worker; chunks of the border constellations) run as tasks;
+    ``progress`` is called with ``(done, total)`` after each one. A record written by a
+    run with other workers resumes as well. Without ``workers``, ``scheduler`` or
+    ``record`` the sub-trees (about :data:`SINGLE_TASKS`) run one by one in a worker
+    thread, boards below :data:`SPLIT_FROM` in one kernel call. Ctrl-C (a
+    :class:`KeyboardInterrupt`) stops the count at once, in one process or over many, as
+    :class:`CountInterrupted`: the part of the count its finished sub-trees hold.
     """
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
         from nqmip.enumeration.completion import count_free
@@ -217,11 +231,9 @@ def run_count(
     fixed_pairs = tuple(sorted(fix.items()))
     how = {"constellations": "border constellations", "classes": "Takaken's classes",
            "rows": "rows"}[count_method(size, fix, unique)]
-    if workers is None and scheduler is None and record is None:
-        value, total = _single(size, fix, unique)
-        return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
-                     compile_time, f"bitboard (numba, {how})")
-    if unique and not by_classes(size, fix):  # tiny boards: nothing to split
+    alone = workers is None and scheduler is None and record is None
+    if (alone and size < SPLIT_FROM) or (unique and not by_classes(size, fix)):
+        # small boards in one kernel call; tiny unique ones have nothing to split
         value, total = _single(size, fix, unique)
         return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
                      compile_time, f"bitboard (numba, {how})")
@@ -241,7 +253,8 @@ def run_count(
     path = Path(record) if record is not None else None
     depth, done = read_record(path, job) if path is not None else (None, {})
     if depth is None:
-        wanted = (CHUNKS_PER_WORKER if border else tasks_per_worker) * n_workers
+        wanted = SINGLE_TASKS if alone else (
+            (CHUNKS_PER_WORKER if border else tasks_per_worker) * n_workers)
         depth, tasks = split(size, fix, wanted, border)
     else:  # resume as the record split, whatever the number of workers now
         tasks = tasks_at_depth(size, fix, depth, border)
@@ -264,20 +277,31 @@ def run_count(
                 os.fsync(sink.fileno())
             if progress is not None:
                 progress(len(done), len(tasks))
+    except KeyboardInterrupt:  # what the finished sub-trees hold, said to be a part
+        raise CountInterrupted(*_tally(done, by_classes(size, fix) and not border, unique),
+                               done=len(done), total=len(tasks),
+                               what="classes" if unique else (
+                                   "completions" if fix else "solutions")) from None
     finally:
         if sink is not None:
             sink.close()
         if client is not None and client is not scheduler:
             client.close()
 
-    if by_classes(size, fix) and not border:
-        c8, c4, c2 = (sum(done[t][i] for t in tasks) for i in range(3))
-        total = 8 * c8 + 4 * c4 + 2 * c2
-        value = c8 + c4 + c2 if unique else total
-    else:
-        value = total = sum(done[t][0] for t in tasks)
+    value, total = _tally(done, by_classes(size, fix) and not border, unique)
     return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
                  compile_time, engine, tasks=len(tasks), resumed=resumed, workers=n_workers)
+
+
+def _tally(done: dict[Any, tuple[int, ...]], classes: bool, unique: bool) -> tuple[int, int]:
+    """``(count, solutions)`` of the finished sub-trees ``done``: their ``(classes of 8,
+    of 4, of 2)`` with ``classes`` (Takaken's method), else their solutions."""
+    if classes:
+        c8, c4, c2 = (sum(v[i] for v in done.values()) for i in range(3))
+        total = 8 * c8 + 4 * c4 + 2 * c2
+        return (c8 + c4 + c2 if unique else total), total
+    total = sum(v[0] for v in done.values())
+    return total, total
 
 
 @overload

@@ -8,7 +8,10 @@ use, as there.
 
 from __future__ import annotations
 
+import functools
 import json
+import queue
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,23 @@ import numpy as np
 class CountError(ValueError):
     """A count that cannot be run as asked (a board too large, unique with fixed queens, a
     record of another count)."""
+
+
+class CountInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a signal the command answers as Ctrl-C) stopped a count: ``count`` (of
+    ``what``: solutions, completions or classes; ``solutions`` the placements behind it)
+    is what the ``done`` finished sub-trees of ``total`` hold (a count split into
+    sub-trees), or what the search had found (``done`` and ``total`` None: one search on
+    the free board); a part of the answer, never the answer. A :class:`KeyboardInterrupt`,
+    so that code which stops on Ctrl-C still does."""
+
+    def __init__(self, count: int, solutions: int, *, done: int | None = None,
+                 total: int | None = None, what: str = "solutions") -> None:
+        super().__init__(f"interrupted: {count} {what} " + (
+            "found before the stop" if done is None
+            else f"in the {done} finished sub-trees of {total}"))
+        self.count, self.solutions, self.done, self.total = count, solutions, done, total
+        self.what = what
 
 
 def kernels() -> Any:
@@ -177,6 +197,13 @@ def split(n: int, fix: dict[int, int], wanted: int, border: bool = False
     return depth, found
 
 
+@functools.lru_cache(maxsize=4)
+def _starts(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The constellations of :func:`.constellations.starts`, worked out once per board
+    and process rather than once per task."""
+    return border_kernels().starts(n)
+
+
 def run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task, border: bool = False
              ) -> tuple[int, ...]:
     """One sub-tree: ``(solutions,)`` of the constellations ``task[0], task[0] + task[1],
@@ -184,7 +211,7 @@ def run_task(n: int, fixed: tuple[tuple[int, int], ...], task: Task, border: boo
     else ``(solutions,)`` below the rows' prefix ``task``."""
     if border:
         b = border_kernels()
-        found, weights = b.starts(n)
+        found, weights = _starts(n)
         return (int(b.count_starts(n, found, weights, task[0], task[1])),)
     fix = dict(fixed)
     if by_classes(n, fix):
@@ -251,8 +278,7 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
             yield owner[future.key], tuple(int(v) for v in value)
         return
     if n_workers == 1:
-        for task in todo:
-            yield task, run_task(n, fixed, task, border)
+        yield from _in_thread(n, fixed, todo, border)
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures import as_completed as first_done
@@ -266,3 +292,45 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
             for job in jobs:
                 job.cancel()
             raise
+
+
+#: How often (seconds) the calling thread looks up from waiting for a sub-tree: a signal
+#: handler runs in it at once anyway; this only bounds the wait where one would not.
+POLL = 0.25
+
+
+def _in_thread(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], border: bool
+               ) -> Iterator[tuple[Task, tuple[int, ...]]]:
+    """The sub-trees one after the other in a worker thread (the kernels release the GIL),
+    so that the calling thread, waiting on a queue, hears Ctrl-C at once rather than when
+    a kernel call returns. When the caller stops (Ctrl-C, or it closes this generator)
+    the worker starts no further sub-tree and ends after the one it is in; a daemon
+    thread, it never holds up the process's exit."""
+    results: queue.Queue[tuple[Task, tuple[int, ...]] | BaseException] = queue.Queue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            for task in todo:
+                if stop.is_set():
+                    return
+                results.put((task, run_task(n, fixed, task, border)))
+        except BaseException as exc:  # raised again in the caller's thread
+            results.put(exc)
+
+    thread = threading.Thread(target=work, name="nqmip-count", daemon=True)
+    thread.start()
+    try:
+        for _ in todo:
+            while True:
+                try:
+                    item = results.get(timeout=POLL)
+                    break
+                except queue.Empty:
+                    if not thread.is_alive() and results.empty():
+                        raise CountError("the counting thread ended early") from None
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
