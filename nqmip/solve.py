@@ -135,14 +135,13 @@ def solve(
         "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit}
     spec, instance, options = _checked(method, n, weights, fixed, black, white,
                                        weights_seed, sense, params, **options)
-    seed, target, verbose = (options[name] for name in ("seed", "target", "verbose"))
+    seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
-    trajectory = _trajectory(deadline, maximised, target, offset if flipped else None)
-    listener = trajectory.listen(_forward(on_progress, verbose and not spec.log,
+    trajectory = _trajectory(deadline, maximised, options["target"],
+                             offset if flipped else None)
+    listener = trajectory.listen(_forward(on_progress, options["verbose"] and not spec.log,
                                           offset if flipped else None))
-    if seed is None and spec.honour("seed"):
-        seed = DEFAULT_SEED
 
     def work() -> Result:
         return _dispatch(spec, maximised, deadline, params, **{
