@@ -352,3 +352,12 @@ def test_the_validator_turns_numpy_into_python_and_refuses_by_name() -> None:
         warnings.simplefilter("error")
         with pytest.raises(UserWarning, match="without a time limit"):
             nqmip.lex_first(8, time_limit=1e12)
+
+
+def test_a_completion_count_too_wide_is_refused_before_its_board_is_built() -> None:
+    """Found by the slow fuzzing: nqmip-count --n 100000 --fix e1 asked numpy for 74.5 GiB
+    (a MemoryError traceback) before refusing its 99,999 free rows."""
+    assert_one_line_refusal(*run_main(count_main, ["--n", "100000", "--fix", "e1"]),
+                            "n = 100000", "free rows", "62")
+    with pytest.raises(InstanceError, match="99999 free rows"):
+        count_solutions(100_000, fixed=[(0, 4)])
