@@ -6,8 +6,11 @@ the loose ``n, weights, fixed`` arguments and build one with :func:`make_instanc
 
 from __future__ import annotations
 
+import numbers
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
@@ -134,7 +137,7 @@ class Instance:
         """Whether every weight is whole (then so is every objective value)."""
         values = self.dense if self.dense is not None else np.array([self.weight_range()])
         block = max(1, (1 << 20) // max(values.shape[1], 1))  # no n x n temporaries
-        return all(bool(np.all(np.abs(part - np.rint(part)) < 1e-9))
+        return all(whole(part)
                    for part in (values[lo:lo + block] for lo in range(0, len(values), block)))
 
     def rounded_bound(self, bound: float) -> float:
@@ -171,6 +174,15 @@ class Instance:
         return f"Instance({self.describe()})"
 
 
+def whole(values: np.ndarray, tolerance: float = 1e-9) -> bool:
+    """Whether every value is a whole number, up to ``tolerance`` (a sum's 2.9999999999):
+    a value that is not zero but rounds to zero is not whole (weights of 1e-12 are not
+    0: read as whole, their bounds were rounded down to 0, below their placements)."""
+    rounded = np.rint(values)
+    return bool(np.all((np.abs(values - rounded) < tolerance)
+                       & ((rounded != 0) | (values == 0))))
+
+
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
         raise InstanceError(f"n must be an integer, got {n!r}")
@@ -190,6 +202,16 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9)
 
     The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
     into one float array a block of rows at a time (8 bytes a cell, no int64 copy)."""
+    n = _check_n(n)
+    from nqmip.option_types import check_value
+
+    try:
+        seed = check_value("seed", seed)
+        low, high = _whole("low", low), _whole("high", high)
+    except (TypeError, ValueError) as exc:
+        raise InstanceError(str(exc)) from None
+    if low > high:
+        raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
     rng = np.random.default_rng(seed)
     out = np.empty((n, n), dtype=np.float64)
     block = max(1, (1 << 22) // max(n, 1))
@@ -197,6 +219,13 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9)
         hi = min(lo + block, n)
         out[lo:hi] = rng.integers(low, high + 1, size=(hi - lo, n))
     return out
+
+
+def _whole(name: str, value: Any) -> int:
+    """A whole number (Python's or numpy's), InstanceError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InstanceError(f"{name} must be a whole number, got {value!r}")
+    return int(value)
 
 
 Weights = tuple[np.ndarray | None, ColourWeights | None, str]
@@ -223,12 +252,20 @@ def _check_weights(
 
             seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
             check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
-            return random_weights(n, seed), None, f"random(seed={seed})"
+            try:
+                matrix = random_weights(n, seed)
+            except InstanceError as exc:  # the seed's refusal, in the caller's name
+                raise InstanceError(f"weights_{exc}" if str(exc).startswith("seed")
+                                    else str(exc)) from None
+            return matrix, None, f"random(seed={seed})"
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
     kind = np.asarray(weights).dtype.kind if not isinstance(weights, str) else "U"
-    if kind not in "biuf":  # complex, strings, objects: not weights (no silent casting)
+    if kind == "O":  # exact numbers (Fraction, Decimal) are taken as floats; others named
+        weights = _exact_numbers(weights)
+        kind = "f"
+    if kind not in "biuf":  # complex, strings: not weights (no silent casting)
         raise InstanceError(f"weights must be real numbers, got an array of dtype "
                             f"{np.asarray(weights).dtype}")
     try:
@@ -241,6 +278,23 @@ def _check_weights(
     if not np.all(np.isfinite(matrix)):
         raise InstanceError("weights must be finite numbers (found NaN or infinity)")
     return matrix, None, "custom"
+
+
+def _exact_numbers(weights: Any) -> np.ndarray:
+    """An array of Python objects as floats when every one is a real number (Fraction,
+    Decimal, int, float): InstanceError naming the first that is not, and where."""
+    try:
+        cells = np.asarray(weights, dtype=object)
+    except ValueError as exc:  # ragged rows
+        raise InstanceError(f"weights must be an n x n array of numbers: {exc}") from None
+    for index, value in np.ndenumerate(cells):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
+            where = ", ".join(str(i) for i in index)
+            raise InstanceError(f"weights must be real numbers, got {type(value).__name__} "
+                                f"{value!r} at [{where}]")
+    with np.errstate(over="ignore"):
+        return np.array([float(v) for v in cells.ravel()],
+                        dtype=np.float64).reshape(cells.shape)
 
 
 def detect_colours(matrix: np.ndarray) -> ColourWeights | None:
@@ -257,12 +311,51 @@ def detect_colours(matrix: np.ndarray) -> ColourWeights | None:
     return ColourWeights(black, white)
 
 
+_SQUARE = re.compile(r"([a-z]+)([0-9]+)")
+
+
+def parse_queen(text: str) -> tuple[int, int]:
+    """A queen as the commands write it: ``ROW,COL`` (0-based) or a chess square (``e1``
+    is row 0, column 4; files past ``z`` go on ``aa``, ``ab``, ...). InstanceError naming
+    the notation otherwise."""
+    square = _SQUARE.fullmatch(text.strip().lower())
+    if square:
+        letters, rank = square.groups()
+        col = 0
+        for letter in letters:
+            col = col * 26 + (ord(letter) - ord("a") + 1)
+        if int(rank) < 1:
+            raise InstanceError(f"a square's rank counts from 1, got {text!r}")
+        return int(rank) - 1, col - 1
+    try:
+        row, col = (int(part) for part in text.split(","))
+    except ValueError:
+        raise InstanceError(f"a fixed queen takes ROW,COL (0-based integers) or a square "
+                            f"such as e4, got {text!r}") from None
+    if row < 0 or col < 0:
+        raise InstanceError(f"a fixed queen's row and column count from 0, got {text!r}")
+    return row, col
+
+
+def _pairs(fixed: Any) -> Iterable[Any]:
+    """The queens of a FixedSpec: a mapping's items, a list's items (a string among them
+    read as the commands read ``--fix``: ``"e1"``, ``"0,4"``), or one string of queens
+    separated by spaces."""
+    if isinstance(fixed, Mapping):
+        return list(fixed.items())
+    if isinstance(fixed, str):
+        return [parse_queen(part) for part in fixed.split()]
+    return [parse_queen(pair) if isinstance(pair, str) else pair for pair in fixed]
+
+
 def _check_fixed(n: int, fixed: FixedSpec) -> tuple[tuple[int, int], ...]:
     if fixed is None:
         return ()
-    pairs = fixed.items() if isinstance(fixed, Mapping) else fixed
+    if not isinstance(fixed, Mapping | str | Iterable):
+        raise InstanceError(f"fixed must be queens ({{row: col}}, [(row, col), ...] or "
+                            f"squares such as 'e1'), got {type(fixed).__name__}")
     seen_rows: dict[int, int] = {}
-    for pair in pairs:
+    for pair in _pairs(fixed):
         try:
             row, col = pair
         except (TypeError, ValueError):
@@ -274,8 +367,10 @@ def _check_fixed(n: int, fixed: FixedSpec) -> tuple[tuple[int, int], ...]:
                 raise InstanceError(
                     f"fixed queen ({row}, {col}) is off the {n} x {n} board (0-based)"
                 )
-        if row in seen_rows and seen_rows[row] != col:
-            raise InstanceError(f"row {row} is given two fixed queens")
+        if row in seen_rows:
+            raise InstanceError(f"fixed queen ({row}, {col}) is given twice" if
+                                seen_rows[row] == col else
+                                f"row {row} is given two fixed queens")
         seen_rows[int(row)] = int(col)
     queens = tuple(sorted(seen_rows.items()))
     _check_no_attack(queens)

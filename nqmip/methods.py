@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nqmip.option_types import TYPES, check_value
+
 Kind = Literal["exact", "heuristic", "auto", "lex"]
 
 #: Every option a method may honour, with what honouring it means.
@@ -67,6 +69,8 @@ class Limit:
 #: 2^53: float64 holds every whole number below it, and none of the sums past it exactly.
 EXACT_FLOAT = float(2**53)
 _HIGHS_LIMIT = Limit("largest", 1e20, "HiGHS reads a cost of 1e20 or more as infinite")
+#: HiGHS's mip_max_nodes is a 32-bit integer.
+_HIGHS_MOST = {"work_limit": 2**31 - 1}
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,19 @@ class Method:
     limit: Limit | None = None  # the largest weights its solver represents
     work: str | None = None  # a heuristic's parameter that work_limit sets
     two_colours: bool = False  # colour weights must differ (one value on every square: no)
+    #: its own maxima where its solver's differ from :data:`nqmip.option_types.TYPES`'s
+    #: (``work_limit``, ``threads``: refused above; ``time_limit``: its solver is given
+    #: at most this, the call's clock still ending it)
+    most: Mapping[str, float] | None = None
+    fractional_work: bool = False  # its work_limit unit is not a count
+
+    def highest(self, option: str) -> float | None:
+        """The most of ``option`` this method takes (None: the option type's own)."""
+        return (self.most or {}).get(option)
+
+    def check(self, option: str, value: Any) -> Any:
+        """``value`` of ``option`` checked for this method (:func:`check_value`)."""
+        return check_value(option, value, most=self.highest(option), who=repr(self.name))
 
     def honour(self, option: str) -> bool:
         return option in self.honours
@@ -107,6 +124,7 @@ def resolve(target: str) -> Any:
 def _honours(*names: str) -> frozenset[str]:
     unknown = set(names) - set(OPTIONS)
     assert not unknown, unknown
+    assert set(OPTIONS) <= set(TYPES), set(OPTIONS) - set(TYPES)
     return EVERY_METHOD | frozenset(names)
 
 
@@ -130,25 +148,30 @@ _TABLE: tuple[Method, ...] = (
     Method("highs", "exact", "nqmip.backends.highs:HighsBackend",
            "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True,
            notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)"),
-           limit=_HIGHS_LIMIT),
+           limit=_HIGHS_LIMIT, most=_HIGHS_MOST),
     Method("glpk", "exact", "nqmip.backends.glpk:GlpkBackend",
            "GLPK's glpsol through Pyomo",
            _honours("mip_gap", "strengthen", "bound_proof", "warm_start"),
            notes={"warm_start": "kept as the incumbent: glpsol takes no start",
                   "on_progress": "at the start and at the end: glpsol reports nothing "
                                  "while it runs",
-                  "work_limit": "refused: glpsol has a time limit only"}, log=True,
+                  "work_limit": "refused: glpsol has a time limit only",
+                  "time_limit": "glpsol counts it in milliseconds of 32 bits: at most "
+                                "2,147,483 s (24.8 days) is given to it"}, log=True,
+           most={"time_limit": 2_147_483},
            limit=Limit("total", 1e17, "glpsol's search stalls on larger objectives, "
                        "measured: 8 x 8 weights of 1e17 ran out of time")),
     Method("gurobi", "exact", "nqmip.backends.gurobi:GurobiBackend",
            "Gurobi through gurobipy's matrix API", _honours(*_MIP), log=True,
            notes=_work("Gurobi's work units (WorkLimit, about a second each on one core)"),
+           most={"work_limit": 1e100}, fractional_work=True,
            limit=Limit("total", 1e100, "Gurobi reads 1e100 as infinite, GRB.INFINITY")),
     Method("cpsat", "exact", "nqmip.backends.cpsat:CpSatBackend",
            "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True,
            notes=_work("CP-SAT's deterministic seconds (max_deterministic_time), its "
                        "workers interleaved (interleave_search; threads, default 8, "
                        "subsolvers): the same answer whatever the cores"),
+           most={"work_limit": 1e100}, fractional_work=True,
            limit=Limit("cells", float(2**62), "CP-SAT's objective is in whole numbers of 64 "
                        "bits, weights that are not whole scaled to them")),
     Method("highs-pyomo", "exact", "nqmip.backends.highs_pyomo:HighsPyomoBackend",
@@ -157,7 +180,8 @@ _TABLE: tuple[Method, ...] = (
                     "warm_start", "work_limit"),
            notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)",
                        on_progress="at the start and at the end: appsi reports nothing "
-                                   "while HiGHS runs"), log=True, limit=_HIGHS_LIMIT),
+                                   "while HiGHS runs"), log=True, limit=_HIGHS_LIMIT,
+           most=_HIGHS_MOST),
     Method("scip", "exact", "nqmip.backends.scip:ScipBackend",
            "SCIP through PySCIPOpt, on the ILP's arrays (one thread)",
            _honours(*(o for o in _MIP if o != "threads")), log=True,
@@ -172,7 +196,9 @@ _TABLE: tuple[Method, ...] = (
                   "on_progress": "at the start and at the end: pytoulbar2 reports "
                                  "nothing while it runs",
                   "work_limit": "refused: a search ended by toulbar2's backtrack limit "
-                                "cannot be told from a complete one"}, log=True,
+                                "cannot be told from a complete one",
+                  "time_limit": "pytoulbar2's timer takes whole seconds of 32 bits"},
+           log=True, most={"time_limit": 2**31 - 1},
            limit=Limit("costs", 1e18, "toulbar2 adds costs in 64-bit integers below its "
                        "top, about 1.5e18")),
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
@@ -218,14 +244,6 @@ _TABLE: tuple[Method, ...] = (
            weights=frozenset({"colour", "dense"}), warm_up="nqmip.heuristics.lns:warm_up",
            work="max_steps", notes=_work("windows re-optimised (max_steps)")),
 )
-
-#: The methods whose ``work_limit`` unit is not a count (deterministic seconds, work units).
-FRACTIONAL_WORK = frozenset({"cpsat", "gurobi"})
-#: The largest ``work_limit`` a method's counter holds (HiGHS's mip_max_nodes is a 32-bit
-#: integer; the kernels', SCIP's and bnb's counters are 64-bit).
-WORK_MAX: dict[str, float] = {"highs": 2**31 - 1, "highs-pyomo": 2**31 - 1,
-                              "cpsat": 1e100, "gurobi": 1e100}
-WORK_MAX_DEFAULT = 2**62
 
 #: Every method of :func:`nqmip.solve`, by name, in the order the commands list them.
 METHODS: dict[str, Method] = {m.name: m for m in _TABLE}
@@ -327,10 +345,33 @@ def magnitude(instance: Any, measure: str) -> float:
         return float(free * (high - low) * (1 if instance.integral else 10**6))
 
 
+#: The least largest weight an exact method (or auto, which runs them) resolves: solvers'
+#: absolute tolerances (HiGHS's mip_abs_gap 1e-6, CP-SAT's scaling of real weights)
+#: cannot tell placements apart below it. Measured on 8 x 8 weights of 1 and 2 times a
+#: scale: at 1e-5 CP-SAT proves 8 where 9 is optimal, at 1e-6 HiGHS does, at 1e-12 every
+#: solver (their bounds rounded to 0 before, below their placements); at 1e-4 all prove 9.
+LEAST_WEIGHT = 1e-4
+
+
+def check_least(spec: Method, instance: Any) -> None:
+    """Refuse, for an exact method or auto, weights too small for its solvers to tell
+    placements apart (:data:`LEAST_WEIGHT`), naming the measure and the way out."""
+    if spec.kind not in ("exact", "auto") or instance.is_feasibility:
+        return
+    low, high = instance.weight_range()
+    largest = max(abs(low), abs(high))
+    if 0.0 < largest < LEAST_WEIGHT:
+        raise ValueError(f"method {spec.name!r} cannot take these weights: the largest is "
+                         f"{largest:.3g}, below {LEAST_WEIGHT:g}, where the solvers' "
+                         "tolerances no longer tell placements apart; scale them up (the "
+                         "best placement is the same) or choose a heuristic")
+
+
 def check_magnitude(spec: Method, instance: Any) -> None:
-    """Refuse weights the method's solver cannot represent (:attr:`Method.limit`), naming
-    the measure, the solver's reason and the methods that take them. ``instance`` is the
-    maximisation (costs already flipped into weights)."""
+    """Refuse weights the method's solver cannot represent (:attr:`Method.limit`, and
+    :func:`check_least`), naming the measure, the solver's reason and the methods that
+    take them. ``instance`` is the maximisation (costs already flipped into weights)."""
+    check_least(spec, instance)
     limit = spec.limit
     if limit is None:
         return

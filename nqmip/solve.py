@@ -11,7 +11,6 @@ Whatever the method, the placement is checked by :func:`nqmip.verify.verified` b
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -29,16 +28,14 @@ from nqmip.instance import (
     make_instance,
 )
 from nqmip.methods import (
-    FRACTIONAL_WORK,
     METHODS,
-    WORK_MAX,
-    WORK_MAX_DEFAULT,
     Method,
     check_magnitude,
     check_options,
     check_weights,
     method,
 )
+from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
@@ -137,15 +134,16 @@ def solve(
         "seed": seed, "threads": threads, "mip_gap": mip_gap, "target": target,
         "strengthen": strengthen, "bound_proof": bound_proof, "verbose": verbose,
         "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit}
-    spec, instance = _checked(method, n, weights, fixed, black, white, weights_seed, sense,
-                              params, **options)
+    spec, instance, options = _checked(method, n, weights, fixed, black, white,
+                                       weights_seed, sense, params, **options)
+    seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
-    trajectory = _trajectory(deadline, maximised, target, offset if flipped else None)
+    trajectory = _trajectory(deadline, maximised, options["target"],
+                             offset if flipped else None)
     listener = trajectory.listen(dispatcher := _dispatcher(
-        on_progress, verbose and not spec.log, offset if flipped else None, deadline))
-    if seed is None and spec.honour("seed"):
-        seed = DEFAULT_SEED
+        on_progress, options["verbose"] and not spec.log, offset if flipped else None,
+        deadline))
 
     def work() -> Result:
         return _dispatch(spec, maximised, deadline, params, **{
@@ -204,14 +202,16 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
 
 def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: Any,
              weights_seed: Any, sense: Any, params: dict[str, Any],
-             **options: Any) -> tuple[Method, Instance]:
-    """The method and the instance of a call, once every argument is checked: types and
-    values, the options the method honours (the others refused by name), the weights it
-    takes, and the memory the board needs."""
+             **options: Any) -> tuple[Method, Instance, dict[str, Any]]:
+    """The method, the instance and the options of a call, once every argument is checked: types and
+    values (the method table's types and ranges, :mod:`nqmip.option_types`; ``options``
+    is updated with the plain values), the options the method honours (the others refused
+    by name), the weights it takes, and the memory the board needs."""
     spec = method_of(method)
-    _check_arguments(options["seed"], options["threads"], options["mip_gap"],
-                     options["target"], params)
-    check_work_limit(spec, options["work_limit"], params, options["bound_proof"])
+    if "objective" in params:
+        raise TypeError("solve() takes no objective: the lexicographically first solution "
+                        "is nqmip.lex_first(n, fixed=..., method=..., time_limit=...)")
+    options = check_options_of(spec, options, params)
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
@@ -222,7 +222,8 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))
-    return spec, instance
+    check_target(instance, options["target"])
+    return spec, instance, options
 
 
 def _maximised(spec: Method, instance: Instance) -> tuple[Instance, float]:
@@ -239,69 +240,58 @@ def method_of(name: Any) -> Method:
 
 
 def _deadline(time_limit: Any) -> Deadline:
-    """The call's one deadline: the caller's, or ``time_limit`` seconds from now."""
-    if time_limit is None or isinstance(time_limit, Deadline):
-        return Deadline.of(time_limit)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
-        raise TypeError(f"time_limit must be seconds (a number) or None, got "
-                        f"{type(time_limit).__name__} {time_limit!r}")
-    if not (time_limit > 0 and not math.isnan(time_limit)):
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
-    return Deadline(float(time_limit))
+    """The call's one deadline: the caller's, or ``time_limit`` seconds from now (checked
+    by the method table's type; beyond :data:`~nqmip.option_types.TIME_LIMIT_MAX` it is
+    no limit, with a warning)."""
+    deadline: Deadline = call_deadline(time_limit, stacklevel=4)
+    return deadline
 
 
-def _check_arguments(seed: Any, threads: Any, mip_gap: Any, target: Any,
-                     params: dict[str, Any]) -> None:
-    """Wrong types are TypeErrors and bad values ValueErrors, each naming its argument."""
-    if "objective" in params:
-        raise TypeError("solve() takes no objective: the lexicographically first solution "
-                        "is nqmip.lex_first(n, fixed=..., method=..., time_limit=...)")
-    for name, value, low in (("seed", seed, 0), ("threads", threads, 1)):
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an integer or None, got {type(value).__name__}")
-        if value < low:
-            raise ValueError(f"{name} must be at least {low}, got {value}")
-    if mip_gap is not None:
-        if isinstance(mip_gap, bool) or not isinstance(mip_gap, int | float):
-            raise TypeError(f"mip_gap must be a number, got {type(mip_gap).__name__}")
-        if not 0.0 <= mip_gap < 1.0:
-            raise ValueError(f"mip_gap must be in [0, 1), got {mip_gap}")
-    if target is not None:
-        if isinstance(target, bool) or not isinstance(target, int | float):
-            raise TypeError(f"target must be a number, got {type(target).__name__}")
-        if not math.isfinite(target):
-            raise ValueError(f"target must be a finite number, got {target}")
+def check_options_of(spec: Method, options: dict[str, Any],
+                     params: dict[str, Any]) -> dict[str, Any]:
+    """The typed options of a call checked by the method table (:meth:`Method.check`: each
+    wrong type a TypeError, each value out of range a ValueError, naming the option and
+    its range), as plain Python values; ``work_limit`` also against the method's unit."""
+    checked = {name: spec.check(name, value) for name, value in options.items()}
+    check_work_limit(spec, checked.get("work_limit"), params, checked.get("bound_proof"))
+    return checked
 
 
 def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],
                      bound_proof: Any) -> None:
-    """``work_limit``: a positive number, whole where the method counts whole units, not
-    given twice (as the heuristic's own budget parameter too), and not with the colour
-    proof of ``bound_proof`` (its search is stopped by time)."""
+    """``work_limit``: a positive number up to the method's counter's most (checked by
+    :meth:`Method.check`), whole where the method counts whole units, not given twice (as
+    the heuristic's own budget parameter too), and not with the colour proof of
+    ``bound_proof`` (its search is stopped by time)."""
+    work_limit = spec.check("work_limit", work_limit)
     if work_limit is None:
         return
-    if isinstance(work_limit, bool) or not isinstance(work_limit, int | float):
-        raise TypeError(f"work_limit must be a number, got {type(work_limit).__name__}")
-    if not (math.isfinite(work_limit) and work_limit > 0):
-        raise ValueError(f"work_limit must be a positive number, got {work_limit}")
-    if spec.name not in FRACTIONAL_WORK and not float(work_limit).is_integer():
+    if not spec.fractional_work and not float(work_limit).is_integer():
         raise ValueError(f"work_limit of {spec.name!r} counts whole units "
                          f"({(spec.notes or {}).get('work_limit', 'its work')}), "
                          f"got {work_limit}")
-    most = WORK_MAX.get(spec.name, WORK_MAX_DEFAULT)
-    if work_limit > most:
-        raise ValueError(f"work_limit of {spec.name!r} is at most "
-                         f"{int(most) if most < 2**63 else f'{most:g}'} "
-                         f"({(spec.notes or {}).get('work_limit', 'its work')}), "
-                         f"got {work_limit:g}")
     if spec.work is not None and spec.work in params:
         raise ValueError(f"work_limit and {spec.work} both set the budget of "
                          f"{spec.name!r}: give one")
     if bound_proof:
         raise ValueError("work_limit with bound_proof: the colour proof's search is "
                          "stopped by time, not by work; drop one")
+
+
+def check_target(instance: Instance, target: float | None) -> None:
+    """A target no placement can reach is refused, naming the bound: above the weights'
+    bound when maximising, below it with costs (the run would never stop at it)."""
+    if target is None:
+        return
+    from nqmip.heuristics.common import weight_bound
+
+    bound = weight_bound(instance)
+    if instance.sense == "min" and target < bound - 1e-9 * max(1.0, abs(bound)):
+        raise ValueError(f"target {target:g} is below {bound:g}, the least any placement "
+                         f"of these costs can total: give a target of at least {bound:g}")
+    if instance.sense != "min" and target > bound + 1e-9 * max(1.0, abs(bound)):
+        raise ValueError(f"target {target:g} is above {bound:g}, the most any placement "
+                         f"of these weights can reach: give a target of at most {bound:g}")
 
 
 def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,

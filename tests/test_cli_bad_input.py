@@ -49,6 +49,10 @@ SOLVE = st.one_of(
     st.tuples(st.just("--method"), not_a_number),
     st.tuples(st.just("--black"), st.one_of(not_a_number, st.sampled_from(["nan", "inf"]))),
     st.tuples(st.just("--n"), st.integers(10**10, 10**15).map(str)),  # no memory for it
+    # beyond what a solver can use: HiGHS started 24,292 threads for --threads 100000
+    st.tuples(st.just("--threads"), st.integers(257, 10**12).map(str)),
+    st.tuples(st.just("--work-limit"), bad_seconds),
+    st.tuples(st.just("--target"), st.sampled_from(["nan", "inf", "-inf", "1000"])),
 )
 COMPARE = st.one_of(
     st.tuples(st.just("--n"), st.one_of(non_positive, not_a_number)),
@@ -56,12 +60,17 @@ COMPARE = st.one_of(
     st.tuples(st.just("--time-limit"), bad_seconds),
     st.tuples(st.just("--methods"), not_a_number),
     st.tuples(st.just("--grace"), st.one_of(negative, not_a_number)),
+    # values a run would refuse, refused before the sweep
+    st.tuples(st.just("--param"), st.sampled_from([
+        "threads=100000", "threads=0", "mip_gap=5", "mip_gap=-1", 'strengthen="no"',
+        "seed=1", "black=nan", 'sense="up"', "threads=2.5"])),
 )
 COUNT = st.one_of(
     st.tuples(st.just("--n"), st.one_of(non_positive, not_a_number)),
     st.tuples(st.just("--fix"), bad_queen),
     st.tuples(st.just("--workers"), st.one_of(non_positive, not_a_number)),
     st.tuples(st.just("--n"), st.integers(33, 10**6).map(str)),  # beyond the kernels
+    st.tuples(st.just("--workers"), st.integers(257, 10**9).map(str)),
 )
 CASES = st.one_of(
     SOLVE.map(lambda a: ("solve", ["--n", "8", *a] if a[0] != "--n" else list(a))),

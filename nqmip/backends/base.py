@@ -60,9 +60,17 @@ class SolveOptions:
     # deterministic seconds: the method table's notes), whatever the clock says.
     work_limit: float | None = None
 
-    def time_limit(self) -> float | None:
-        """What is left of the deadline as the solver's time-limit option (None: no limit)."""
-        return self.deadline.seconds(floor=MIN_SOLVER_SECONDS)
+    def time_limit(self, method: str | None = None) -> float | None:
+        """What is left of the deadline as the solver's time-limit option (None: no limit),
+        at most what ``method``'s solver takes (the method table's ``most``: glpsol counts
+        milliseconds in 32 bits); the call's deadline still ends the run."""
+        limit = self.deadline.seconds(floor=MIN_SOLVER_SECONDS)
+        if limit is None or method is None:
+            return limit
+        from nqmip.methods import METHODS
+
+        most = METHODS[method].highest("time_limit")
+        return limit if most is None else min(limit, most)
 
 
 

@@ -54,7 +54,7 @@ class GlpkBackend(Backend):
 
         model = pyomo_model(instance, options.strengthen)
         opt = pyo.SolverFactory("glpk")
-        limit = options.time_limit()
+        limit = options.time_limit(self.name)
         if limit is not None:
             opt.options["tmlim"] = max(1, math.ceil(limit))
         if options.mip_gap:

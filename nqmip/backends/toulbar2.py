@@ -16,8 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
-import numpy as np
-
 from nqmip.backends.base import (
     Backend,
     RawSolution,
@@ -72,10 +70,12 @@ class Toulbar2Backend(Backend):
         if any(not cells[r] for r in rows):  # a free row with no free square
             return solution(Termination.INFEASIBLE)
         weights = board.weights
-        integral = bool(np.all(np.abs(weights - np.round(weights)) < 1e-9))
+        from nqmip.instance import whole
+
+        integral = whole(weights)
         scale = 1 if integral else SCALE
         top = float(weights.max()) if weights.size else 0.0
-        limit = options.time_limit()
+        limit = options.time_limit(self.name)
 
         def run() -> RawSolution:
             import pytoulbar2  # first imported on this thread: its state lives here

@@ -26,6 +26,7 @@ from nqmip.cli.parser import (
     fixed_queen,
     glue_values,
     positive_int,
+    typed,
 )
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
@@ -58,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --list: stop after this many")
     parser.add_argument("--json", action="store_true",
                         help="JSON: the count with its timings, or one line per solution")
-    parser.add_argument("--workers", type=positive_int, default=None,
-                        help="split the search over this many processes")
+    parser.add_argument("--workers", type=typed("workers"), default=None,
+                        help="split the search over this many processes (1 to 256)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="split the search over a Dask cluster (tcp://host:8786)")
     parser.add_argument("--record", default=None, metavar="FILE",
@@ -190,6 +191,10 @@ def _resolve_board(args: argparse.Namespace) -> None:
         if data.n is not None and args.n is not None and args.n != data.n:
             raise UsageError(f"--n {args.n} but {args.fixed} says n = {data.n}")
         args.n = data.n if args.n is None else args.n
+        both = [q for q in data.fixed if q in args.fix]
+        if both:
+            raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
+                             f"and by --fixed {args.fixed}")
         args.fix = list(args.fix) + list(data.fixed)
     if args.n is None:
         raise UsageError("--n is required (or a --fixed file that states n)")

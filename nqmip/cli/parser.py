@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +16,6 @@ EXIT_BAD_INPUT = 2
 EXIT_SOLVER_FAILED = 1
 #: A run stopped by Ctrl-C (128 + SIGINT), its best placement printed.
 EXIT_INTERRUPTED = 130
-
-_SQUARE = re.compile(r"([a-z]+)([0-9]+)")
 
 
 class UsageError(Exception):
@@ -40,24 +37,14 @@ class Parser(argparse.ArgumentParser):
 
 
 def fixed_queen(text: str) -> tuple[int, int]:
-    """A queen as ``ROW,COL`` (0-based) or as a chess square (``e1`` is row 0, column 4)."""
-    square = _SQUARE.fullmatch(text.strip().lower())
-    if square:
-        letters, rank = square.groups()
-        col = 0
-        for letter in letters:
-            col = col * 26 + (ord(letter) - ord("a") + 1)
-        return int(rank) - 1, col - 1
+    """A queen as ``ROW,COL`` (0-based) or as a chess square (``e1`` is row 0, column 4):
+    :func:`nqmip.instance.parse_queen`, the notation :func:`nqmip.solve` also takes."""
+    from nqmip.instance import InstanceError, parse_queen
+
     try:
-        row, col = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"takes ROW,COL (0-based integers) or a square such as e4, got {text!r}"
-        ) from None
-    if row < 0 or col < 0:
-        raise argparse.ArgumentTypeError(
-            f"rows and columns count from 0, got {text!r}")
-    return row, col
+        return parse_queen(text)
+    except InstanceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:
@@ -70,37 +57,62 @@ def positive_int(text: str) -> int:
     return value
 
 
+def typed(name: str) -> Any:
+    """The argparse type of the method table's option ``name``: the text read as a whole
+    number or a number as the option's type says, then checked by the one validator
+    (:func:`nqmip.option_types.check_value`), a refusal saying the accepted range."""
+    from nqmip.option_types import TYPES, check_value
+
+    kind = TYPES[name]
+
+    def convert(text: str) -> Any:
+        try:
+            value: Any = int(text) if kind.kind == "int" else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"takes {kind.describe()}, got {text!r}") from None
+        try:
+            return check_value(name, value)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(
+                f"takes {kind.describe()}, got {text!r}") from None
+
+    convert.__name__ = name  # argparse names the type in its own messages
+    return convert
+
+
 def seed_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"takes a whole-number seed, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(
-            f"takes a seed from 0 to 2**63 - 1, got {value}")
+    """A seed: a whole number from 0 to 2**63 - 1 (the method table's ``seed``)."""
+    value: int = typed("seed")(text)
     return value
 
 
 def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"takes seconds, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"takes a positive number of seconds, got {text!r}")
+    """A time limit: positive finite seconds (above 1e9: no limit, the caller says so; a
+    written "inf" is refused, as a slip more likely than a wish)."""
+    value: float = typed("time_limit")(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"takes a positive finite number of seconds (above "
+                                         f"1e+09: no limit), got {text!r}")
     return value
 
 
 def work_amount(text: str) -> float:
     """A ``--work-limit``: a positive finite number (whole for the methods that count)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"takes a number of work units, got {text!r}") \
-            from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"takes a positive number, got {text!r}")
-    return int(value) if value.is_integer() and abs(value) < 2**63 else value
+    value = typed("work_limit")(text)
+    return int(value) if float(value).is_integer() and abs(value) < 2**63 else value
+
+
+def threads_int(text: str) -> int:
+    """``--threads``: a whole number from 1 to the method table's most."""
+    value: int = typed("threads")(text)
+    return value
+
+
+def target_float(text: str) -> float:
+    """``--target``: a finite number (the method table's ``target``)."""
+    value: float = typed("target")(text)
+    return value
 
 
 def finite_float(text: str) -> float:
@@ -132,18 +144,23 @@ def glue_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
     return out
 
 
-def check_writable(path: str | os.PathLike[str], option: str) -> None:
-    """Refuse, before any work, an output file that cannot be written, naming ``option``:
-    a missing folder, a folder given as the file, or a place where no file can be made
-    (``/proc/...``, a read-only folder or mount) or an existing file that cannot be
-    opened for writing. A new file is created and removed (access checks say yes to root
-    in a read-only folder, and to anyone in ``/proc``); an existing one is opened for
-    appending, changing nothing (without blocking: a FIFO with no reader is refused)."""
+def check_writable(path: str | os.PathLike[str], option: str,
+                   error: type[Exception] = UsageError) -> None:
+    """Refuse, before any work, an output file that cannot be written, naming ``option``
+    (the one check of every command's output files: ``--output``, ``--svg``/``--png``,
+    ``--plot``, nqmip-compare's ``--report``, ``--csv``, ...; ``error``: the command's
+    bad-input exception): a missing folder (none is created), a folder given as the file,
+    or a place where no file can be made (``/proc/...``, a read-only folder or mount) or
+    an existing file that cannot be opened for writing. A new file is created and removed
+    (access checks say yes to root in a read-only folder, and to anyone in ``/proc``); an
+    existing one is opened for appending, changing nothing (without blocking: a FIFO with
+    no reader is refused)."""
     target = Path(path)
     if target.is_dir():
-        raise UsageError(f"{option}: {target} is a folder; give a file name")
+        raise error(f"{option}: {target} is a folder; give a file name")
     if not target.parent.is_dir():
-        raise UsageError(f"{option}: folder {target.parent} does not exist; create it first")
+        raise error(f"{option} {target}: folder {target.parent} does not exist; create "
+                    "it first")
     try:
         if target.exists():
             os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
@@ -151,8 +168,7 @@ def check_writable(path: str | os.PathLike[str], option: str) -> None:
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             os.unlink(target)
     except OSError as exc:
-        raise UsageError(f"{option}: cannot write {target} ({exc.strerror or exc}); give a "
-                         "file in a folder you can write") from None
+        raise error(f"{option}: cannot write {target}: {exc.strerror or exc}") from None
 
 
 def write_file(path: str | os.PathLike[str], text: str) -> None:

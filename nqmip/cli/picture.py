@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nqmip.cli.parser import UsageError
+from nqmip.cli.parser import UsageError, check_writable
 
 #: The options, each with the kind of picture it writes.
 PICTURES = (("svg", "--svg"), ("png", "--png"))
@@ -31,26 +31,6 @@ def requested(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
     """(kind, flag, path) of each picture asked for."""
     return [(kind, flag, getattr(args, kind)) for kind, flag in PICTURES
             if getattr(args, kind, None) is not None]
-
-
-def check_writable(path: Path, flag: str) -> None:
-    """Refuse, before any work, a file that cannot be written: one line naming ``flag``."""
-    if path.is_dir():
-        raise UsageError(f"{flag} {path}: is a folder; give a file name")
-    folder = path.parent
-    if not folder.is_dir():
-        raise UsageError(f"{flag} {path}: folder {folder} does not exist; create it first")
-    try:
-        if path.exists():
-            with path.open("r+b"):  # opened for writing, nothing changed
-                pass
-        else:
-            with path.open("xb"):
-                pass
-            path.unlink()
-    except OSError as exc:
-        raise UsageError(f"{flag} {path}: cannot write there "
-                         f"({exc.strerror or type(exc).__name__})") from None
 
 
 def check_pictures(args: argparse.Namespace) -> None:

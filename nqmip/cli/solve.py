@@ -36,6 +36,8 @@ from nqmip.cli.parser import (
     positive_int,
     seconds,
     seed_int,
+    target_float,
+    threads_int,
     work_amount,
     write_file,
 )
@@ -89,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="FILE", type=Path,
                          help="an n x n weight matrix: .npy, or .csv with n lines of n "
-                              "comma-separated numbers and no header "
+                              "comma-separated numbers and no header; - reads standard "
+                              "input "
                               "(example: docs/examples/weights6.csv)")
     weights.add_argument("--costs", metavar="FILE", type=Path,
                          help="an n x n cost matrix (as --weights): the cheapest placement "
@@ -112,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="ROW,COL", help="a pre-placed queen: ROW,COL (0-based) or a "
                                                 "square such as e1 (repeatable)")
     parser.add_argument("--fixed", metavar="FILE", type=Path,
-                        help="pre-placed queens from a file: one ROW,COL per line (0-based, "
+                        help="pre-placed queens from a file (- : standard input): one "
+                             "ROW,COL per line (0-based, "
                              "# comments), or CSPLib prob079's 'letting n = ...' and "
                              "'letting init = [[r, c], ...]' (0-based)")
     parser.add_argument("--no-strengthen", action="store_true",
@@ -126,12 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="stop after this much work in the method's own unit (nodes, "
                              "swaps, evaluations; CP-SAT: deterministic seconds): the same "
                              "answer on any machine, cold or warm (not --method auto)")
-    parser.add_argument("--target", type=finite_float, metavar="VALUE",
+    parser.add_argument("--target", type=target_float, metavar="VALUE",
                         help="stop as soon as the best placement reaches this objective "
                              "(at least it; at most it with costs)")
     parser.add_argument("--seed", type=seed_int, help="random seed (default 0: the same "
                                                       "command gives the same answer)")
-    parser.add_argument("--threads", type=positive_int, help="solver threads")
+    parser.add_argument("--threads", type=threads_int,
+                        help="solver threads (1 to 256; what each method honours: "
+                             "docs/api.md)")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -151,20 +157,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
-    """A weight matrix from ``.npy`` or ``.csv`` (n lines of n comma-separated numbers)."""
-    if not path.is_file():
+    """A weight matrix from ``.npy`` or ``.csv`` (n lines of n comma-separated numbers,
+    a spreadsheet's byte-order mark allowed); ``-``: standard input, either format."""
+    import io
+
+    from nqmip.instances.csplib import read_text_input
+
+    stdin = str(path) == "-"
+    if not stdin and path.is_dir():
+        raise UsageError(f"{option}: {path} is a folder; give a file (or - for standard "
+                         "input)")
+    if not stdin and not path.is_file():
         raise UsageError(f"{option}: file not found: {path}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # numpy's "empty input" warning is bad input
-            if path.suffix.lower() == ".npy":
+            if stdin:
+                data = sys.stdin.buffer.read()
+                matrix = (np.load(io.BytesIO(data), allow_pickle=False)
+                          if data.startswith(b"\x93NUMPY") else
+                          np.loadtxt(io.StringIO(data.decode("utf-8-sig")), delimiter=",",
+                                     ndmin=2))
+            elif path.suffix.lower() == ".npy":
                 matrix = np.load(path, allow_pickle=False)
             else:
-                matrix = np.loadtxt(path, delimiter=",", ndmin=2)
+                matrix = np.loadtxt(io.StringIO(read_text_input(path, option)),
+                                    delimiter=",", ndmin=2)
     except (ValueError, OSError, UserWarning) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"{option}: cannot read {path} ({first}); write n lines of n "
-                         "comma-separated numbers, no header") from None
+        raise UsageError(f"{option}: cannot read {'standard input' if stdin else path} "
+                         f"({first}); write n lines of n comma-separated numbers, no "
+                         "header") from None
     if matrix.size == 0:
         raise UsageError(f"{option}: {path} is empty; write n lines of n comma-separated "
                          "numbers, no header")
@@ -268,6 +291,12 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
     instance = _instance(args, make_instance)
     options = _options(args)
     check_output(args.output)
+    from nqmip.option_types import time_limit_note
+
+    note = time_limit_note(args.time_limit, "--time-limit")
+    if note is not None:  # the input is good: a note, and the run has no limit
+        print(f"solve_weighted: note: {note}", file=sys.stderr)
+        args.time_limit = None
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
     check_available(args.method)
@@ -299,6 +328,9 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     elif args.weights is not None or args.costs is not None:
         option, path = ("--weights", args.weights) if args.weights is not None \
             else ("--costs", args.costs)
+        if str(path) == "-" and args.fixed is not None and str(args.fixed) == "-":
+            raise UsageError(f"{option} - and --fixed -: standard input holds one of them; "
+                             "give the other as a file")
         weights = load_weights(path, option)
         if args.n is not None and args.n != weights.shape[0]:
             raise UsageError(f"--n {args.n} but {option} {path} is "
@@ -421,6 +453,10 @@ def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]
         if data.n is not None and n is not None and n != data.n:
             raise UsageError(f"--n {n} but {args.fixed} says n = {data.n}")
         n = data.n if n is None else n
+        both = [q for q in data.fixed if q in fixed]
+        if both:
+            raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
+                             f"and by --fixed {args.fixed}")
         fixed += data.fixed
     n = 8 if n is None else n
     for row, col in fixed:

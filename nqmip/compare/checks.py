@@ -6,11 +6,12 @@ its end."""
 from __future__ import annotations
 
 import inspect
-import os
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from nqmip.cli.parser import check_writable
 from nqmip.compare.grid import UsageError
 
 #: Keywords the grid sets itself (or that make no sense in a row): refused as ``--param``.
@@ -33,19 +34,90 @@ def _own_parameters(method: str) -> set[str] | None:
     return {p.name for p in parameters if p.name not in GIVEN}
 
 
+def _declared(method: str, name: str) -> Any:
+    """The declared type of a heuristic's own parameter ``name``: its annotation, or the
+    type of its default (the GA's :data:`~nqmip.heuristics.ga.config.DEFAULTS`)."""
+    from nqmip.methods import METHODS
+
+    function = METHODS[method].load()
+    parameter = inspect.signature(function).parameters.get(name)
+    if parameter is not None and parameter.kind is not inspect.Parameter.VAR_KEYWORD:
+        return parameter.annotation if parameter.annotation is not inspect.Parameter.empty \
+            else type(parameter.default)
+    return None
+
+
+def _check_own_value(method: str, name: str, value: Any) -> None:
+    """A heuristic's own parameter's value against its declared type (int, float, bool,
+    str, each maybe None) and, for the GA, its whole configuration; UsageError naming it."""
+    if method == "ga":
+        from nqmip.heuristics.common import ParameterError
+        from nqmip.heuristics.ga.config import GAConfig
+
+        try:
+            GAConfig.build(**{name: value}) if name != "preset" else GAConfig.build(value)
+        except (ParameterError, TypeError, ValueError) as exc:
+            raise UsageError(f"--param {name}={json_text(value)}: {exc}") from None
+        return
+    declared = _declared(method, name)
+    if declared is None:  # a keyword of **params: the method checks it itself
+        return
+    text = declared if isinstance(declared, str) else getattr(declared, "__name__",
+                                                                 str(declared))
+    kinds = [k.strip() for k in text.replace("'", "").split("|")]
+    if value is None and "None" in kinds:
+        return
+    ok = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+          "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+          and math.isfinite(v),
+          "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str)}
+    known = [k for k in kinds if k in ok]
+    if not known:  # an array (a start) or a callable: not a command-line value
+        raise UsageError(f"--param {name}: {method}'s {name} takes {text or 'an object'}, "
+                         "which a command line cannot give")
+    if not any(ok[k](value) for k in known):
+        words = {"int": "a whole number", "float": "a finite number",
+                 "bool": "true or false", "str": "a string", "None": "null"}
+        want = " or ".join(words[k] for k in kinds if k in words)
+        raise UsageError(f"--param {name}={json_text(value)}: {method}'s {name} takes "
+                         f"{want}")
+    if value is not None and not isinstance(value, bool | str) and value < 0:
+        raise UsageError(f"--param {name}={json_text(value)}: {method}'s {name} takes "
+                         "a value of at least 0")
+
+
+def _check_board_value(name: str, value: Any) -> None:
+    """``black``/``white``: finite numbers; ``sense``: "max" or "min"."""
+    if name == "sense":
+        if value not in ("max", "min"):
+            raise UsageError(f"--param sense={json_text(value)}: sense takes max or min")
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value):
+        raise UsageError(f"--param {name}={json_text(value)}: {name} takes a finite number")
+
+
+def json_text(value: Any) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def check_params(params: Sequence[tuple[str | None, str, Any]],
                  methods: Sequence[str]) -> None:
     """Refuse a ``--param`` that a method it applies to would refuse: an option of the
-    method table it does not honour, or a parameter of its own it does not have (the
-    exact methods and auto take none). Values are checked by the runs themselves."""
+    method table it does not honour or a value outside its type and range (the method
+    table's, :meth:`~nqmip.methods.Method.check`), or a parameter of its own it does not
+    have or a value not of its declared type (the exact methods and auto take none)."""
     from nqmip.methods import METHODS, OPTIONS
 
-    for aim, name, _ in params:
+    for aim, name, value in params:
         if aim is not None and aim not in methods:
             raise UsageError(f"--param {aim}:{name}: {aim!r} is not in --methods")
         if name in GRID_OWN:
             raise UsageError(f"--param {name}: set it with the grid's own options")
         if name in BOARD:
+            _check_board_value(name, value)
             continue
         for method in [aim] if aim is not None else methods:
             spec = METHODS[method]
@@ -55,12 +127,17 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
                     who = f" ({', '.join(takers)} do)" if takers else ""
                     raise UsageError(f"--param {name}: {method} does not take {name}{who}; "
                                      f"give it as --param METHOD:{name}=VALUE")
+                try:
+                    spec.check(name, value)
+                except (TypeError, ValueError) as exc:
+                    raise UsageError(f"--param {name}={json_text(value)}: {exc}") from None
                 continue
             own = _own_parameters(method) if spec.kind == "heuristic" else set()
             if own is not None and name not in own:
                 known = ", ".join(sorted(own)) if own else "none"
                 raise UsageError(f"--param {name}: {method} has no parameter {name!r} "
                                  f"(its own: {known})")
+            _check_own_value(method, name, value)
 
 
 def check_available(methods: Sequence[str]) -> None:
@@ -77,30 +154,6 @@ def check_available(methods: Sequence[str]) -> None:
                              f"{backend.install_hint}")
 
 
-def check_writable(option: str, path: Path) -> None:
-    """Refuse an output file that cannot be written, before any work: its folder must
-    exist (none is created), it must not be a folder, and opening it must work (an
-    existing file is opened for appending and closed untouched; a new one is created and
-    removed)."""
-    if not path.parent.is_dir():
-        raise UsageError(f"{option}: folder {path.parent} does not exist; create it first")
-    if path.is_dir():
-        raise UsageError(f"{option}: {path} is a folder; give a file name")
-    try:
-        if path.exists():
-            if not os.access(path, os.W_OK):
-                raise PermissionError(13, "Permission denied")
-            with open(path, "a", encoding="utf-8"):
-                pass
-        else:
-            with open(path, "x", encoding="utf-8"):
-                pass
-            path.unlink()
-    except OSError as exc:
-        why = exc.strerror or type(exc).__name__
-        raise UsageError(f"{option}: cannot write {path}: {why}") from None
-
-
 def check_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
     """:func:`check_writable` for each (option, path) given; the same file named twice
     is refused."""
@@ -112,4 +165,4 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
         if where in seen and seen[where] != option:
             raise UsageError(f"{option}: {path} is also the file of {seen[where]}")
         seen[where] = option
-        check_writable(option, path)
+        check_writable(path, option, UsageError)

@@ -46,6 +46,16 @@ SEARCH_CHUNK = 200_000
 MAX_FREE = 62
 
 
+def check_free(instance: Instance) -> None:
+    """Refuse more than ``MAX_FREE`` free rows before anything is built or compiled (the
+    free board has n x n cells: nqmip-count --n 100000 --fix e1 asked numpy for 74.5 GiB)."""
+    free = instance.n - len(instance.fixed)
+    if free > MAX_FREE:
+        raise InstanceError(f"n = {instance.n} with {len(instance.fixed)} fixed queens "
+                            f"leaves {free} free rows: the completion search takes at most "
+                            f"{MAX_FREE}")
+
+
 def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
                       first: bool = True) -> Search:
     """A complete search for completions of ``instance``'s fixed queens on its free board
@@ -57,10 +67,9 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     from nqmip.enumeration import completion_kernels as k
 
     begin = time.perf_counter()
+    check_free(instance)
     board = free_board(instance)
     f = int(board.rows.size)
-    if f > MAX_FREE:
-        raise InstanceError(f"{f} free rows: the completion search takes at most {MAX_FREE}")
     if f == 0 or board.blocked() is not None:
         placement = board.placement([]) if f == 0 else None
         return Search(placement, True, int(f == 0), 0, time.perf_counter() - begin)
@@ -117,6 +126,7 @@ def count_free(n: int | Instance, fixed: object = None) -> tuple[
     from nqmip.instance import make_instance
 
     instance = make_instance(n, None, fixed)  # type: ignore[arg-type]
+    check_free(instance)
     begin = time.perf_counter()
     search_free_board(make_instance(4, None, {0: 1}), first=False)  # compile or cache load
     compile_time = time.perf_counter() - begin

@@ -96,6 +96,18 @@ class Count:
         })
 
 
+def _checked(unique: Any, workers: Any) -> tuple[bool, int | None]:
+    """``unique`` a boolean and ``workers`` a whole number of processes from 1 to
+    :data:`~nqmip.option_types.WORKERS_MAX`, by the method table's types (numpy's
+    integers taken): CountError naming the parameter and its range otherwise."""
+    from nqmip.option_types import check_value
+
+    try:
+        return bool(check_value("unique", unique)), check_value("workers", workers)
+    except (TypeError, ValueError) as exc:
+        raise CountError(str(exc)) from None
+
+
 def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict[int, int]]:
     """Validated ``(n, fixed rows)``; the weights of an Instance play no part in a count."""
     instance = make_instance(n, None, fixed)
@@ -216,15 +228,13 @@ def run_count(
     :class:`KeyboardInterrupt`) stops the count at once, in one process or over many, as
     :class:`CountInterrupted`: the part of the count its finished sub-trees hold.
     """
+    unique, workers = _checked(unique, workers)
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
         from nqmip.enumeration.completion import count_free
 
         # on the free board: up to completion.MAX_FREE free rows
         return Count(*count_free(n, fixed))
     size, fix = _board(n, fixed, unique)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):
-        raise CountError(f"workers must be a positive integer, got {workers!r}")
     border = by_border(size, fix, unique)
     compile_time = warm_up(count_method(size, fix, unique).replace("constellations", "border"))
     start = time.perf_counter()

@@ -59,7 +59,9 @@ class CpSatModel:
 
 
 def integral_weights(weights: np.ndarray) -> bool:
-    return bool(np.all(np.abs(weights - np.round(weights)) < 1e-12))
+    from nqmip.instance import whole
+
+    return whole(weights, 1e-12)
 
 
 def build_cpsat_model(instance: Instance) -> CpSatModel:

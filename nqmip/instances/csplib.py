@@ -47,19 +47,43 @@ class FixedFile:
 _LETTING = re.compile(r"letting\s+(\w+)\s*(?::\s*[^=]*)?=\s*", re.IGNORECASE)
 
 
-def read_fixed(path: str | Path) -> FixedFile:
-    """The fixed queens of ``path`` (either format, detected by ``letting``)."""
+def read_text_input(path: str | Path, what: str) -> str:
+    """The text of an input file as spreadsheets and shells give it: ``-`` is standard
+    input, a UTF-8 byte-order mark at the start is dropped; a folder, a missing file or
+    bytes that are not text are an InstanceError naming ``what`` and the path."""
+    import sys
+
+    if str(path) == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") \
+            else sys.stdin.read().encode()
+    else:
+        target = Path(path)
+        if target.is_dir():
+            raise FixedFileError(f"{what}: {path} is a folder; give a file (or - for "
+                                 "standard input)")
+        try:
+            data = target.read_bytes()
+        except OSError as exc:
+            raise FixedFileError(f"{what}: cannot read {path} "
+                                 f"({exc.strerror or type(exc).__name__})") from None
     try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FixedFileError(f"cannot read fixed queens from {path}: {exc}") from None
-    return parse_fixed(text, str(path))
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FixedFileError(f"{what}: {path} is not UTF-8 text") from None
+
+
+def read_fixed(path: str | Path) -> FixedFile:
+    """The fixed queens of ``path`` (either format, detected by ``letting``; ``-``:
+    standard input)."""
+    text = read_text_input(path, "--fixed")
+    return parse_fixed(text, "standard input" if str(path) == "-" else str(path))
 
 
 def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
     if re.search(r"^\s*letting\b", text, re.IGNORECASE | re.MULTILINE):
         return _parse_essence(text, source)
     queens: list[tuple[int, int]] = []
+    lines: dict[tuple[int, int], int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -69,7 +93,12 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
             raise FixedFileError(
                 f"{source}, line {number}: expected 'row,col' (two integers, 0-based), "
                 f"got {raw.strip()!r}")
-        queens.append((int(parts[0]), int(parts[1])))
+        queen = (int(parts[0]), int(parts[1]))
+        if queen in lines:
+            raise FixedFileError(f"{source}, line {number}: queen {queen[0]},{queen[1]} is "
+                                 f"given twice (line {lines[queen]} too)")
+        lines[queen] = number
+        queens.append(queen)
     return FixedFile(tuple(queens), None, "rows")
 
 
@@ -106,7 +135,11 @@ def _parse_essence(text: str, source: str) -> FixedFile:
             parts = [p.strip() for p in pair.split(",")]
             if len(parts) != 2 or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
                 raise FixedFileError(f"{source}: a queen must be [row, col], got [{pair}]")
-            queens.append((int(parts[0]), int(parts[1])))
+            queen = (int(parts[0]), int(parts[1]))
+            if queen in queens:
+                raise FixedFileError(f"{source}: 'letting init' gives queen [{queen[0]}, "
+                                     f"{queen[1]}] twice")
+            queens.append(queen)
     return FixedFile(tuple(queens), int(n_text), "csplib")
 
 

@@ -17,7 +17,6 @@ methods (:data:`nqmip.methods.LEX_METHODS`):
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from nqmip.budget import Deadline
@@ -93,14 +92,11 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
 
 
 def _deadline(time_limit: Any) -> Deadline:
-    if time_limit is None or isinstance(time_limit, Deadline):
-        return Deadline.of(time_limit)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
-        raise TypeError(f"time_limit must be seconds (a number) or None, got "
-                        f"{type(time_limit).__name__} {time_limit!r}")
-    if not (time_limit > 0 and not math.isnan(time_limit)):
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
-    return Deadline(float(time_limit))
+    """The call's deadline, its time limit checked as :func:`nqmip.solve` checks it."""
+    from nqmip.option_types import call_deadline
+
+    deadline: Deadline = call_deadline(time_limit, stacklevel=4)
+    return deadline
 
 
 def _method(name: Any) -> Method:
