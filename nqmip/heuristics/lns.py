@@ -23,7 +23,6 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks, stopped
@@ -42,6 +41,7 @@ from nqmip.heuristics.localsearch import counters_for
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance, make_instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
