@@ -87,3 +87,20 @@ def test_a_second_path_to_the_same_source_compiles_nothing(tmp_path: Path,
         assert all(after.get(name) == stamp for name, stamp in written.items())  # kept
         assert len(after) > len(written)
 
+
+
+def test_the_report_says_compile_only_when_numba_compiled(tmp_path: Path) -> None:
+    """The first run on an empty cache reports a ``compile time`` line; the second, whose
+    kernels all come from the cache, a ``kernel load`` line and no compile (before: both
+    said ``compile time ... (numba, once ...)``, the load too)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "nqmip", "--n", "8", "--feasibility",
+               "--method", "minconflicts"]
+    lines = []
+    for _ in range(2):
+        p = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path,
+                           timeout=600)
+        assert p.returncode == 0, p.stderr
+        lines.append(p.stdout)
+    assert "compile time" in lines[0] and "kernel load" not in lines[0], lines[0]
+    assert "kernel load" in lines[1] and "compile time" not in lines[1], lines[1]
