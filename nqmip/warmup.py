@@ -29,12 +29,14 @@ SLOWEST_FIRST = (
 
 @dataclass(frozen=True)
 class Group:
-    """One warm-up: its target, the seconds it took, and how many kernels numba compiled
+    """One warm-up: its target, the seconds it took (wall clock, and this process's CPU:
+    the compile's cost whatever else the machine runs), and how many kernels numba compiled
     for it (0: all loaded from the cache)."""
 
     target: str
     seconds: float
     compiles: int
+    cpu: float = 0.0
 
 
 def run_group(target: str) -> Group:
@@ -44,9 +46,10 @@ def run_group(target: str) -> Group:
 
     function = resolve(target)
     before = numba_cache.compiles()
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.process_time()
     function()
-    return Group(target, time.perf_counter() - begin, numba_cache.compiles() - before)
+    return Group(target, time.perf_counter() - begin, numba_cache.compiles() - before,
+                 time.process_time() - cpu)
 
 
 def cores() -> int:

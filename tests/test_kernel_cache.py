@@ -104,3 +104,21 @@ def test_the_report_says_compile_only_when_numba_compiled(tmp_path: Path) -> Non
         lines.append(p.stdout)
     assert "compile time" in lines[0] and "kernel load" not in lines[0], lines[0]
     assert "kernel load" in lines[1] and "compile time" not in lines[1], lines[1]
+
+
+def test_the_warm_up_leaves_lex_first_nothing_to_compile() -> None:
+    """``--warm-up`` runs lex-first's warm-up too (before, none: the first ``--lex-first``
+    compiled 21 s), and it covers what the numba routes run: after it, lex-first with the
+    first-fail descent and with the row-ordered search (its prefix oracle on from 24
+    queens, fixed queens or none) compiles nothing (numba's own compile events)."""
+    import nqmip
+    from nqmip import numba_cache
+    from nqmip.methods import resolve, warm_up_targets
+
+    assert "nqmip.lex.search:warm_up" in warm_up_targets()
+    resolve("nqmip.lex.search:warm_up")()
+    before = numba_cache.compiles()
+    for method in ("first-fail", "search"):
+        for n, fixed in ((12, None), (26, {0: 3})):
+            assert nqmip.lex_first(n, fixed, method=method).placement is not None
+    assert numba_cache.compiles() == before

@@ -46,7 +46,6 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.ga import codes
 from nqmip.heuristics.ga.config import GAConfig
 from nqmip.heuristics.ga.operators import IMPROVE_UNCAPPED_M
-from nqmip.heuristics.localsearch import weight_kind
 from nqmip.instance import Instance, make_instance
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
@@ -80,6 +79,8 @@ def chunk_sizes(m: int) -> tuple[int, int]:
 def warm_up(like: Instance | None = None) -> None:
     """Compile (or load from numba's cache) the driver with the exact argument types
     (``like``: only for that instance's kind of weights, a third of the compile)."""
+    from nqmip.heuristics.localsearch import weight_kind  # numba: not at import
+
     config = GAConfig.build("default", population=2, max_evaluations=50)
     # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
     tiny = {"none": Instance(n=4), "colour": make_instance(6, "chess"),
