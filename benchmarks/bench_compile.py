@@ -24,7 +24,7 @@ PROBE = """
 import json, sys, time
 from nqmip.warmup import run_group
 group = run_group(sys.argv[1])
-print(json.dumps({"seconds": group.seconds, "compiles": group.compiles}))
+print(json.dumps({"seconds": group.seconds, "compiles": group.compiles, "cpu": group.cpu}))
 """
 
 
@@ -47,23 +47,29 @@ def main() -> None:
     if args.only:
         targets = [t for t in targets if any(p in t for p in args.only.split(","))]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    print("| kernel group (warm-up) | kernels compiled | cold compile (s) | kernel load (s) |")
-    print("|---|--:|--:|--:|")
-    total = 0.0
+    print("| kernel group | kernels | compile, CPU s | compile, wall s | kernel load, s |")
+    print("|---|--:|--:|--:|--:|")
+    total = cpu = 0.0
     for target in targets:
         with tempfile.TemporaryDirectory() as cache:
             cold = run(target, cache)
             warm = run(target, cache)
         total += cold["seconds"]
-        print(f"| `{target}` | {cold['compiles']} | {cold['seconds']:.1f} | "
+        cpu += cold["cpu"]
+        group = target.partition(":")[0].removeprefix("nqmip.")
+        print(f"| `{group}` | {cold['compiles']} | {cold['cpu']:.1f} | {cold['seconds']:.1f} | "
               f"{warm['seconds']:.2f} |", flush=True)
-    print(f"| **sum, one after another** | | **{total:.1f}** | |")
+    print(f"| **sum, one after another** | | **{cpu:.1f}** | **{total:.1f}** | |")
     if args.all:
         with tempfile.TemporaryDirectory() as cache:
-            begin = time.perf_counter()
+            begin, before = time.perf_counter(), os.times()
             subprocess.run([sys.executable, "-m", "nqmip", "--warm-up"], check=True,
                            env={**os.environ, "NUMBA_CACHE_DIR": cache})
-            print(f"\n`--warm-up` cold, whole command: {time.perf_counter() - begin:.1f} s")
+            after = os.times()
+            used = (after.children_user + after.children_system
+                    - before.children_user - before.children_system)
+            print(f"\n`--warm-up` cold, whole command: {time.perf_counter() - begin:.1f} s "
+                  f"wall, {used:.1f} s CPU (its worker processes included)")
 
 
 if __name__ == "__main__":
