@@ -33,6 +33,7 @@ import re
 import stat
 import sys
 import tempfile
+import threading
 import warnings
 from functools import cache
 from pathlib import Path
@@ -168,7 +169,7 @@ def source_key(module: str, root: Path, source: Path) -> str:
     while todo:
         name = todo.pop()
         path = source if name == module else _file_of(name, root)
-        if name in seen or path is None:
+        if name in seen or path is None or name == __name__:  # this file compiles nothing
             continue
         seen.add(name)
         text = path.read_bytes()
@@ -192,8 +193,12 @@ def cache_root() -> Path:
 def install() -> None:
     """Put :class:`SourceKeyedLocator` first in numba's cache locators (once), and count
     numba's compiles (:func:`compiles`)."""
-    if _installed:
-        return
+    with _installing:  # kernel modules may be first imported by two threads at once
+        if not _installed:
+            _install()
+
+
+def _install() -> None:
     from numba.core import caching, event
 
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
@@ -212,6 +217,7 @@ def install() -> None:
 
 
 _installed: list[type] = []
+_installing = threading.Lock()
 
 
 def _locator_class(base: type) -> type:
