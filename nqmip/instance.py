@@ -120,7 +120,8 @@ class Instance:
         """The weights as the numba kernels read them, ``w[i, j]``, with memory that matches
         the data: the dense matrix itself (no copy when it is float64), for colour weights
         an n x n read-only *view* of 2n - 1 alternating values (``w[i, j] = base[i + j]``,
-        O(n) memory), and a 1 x 1 dummy for feasibility."""
+        O(n) memory), and a 1 x 1 dummy for feasibility, read-only as the dense matrix is
+        (one array type: a kernel compiles once for both)."""
         if self.colours is not None:
             base = np.where(np.arange(2 * self.n - 1) % 2 == 0, self.colours.black,
                             self.colours.white).astype(np.float64)
@@ -129,7 +130,9 @@ class Instance:
                                                    strides=(step, step), writeable=False)
             return view
         if self.dense is None:
-            return np.zeros((1, 1), dtype=np.float64)
+            dummy = np.zeros((1, 1), dtype=np.float64)
+            dummy.flags.writeable = False
+            return dummy
         return np.asarray(self.dense, dtype=np.float64)
 
     @cached_property

@@ -254,16 +254,17 @@ HEURISTIC_METHODS: tuple[str, ...] = tuple(m.name for m in _TABLE if m.kind == "
 LEX_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("first-fail", "lex", "nqmip.lex.search:lex_first_result",
            "the lexicographic descent: one question per row, answered by a complete "
-           "first-fail search in numba (the default)", frozenset({"fixed"})),
+           "first-fail search in numba (the default)", frozenset({"fixed"}),
+           warm_up="nqmip.lex.search:warm_up"),
     Method("sat", "lex", "nqmip.lex.search:lex_first_result",
            "the descent's questions answered by incremental CaDiCaL (python-sat: pip "
            "install \"nqmip[sat]\")", frozenset({"fixed"})),
     Method("portfolio", "lex", "nqmip.lex.search:lex_first_result",
            "the descent's questions answered by first-fail and CaDiCaL in turns",
-           frozenset({"fixed"})),
+           frozenset({"fixed"}), warm_up="nqmip.lex.search:warm_up"),
     Method("search", "lex", "nqmip.lex.search:lex_first_result",
            "the row-ordered search with propagation and a capped prefix oracle (numba)",
-           frozenset({"fixed"})),
+           frozenset({"fixed"}), warm_up="nqmip.lex.search:warm_up"),
     Method("cpsat", "lex", "nqmip.formulation.lex:sequential_cpsat",
            "sequential CP-SAT solves, row by row", frozenset({"fixed"})),
     Method("cpsat-fixed", "lex", "nqmip.formulation.lex:fixed_search_cpsat",
@@ -391,8 +392,8 @@ def check_magnitude(spec: Method, instance: Any) -> None:
                      f"down or choose {', '.join(takers)}")
 
 
-#: Kernels no method of the tables names: the counting command's.
-OTHER_KERNELS = ("nqmip.enumeration.count:warm_up",)
+#: Kernels no method of the tables names: the counting command's, the colour proof's.
+OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up")
 
 
 def warm_up_all(names: Iterable[str] | None = None) -> float:
@@ -402,15 +403,21 @@ def warm_up_all(names: Iterable[str] | None = None) -> float:
     import time
 
     begin = time.perf_counter()
+    for target in warm_up_targets(names):
+        resolve(target)()
+    return time.perf_counter() - begin
+
+
+def warm_up_targets(names: Iterable[str] | None = None) -> list[str]:
+    """The warm-up functions (``module:function``, each once) of the named methods (default:
+    every method of both tables, the counting and the colour proof's kernels)."""
     if names is None:
         targets = [m.warm_up for m in (*METHODS.values(), *LEX_METHODS.values())]
         targets += OTHER_KERNELS
     else:
         targets = [METHODS[name].warm_up if name in METHODS else LEX_METHODS[name].warm_up
                    for name in names]
-    for target in dict.fromkeys(t for t in targets if t is not None):
-        resolve(target)()
-    return time.perf_counter() - begin
+    return list(dict.fromkeys(t for t in targets if t is not None))
 
 
 def honoured_table() -> list[tuple[str, str, list[str]]]:

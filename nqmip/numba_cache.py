@@ -11,16 +11,33 @@ temporary folder, else (no writable temporary folder either) turns caching off, 
 so once (when it makes the folder) as a :class:`NumbaCacheWarning`. It tries what numba
 tries (create the folder, write a file in it: access checks say yes to root on a
 read-only folder) and imports nothing heavy: ``import nqmip`` stays fast.
+
+One compile per machine: the kernel modules decorate with this module's :func:`njit`, which
+puts :class:`SourceKeyedLocator` first in numba's cache locators. numba's own locators key
+the cache by the source file's *path* (``__pycache__`` beside it, or a folder named by a hash
+of its directory), and the editable install gives the package two paths (the checkout, and
+the ``build/__editable__`` tree of links the installed command and notebooks import): each
+compiled every kernel once more. The locator keeps every nqmip kernel in one folder,
+``<NUMBA_CACHE_DIR or numba's user cache folder>/nqmip/<numba>-py<XY>/<module>-<key>``,
+where the key is a hash of the *contents* of the kernel module and of the nqmip modules it
+imports (a kernel inlines its callees and freezes their constants: an edit to either makes a
+new key, never a stale load): any path to the same source finds the same compiled kernels.
+When that folder cannot be written, numba's own locators follow (and the fallback above).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import stat
 import sys
 import tempfile
+import threading
 import warnings
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 #: Set by :func:`ensure` when it chose a folder (or "" for no cache); None otherwise.
 chosen: str | None = None
@@ -110,3 +127,135 @@ def _no_cache() -> None:
     from numba.core.dispatcher import Dispatcher
 
     Dispatcher.enable_caching = lambda self: None  # type: ignore[method-assign]
+
+
+# --- one compile per machine: the cache keyed by the source, not by its path ---------------
+
+_IMPORT = re.compile(rb"^\s*from (nqmip(?:\.\w+)*) import", re.MULTILINE)
+#: numba:compile events seen since the locator was installed (a cache load raises none).
+_compiles = [0]
+
+
+def njit(*args: Any, **kwargs: Any) -> Any:
+    """``numba.njit``, with nqmip's kernels cached by their source (:func:`install`)."""
+    install()
+    import numba
+
+    return numba.njit(*args, **kwargs)
+
+
+def compiles() -> int:
+    """How many kernel compiles numba ran in this process (its cache loads are not)."""
+    return _compiles[0]
+
+
+def _file_of(module: str, root: Path) -> Path | None:
+    """The source file of ``module`` (``nqmip.a.b``) under the package folder ``root``."""
+    parts = module.split(".")[1:]
+    for path in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def source_key(module: str, root: Path, source: Path) -> str:
+    """A hash of the contents of ``module`` (its file ``source``) and, transitively through
+    the modules that define kernels, of the nqmip modules it imports from the package folder
+    ``root`` (what numba freezes into a kernel)."""
+    digest = hashlib.sha256()
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = source if name == module else _file_of(name, root)
+        if name in seen or path is None or name == __name__:  # this file compiles nothing
+            continue
+        seen.add(name)
+        text = path.read_bytes()
+        digest.update(name.encode() + b"\0" + hashlib.sha256(text).digest())
+        if name == module or b"njit" in text:  # a kernel module: follow its imports
+            todo += sorted({m.decode() for m in _IMPORT.findall(text)} - seen)
+    return digest.hexdigest()[:20]
+
+
+def cache_root() -> Path:
+    """Where the locator keeps nqmip's kernels: ``NUMBA_CACHE_DIR`` (numba's config) or
+    numba's user cache folder, then ``nqmip/<numba version>-py<XY>``."""
+    import numba
+    from numba.core import config
+
+    base = Path(config.CACHE_DIR) if config.CACHE_DIR else user_cache_folder()
+    version = f"{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return base / "nqmip" / version
+
+
+def install() -> None:
+    """Put :class:`SourceKeyedLocator` first in numba's cache locators (once), and count
+    numba's compiles (:func:`compiles`)."""
+    with _installing:  # kernel modules may be first imported by two threads at once
+        if not _installed:
+            _install()
+
+
+def _install() -> None:
+    from numba.core import caching, event
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    locator = _locator_class(caching._CacheLocator)
+    impl._locator_classes = [locator, *impl._locator_classes]
+
+    class _Count(event.Listener):
+        def on_start(self, event: object) -> None:
+            _compiles[0] += 1
+
+        def on_end(self, event: object) -> None:
+            pass
+
+    event.register("numba:compile", _Count())
+    _installed.append(locator)
+
+
+_installed: list[type] = []
+_installing = threading.Lock()
+
+
+def _locator_class(base: type) -> type:
+    """The locator class, made once numba is imported (its base class is numba's)."""
+
+    class SourceKeyedLocator(base):
+        """numba's cache of an nqmip kernel, found by the module's name and the hash of
+        its source (:func:`source_key`), whatever path the package was imported from."""
+
+        def __init__(self, py_func: Any, py_file: str) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            module = py_func.__module__
+            root = Path(py_file).parent
+            for _ in module.split(".")[1:-1]:
+                root = root.parent
+            self._stamp = source_key(module, root, Path(py_file))
+            self._cache_path = str(cache_root() / f"{module}-{self._stamp}")
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+        def get_source_stamp(self) -> str:
+            return self._stamp
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            module = getattr(py_func, "__module__", None) or ""
+            if not module.startswith("nqmip.") or not os.path.isfile(py_file):
+                return None
+            try:
+                self = cls(py_func, py_file)
+                self.ensure_cache_path()
+            except OSError:  # not writable: numba's own locators follow
+                return None
+            return self
+
+    return SourceKeyedLocator

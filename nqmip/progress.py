@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip import numba_cache
+
 #: Largest magnitude taken as a real value: Gurobi's "infinite" bound is 1e100
 #: (GRB.INFINITY), HiGHS's an IEEE infinity; no method takes totals past 1e99 as real.
 FINITE = 1e99
@@ -102,12 +104,14 @@ def load_kernels(load: Callable[[], object], what: str, method: str,
     if on_progress is not None:
         on_progress(Progress(method, 0.0, note=f"loading the {what} kernels (numba compiles "
                                                "them on a first run, then caches them)"))
+    compiled = numba_cache.compiles()
     load()
     seconds = time.perf_counter() - begin
+    compiled = numba_cache.compiles() > compiled  # numba's count: a cache load is none
     if on_progress is not None:
         on_progress(Progress(method, seconds, note=(
             f"compiled the {what} kernels in {seconds:.1f} s (cached for the next runs)"
-            if seconds >= COMPILE_SECONDS else "")))
+            if compiled and seconds >= COMPILE_SECONDS else "")))
     return seconds
 
 

@@ -416,8 +416,8 @@ KERNEL_WORDS = {"sa": "annealing", "minconflicts": "min-conflicts", "bnb": "bran
 #: Methods whose warm-up compiles only what a run on the given instance reads
 #: (``warm_up(like)``): the swap searches' kernels read a strided view for colour weights and
 #: a matrix otherwise, two compiles of which a run needs one; min-conflicts counts lines in
-#: bytes only from 2^20 queens.
-WARM_UP_LIKE = ("sa", "tabu", "minconflicts")
+#: bytes only from 2^20 queens; the LNS keeps a kernel per layout of the weights.
+WARM_UP_LIKE = ("sa", "tabu", "minconflicts", "lns")
 
 
 def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,

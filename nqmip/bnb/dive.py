@@ -15,7 +15,8 @@ finds is an incumbent like any other.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 #: Nodes of one dive (a few microseconds each: a tenth of a node's LP).
 DIVE_NODES = 500

@@ -38,7 +38,8 @@ incumbent, subgradient steps per node); scratch rows ``work`` and ``iwork``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 #: Cost of a forbidden square in the Hungarian method (far above any weight used).
 BIG = 1e15

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nqmip import numba_cache
 from nqmip.drawing import file_name
 from nqmip.instance import Instance
 from nqmip.progress import Progress, ProgressCallback
@@ -159,9 +160,12 @@ def result_table(result: Result) -> Table:
         rows.append(("found at", f"{timing.to_best:.2f} s (the best placement)"))
     if result.seed is not None:
         rows.append(("seed", str(result.seed)))
-    if timing.compile:
-        rows.append(("compile time", f"{timing.compile:.2f} s of it (numba, once: later "
-                                     "runs load the kernels from the cache)"))
+    if timing.compile and numba_cache.compiles():  # numba compiled kernels in this run
+        rows.append(("compile time", f"{timing.compile:.2f} s of it (numba, once per "
+                                     "machine: later runs load the kernels from its cache)"))
+    elif timing.compile:  # every kernel came from numba's cache: nothing compiled
+        rows.append(("kernel load", f"{timing.compile:.2f} s of it (numba's compiled kernels, "
+                                    "from its cache)"))
     accepted = result.provenance.start_accepted
     if accepted is not None:
         rows.append(("warm start", "accepted" if accepted else "refused"))

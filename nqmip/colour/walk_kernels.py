@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nqmip.heuristics.kernels import apply_swap, fill_counters, swap_delta
+from nqmip.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

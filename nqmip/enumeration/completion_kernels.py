@@ -19,7 +19,8 @@ kernel counts completions (``first=False``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 DEPTH, FOUND, NODES, DONE = 0, 1, 2, 3
 

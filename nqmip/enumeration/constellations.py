@@ -26,7 +26,8 @@ The module imports numba at import time; :mod:`nqmip.enumeration.count` imports 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 #: The largest board counted by constellations (the right-going mask stays below bit 63).
 MAX_N = 22

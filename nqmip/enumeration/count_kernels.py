@@ -20,7 +20,8 @@ imports numba at import time; :mod:`nqmip.enumeration.count` imports it lazily.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

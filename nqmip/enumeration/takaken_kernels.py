@@ -25,7 +25,8 @@ The module imports numba at import time; :mod:`nqmip.enumeration.count` imports 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

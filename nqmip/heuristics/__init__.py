@@ -9,6 +9,8 @@ chunks to ``on_progress`` (the call's trajectory hears it). Hot loops are numba-
 
 from __future__ import annotations
 
+import inspect
+from functools import partial
 from typing import Any
 
 from nqmip.budget import Deadline
@@ -32,8 +34,11 @@ def run_heuristic(
             f"unknown heuristic {method!r}: choose from {', '.join(HEURISTIC_METHODS)}"
         ) from None
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows
-    if spec.warm_up is not None:
-        loaded = load_kernels(resolve(spec.warm_up), method, method, on_progress)
+    if spec.warm_up is not None:  # for this instance's kind of weights where it can
+        warm_up = resolve(spec.warm_up)
+        if "like" in inspect.signature(warm_up).parameters:
+            warm_up = partial(warm_up, like=instance)
+        loaded = load_kernels(warm_up, method, method, on_progress)
     result: Result = resolve(spec.entry)(instance, seed=seed, time_limit=time_limit,
                                          on_progress=on_progress, **params)
     if loaded:

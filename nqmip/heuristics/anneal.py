@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
@@ -59,6 +58,7 @@ from nqmip.heuristics.localsearch import (
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 

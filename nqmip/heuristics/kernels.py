@@ -21,7 +21,8 @@ thread beside a proof or a solver.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

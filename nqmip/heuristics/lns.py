@@ -23,7 +23,6 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks, stopped
@@ -42,6 +41,7 @@ from nqmip.heuristics.localsearch import counters_for
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance, make_instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
@@ -288,7 +288,7 @@ def solve_lns(
                else time_limit is not None)
     max_steps = check_int("max_steps", max_steps if max_steps is not None
                           else (2**62 if limited else 200 * n + 10**4), 1)
-    compile_time = timed_compile(warm_up)
+    compile_time = timed_compile(lambda: warm_up(instance))  # its layout of weights only
     rng = make_rng(seed)
     if start is not None:
         perm = checked_start(instance, start)
@@ -362,12 +362,15 @@ def _row_tops(instance: Instance, weights: np.ndarray) -> np.ndarray:
     return tops
 
 
-def warm_up() -> None:
+def warm_up(like: Instance | None = None) -> None:
     """Compile (or load from the cache) the kernel, and the start's, on tiny boards: one per
-    layout of the weights (a dense matrix, the strided view of colour weights)."""
-    minconflicts_warm_up()
-    _run_tiny(make_instance(8, np.arange(64, dtype=np.float64).reshape(8, 8) % 5))
-    _run_tiny(make_instance(8, "chess"))
+    layout of the weights (a dense matrix, the strided view of colour weights; ``like``:
+    only that instance's)."""
+    minconflicts_warm_up(like)
+    if like is None or like.colours is None:
+        _run_tiny(make_instance(8, np.arange(64, dtype=np.float64).reshape(8, 8) % 5))
+    if like is None or like.colours is not None:
+        _run_tiny(make_instance(8, "chess"))
 
 
 def _board(perm: np.ndarray) -> tuple[np.ndarray, ...]:

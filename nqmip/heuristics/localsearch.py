@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.chunks import budgeted, run_chunks
@@ -30,6 +29,7 @@ from nqmip.heuristics.common import (
 )
 from nqmip.heuristics.kernels import queen_conflicts
 from nqmip.instance import Instance, make_instance
+from nqmip.numba_cache import njit
 from nqmip.outcome import make_result
 from nqmip.progress import ProgressCallback, ProgressReporter
 from nqmip.result import Result, Termination, as_placement

@@ -6,7 +6,6 @@ min-conflicts steps of the fallback (the module docstring there describes the ph
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import (
@@ -19,6 +18,7 @@ from nqmip.heuristics.localsearch import (
     note_row,
     pick_conflicted,
 )
+from nqmip.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

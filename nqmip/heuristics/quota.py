@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
@@ -52,6 +51,7 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta, total_conflicts
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 

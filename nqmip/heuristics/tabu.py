@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import check_int, default_budget
@@ -47,6 +46,7 @@ from nqmip.heuristics.localsearch import (
     warm_up_swap_search,
 )
 from nqmip.instance import Instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks, stopped
@@ -42,6 +41,7 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.instance import Instance, make_instance
+from nqmip.numba_cache import njit
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 

@@ -14,7 +14,6 @@ exhausts the tree (``EXHAUSTED``: the query has no completion). Unlike the cappe
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nqmip.lex.kernels import (
     EXHAUSTED,
@@ -28,6 +27,7 @@ from nqmip.lex.kernels import (
     _propagate,
     _tightest,
 )
+from nqmip.numba_cache import njit
 
 # meta fields
 TOP, NODES, STATUS, LEVEL, ROW_FIRST = range(5)

@@ -28,7 +28,8 @@ exhausted): that is the *proven prefix* an interrupted search reports.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqmip.numba_cache import njit
 
 # meta fields: the search's state between two kernel calls
 LEVEL, NODES, ORACLE_NODES, STATUS, PROVEN_ROWS, ORACLE_CALLS, ORACLE_CUTS = range(7)

@@ -210,3 +210,12 @@ def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...]
         provenance=Provenance(plan=(solver,), proof="solver" if proven else None,
                               incumbent_source=solver if placement is not None else None),
         extra={"proven_rows": proven_rows, **extra})
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels of both numba routes of
+    :func:`lex_first_result` on a small board: the descent's first-fail oracle and the
+    row-ordered search with its prefix oracle (asked from the first row)."""
+    instance = make_instance(8)
+    lex_first_result(instance, Deadline(None))
+    first_solution(instance, oracle_from=0)

@@ -12,7 +12,6 @@ generator is separate from NumPy's).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nqmip.heuristics.ga.codes import (
     C_BEST_COST,
@@ -79,6 +78,7 @@ from nqmip.heuristics.ga.operator_kernels import (
     swap_mutation,
 )
 from nqmip.heuristics.kernels import fill_counters
+from nqmip.numba_cache import njit
 
 # ---------------------------------------------------------------------------------------
 # The driver

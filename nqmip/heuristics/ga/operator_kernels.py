@@ -18,7 +18,6 @@ draws numbers uses numba's generator, seeded by the driver (``np.random.seed``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nqmip.heuristics.ga.codes import (
     C_EVALS,
@@ -32,6 +31,7 @@ from nqmip.heuristics.kernels import (
     swap_delta,
     swap_weight_delta,
 )
+from nqmip.numba_cache import njit
 
 _HASH_MULT = np.int64(1000003)
 

@@ -76,13 +76,18 @@ def chunk_sizes(m: int) -> tuple[int, int]:
     return max(16, int(CHUNK_FIRST * scale)), max(16, int(CHUNK_MAX * scale))
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the driver with the exact argument types."""
+def warm_up(like: Instance | None = None) -> None:
+    """Compile (or load from numba's cache) the driver with the exact argument types
+    (``like``: only for that instance's kind of weights, a third of the compile)."""
+    from nqmip.heuristics.localsearch import weight_kind  # numba: not at import
+
     config = GAConfig.build("default", population=2, max_evaluations=50)
     # feasibility, colour weights (a strided view) and a dense matrix: each kernel type
-    for instance in (Instance(n=4), make_instance(6, "chess"),
-                     make_instance(6, "random", weights_seed=0)):
-        _run_kernel(instance, config, make_rng(0), Deadline(None))
+    tiny = {"none": Instance(n=4), "colour": make_instance(6, "chess"),
+            "dense": make_instance(6, "random", weights_seed=0)}
+    for kind, instance in tiny.items():
+        if like is None or kind == weight_kind(like):
+            _run_kernel(instance, config, make_rng(0), Deadline(None))
 
 
 def _run_kernel(
@@ -183,7 +188,7 @@ def solve_ga(
         params["max_evaluations"] = default_budget(time_limit, 0)
     config = GAConfig.build(preset, **params)
     rng = make_rng(seed)
-    compile_time = timed_compile(warm_up)
+    compile_time = timed_compile(lambda: warm_up(instance))  # its kind of weights only
     if fixed_queens_clash(instance):
         # No placement can keep them all: nothing to search (and no permutation exists
         # when two share a column).

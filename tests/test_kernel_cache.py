@@ -1,0 +1,124 @@
+"""One compile per machine (issue 42): numba's cache of nqmip's kernels is keyed by their
+source, not by the path the package was imported from. The editable install gives the
+package two paths (the checkout, and the ``build/__editable__`` tree of symbolic links the
+installed command imports); before, each compiled every kernel again. Measured by numba's
+own counters (the dispatcher's cache hits and misses) and by the files the cache folder
+holds, never by time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Loads the kernels that count a permutation's attacks (three small kernels, a second or
+#: two to compile) and prints numba's counters for the one called.
+PROBE = """
+import json, numpy as np
+from nqmip.heuristics import kernels
+kernels.init_counters(np.arange(8, dtype=np.int64))
+stats = kernels.init_counters.stats
+print(json.dumps({"file": kernels.__file__, "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values())}))
+"""
+
+
+def _run(pythonpath: Path, cache: Path, cwd: Path) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(pythonpath), "NUMBA_CACHE_DIR": str(cache)}
+    p = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                       env=env, cwd=cwd, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _files(cache: Path) -> dict[str, int]:
+    return {str(p.relative_to(cache)): p.stat().st_mtime_ns for p in cache.rglob("*")
+            if p.is_file()}
+
+
+def _linked_tree(source: Path, target: Path, copy: bool) -> None:
+    """The package again under ``target``: folders made, files linked (what pip's strict
+    editable install builds) or copied (a second checkout of the same commit)."""
+    for path in sorted(source.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        destination = target / path.relative_to(source.parent)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if copy:
+            shutil.copyfile(path, destination)
+        else:
+            destination.symlink_to(path)
+
+
+@pytest.mark.parametrize("copy", [False, True], ids=["links", "copies"])
+def test_a_second_path_to_the_same_source_compiles_nothing(tmp_path: Path,
+                                                           copy: bool) -> None:
+    """The checkout on PYTHONPATH compiles into an empty cache; the same package through a
+    tree of links (the editable install's) or of copies, started from another folder,
+    loads every kernel from it: no cache miss, no file written. Before (numba's locators,
+    keyed by the file's folder): a miss and a second set of files. The key is the content:
+    the copy with its kernel module edited (one comment line) compiles again, beside the
+    first entries, not over them (never a stale load)."""
+    cache = tmp_path / "cache"
+    first = _run(ROOT, cache, ROOT)
+    assert first["misses"] == 1 and first["hits"] == 0, first
+    written = _files(cache)
+    assert any(name.endswith(".nbc") for name in written), written
+    other = tmp_path / "elsewhere"
+    _linked_tree(ROOT / "nqmip", other, copy)
+    second = _run(other, cache, tmp_path)
+    assert Path(str(second["file"])).is_relative_to(other), second  # the other path ran
+    assert second["misses"] == 0 and second["hits"] == 1, second
+    assert _files(cache) == written  # nothing compiled, nothing rewritten
+    if copy:
+        edited = other / "nqmip" / "heuristics" / "kernels.py"
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        third = _run(other, cache, tmp_path)
+        assert third["misses"] == 1 and third["hits"] == 0, third
+        after = _files(cache)
+        assert all(after.get(name) == stamp for name, stamp in written.items())  # kept
+        assert len(after) > len(written)
+
+
+
+def test_the_report_says_compile_only_when_numba_compiled(tmp_path: Path) -> None:
+    """The first run on an empty cache reports a ``compile time`` line; the second, whose
+    kernels all come from the cache, a ``kernel load`` line and no compile (before: both
+    said ``compile time ... (numba, once ...)``, the load too)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "nqmip", "--n", "8", "--feasibility",
+               "--method", "minconflicts"]
+    lines = []
+    for _ in range(2):
+        p = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path,
+                           timeout=600)
+        assert p.returncode == 0, p.stderr
+        lines.append(p.stdout)
+    assert "compile time" in lines[0] and "kernel load" not in lines[0], lines[0]
+    assert "kernel load" in lines[1] and "compile time" not in lines[1], lines[1]
+
+
+def test_the_warm_up_leaves_lex_first_nothing_to_compile() -> None:
+    """``--warm-up`` runs lex-first's warm-up too (before, none: the first ``--lex-first``
+    compiled 21 s), and it covers what the numba routes run: after it, lex-first with the
+    first-fail descent and with the row-ordered search (its prefix oracle on from 24
+    queens, fixed queens or none) compiles nothing (numba's own compile events)."""
+    import nqmip
+    from nqmip import numba_cache
+    from nqmip.methods import resolve, warm_up_targets
+
+    assert "nqmip.lex.search:warm_up" in warm_up_targets()
+    resolve("nqmip.lex.search:warm_up")()
+    before = numba_cache.compiles()
+    for method in ("first-fail", "search"):
+        for n, fixed in ((12, None), (26, {0: 3})):
+            assert nqmip.lex_first(n, fixed, method=method).placement is not None
+    assert numba_cache.compiles() == before
