@@ -30,8 +30,8 @@ SECONDS = 120.0
 HEADER = '''"""The colour bound of every board without fixed queens, n = 0 .. {top}: how many black
 queens a placement can hold at most (``MOST``) and at least (``LEAST``), from the line
 model of :mod:`nqmip.formulation.line_model` (HiGHS, {seconds:g} s a side, the dual bound
-rounded to n's parity; None where the model is infeasible: n = 2, 3). Written by ``python tools/colour_bound_table.py --write``; do not
-edit by hand. {unproven}"""
+rounded to n's parity; None where the model is infeasible: n = 2, 3). Written by
+``python tools/colour_bound_table.py --write``; do not edit by hand. {unproven}"""
 
 '''
 
