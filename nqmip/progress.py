@@ -135,7 +135,8 @@ class Dispatcher:
     once the solve has stopped.
 
     :meth:`close` ends the thread before the call returns: reports still waiting are passed
-    on for ``DRAIN`` more seconds, then dropped; a callback still running is waited for
+    on, the notes among them only for ``DRAIN`` more seconds (each method's newest report
+    always); a callback still running is waited for
     (a Ctrl-C during that wait stops waiting: the thread, a daemon, ends with the call)."""
 
     def __init__(self, deliver: ProgressCallback, on_error: Callable[[], None]) -> None:
@@ -172,8 +173,13 @@ class Dispatcher:
                 self._ready.wait()
             if self._closed_at is not None and \
                     time.perf_counter() - self._closed_at > DRAIN:
-                self._pending.clear()
-                return None
+                # late: the notes are dropped, each method's newest report still heard
+                # (a few: the callback hears the answer's incumbent, however loaded the
+                # machine is)
+                for key in [key for key in self._pending if key[1] != 0]:
+                    del self._pending[key]
+                if not self._pending:
+                    return None
             key = next(iter(self._pending))
             return self._pending.pop(key)
 

@@ -165,6 +165,8 @@ def as_placement(columns: Sequence[int] | np.ndarray) -> Placement:
     ``ARRAY_PLACEMENT_FROM`` queens and more, a read-only int32 array."""
     array = np.asarray(columns)
     if array.size >= ARRAY_PLACEMENT_FROM:
+        if array.dtype == np.int32 and not array.flags.writeable:
+            return array  # already one: the same object, checked once (nqmip.verify)
         # No copy when it already is int32: the heuristic hands its board over.
         array = np.asarray(array, dtype=np.int32).view()
         array.setflags(write=False)

@@ -8,6 +8,8 @@ gate every :class:`~nqmip.result.Result` passes before it leaves the package.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -161,6 +163,52 @@ def objective_of(
     return float(w[np.arange(cols.size), cols].sum())
 
 
+#: Read-only placement arrays (boards of ``ARRAY_PLACEMENT_FROM`` queens and more, which a
+#: Result holds as such) already found to be solutions, by ``id``: a weak reference to the
+#: array, n and the fixed queens. A result is checked on each step of its way out (the
+#: method's answer, the call's, the costs' view); the board's check, 1 s at 10^8 queens,
+#: is done once, and only the objective (the weights differ by view) again.
+_SOLUTIONS: dict[int, tuple[weakref.ref[np.ndarray], int, tuple[tuple[int, int], ...]]] = {}
+_SOLUTIONS_LOCK = threading.Lock()
+
+
+def _seen(placement: object, n: int, fixed: tuple[tuple[int, int], ...]) -> bool:
+    if not isinstance(placement, np.ndarray) or placement.flags.writeable:
+        return False
+    with _SOLUTIONS_LOCK:
+        entry = _SOLUTIONS.get(id(placement))
+    return entry is not None and entry[0]() is placement and entry[1:] == (n, fixed)
+
+
+def _remember(placement: object, n: int, fixed: tuple[tuple[int, int], ...]) -> None:
+    if not isinstance(placement, np.ndarray) or placement.flags.writeable:
+        return
+    key = id(placement)
+
+    def forget(_: object, key: int = key) -> None:
+        with _SOLUTIONS_LOCK:
+            _SOLUTIONS.pop(key, None)
+
+    with _SOLUTIONS_LOCK:
+        _SOLUTIONS[key] = (weakref.ref(placement, forget), n, tuple(fixed))
+
+
+def solution_conflicts(placement: Sequence[int] | np.ndarray, n: int,
+                       fixed: Iterable[tuple[int, int]] = ()) -> int:
+    """The attacking pairs of a placement of n queens (0: a solution), remembered for
+    :func:`check_placement` when it is a read-only array and has none."""
+    pairs = tuple(fixed)
+    if _seen(placement, n, pairs):
+        return 0
+    clashes = conflicts(placement)
+    if not clashes:
+        cols = _as_integer_columns(placement)
+        if (cols.size == n and (n == 0 or (cols.min() >= 0 and cols.max() < n))
+                and all(cols[r] == c for r, c in pairs)):
+            _remember(placement, n, pairs)
+    return clashes
+
+
 def check_placement(
     placement: Sequence[int] | np.ndarray,
     n: int,
@@ -178,18 +226,20 @@ def check_placement(
     own integer type (no int64 copy: 0.8 GB at 10^8 queens).
     """
     cols = _as_integer_columns(placement)
-    if cols.size != n:
-        raise VerificationError(f"{source}: placement has {cols.size} queens, expected {n}")
-    if cols.min() < 0 or cols.max() >= n:
-        raise VerificationError(f"{source}: a queen is off the {n} x {n} board")
-    clashes = conflicts(cols)
-    if clashes:
-        raise VerificationError(f"{source}: placement has {clashes} attacking pairs")
-    if fixed:
-        pairs = fixed.items() if isinstance(fixed, Mapping) else fixed
+    pairs = tuple((fixed.items() if isinstance(fixed, Mapping) else fixed) or ())
+    if not _seen(placement, n, pairs):
+        if cols.size != n:
+            raise VerificationError(f"{source}: placement has {cols.size} queens, "
+                                    f"expected {n}")
+        if cols.min() < 0 or cols.max() >= n:
+            raise VerificationError(f"{source}: a queen is off the {n} x {n} board")
+        clashes = conflicts(cols)
+        if clashes:
+            raise VerificationError(f"{source}: placement has {clashes} attacking pairs")
         moved = [(r, c) for r, c in pairs if cols[r] != c]
         if moved:
             raise VerificationError(f"{source}: fixed queens not kept: {moved}")
+        _remember(placement, n, pairs)
     value = objective_of(cols, weights)
     if claimed_objective is not None:
         scale = max(1.0, abs(value))

@@ -112,3 +112,41 @@ def test_result_gap_and_json() -> None:
     assert d["status"] == "optimal" and d["placement"] == list(r.placement)
     assert nqmip.Result(**{**{k: getattr(r, k) for k in r.__dataclass_fields__},
                            "bound": 10.0}).gap == pytest.approx(4 / 6)
+
+
+def test_a_large_placement_is_checked_once_on_its_way_out(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """A placement of 10^6 queens leaves a heuristic, the call and the costs' view: its
+    board is checked for attacks once (3 or 4 times before: 1 s each at 10^8 queens), the
+    objective on each view again, a wrong claim still refused."""
+    from nqmip import verify
+    from nqmip.construct import explicit_solution
+    from nqmip.heuristics.common import heuristic_result
+    from nqmip.instance import make_instance
+    from nqmip.result import ARRAY_PLACEMENT_FROM, Termination
+
+    checks: list[int] = []
+    real = verify.conflicts
+    monkeypatch.setattr(verify, "conflicts", lambda cols: checks.append(1) or real(cols))
+    n = ARRAY_PLACEMENT_FROM
+    columns = explicit_solution(n)
+    assert columns is not None
+    gains = make_instance(n, "chess")
+    result = heuristic_result(gains, "test", columns, wall_time=0.0, seed=0,
+                              termination=Termination.TIME_LIMIT)
+    result = verify.verified(gains, result)
+    costs = make_instance(n, "chess", sense="min")
+    verify.check_placement(result.placement, n, costs.colours, costs.fixed,
+                           result.objective, source="costs")
+    assert len(checks) == 1 and result.placement is not None
+    with pytest.raises(VerificationError, match="fixed queens not kept"):
+        row = 5
+        verify.check_placement(result.placement, n, gains.colours,
+                               ((row, (int(columns[row]) + 1) % n),), None, source="fixed")
+    with pytest.raises(VerificationError, match="solver reports objective"):
+        verify.verified(gains, result.with_(objective=result.objective + 100))
+    assert len(checks) == 2  # other fixed queens: checked again
+    writable = np.array(columns)  # not read-only: a caller may change it, checked each time
+    verify.check_placement(writable, n, None, (), None, source="w")
+    verify.check_placement(writable, n, None, (), None, source="w")
+    assert len(checks) == 4

@@ -31,9 +31,32 @@ HEADER = '''"""The colour bound of every board without fixed queens, n = 0 .. {t
 queens a placement can hold at most (``MOST``) and at least (``LEAST``), from the line
 model of :mod:`nqmip.formulation.line_model` (HiGHS, {seconds:g} s a side, the dual bound
 rounded to n's parity; None where the model is infeasible: n = 2, 3). Written by
-``python tools/colour_bound_table.py --write``; do not edit by hand. {unproven}"""
+``python tools/colour_bound_table.py --write``; do not edit by hand.
+{unproven}"""
 
 '''
+
+
+def _tuple(values: list[int | None]) -> str:
+    """The values as a tuple literal, wrapped within 100 columns."""
+    words = [repr(v) for v in values]
+    lines, line = [], "   "
+    for word in words:
+        if len(line) + len(word) + 2 > 99:
+            lines.append(line)
+            line = "   "
+        line += f" {word},"
+    lines.append(line)
+    return "(\n" + "\n".join(lines) + "\n)"
+
+
+def render(most: list[int | None], least: list[int | None], seconds: float,
+           unproven: str) -> str:
+    """The text of the table's module."""
+    text = HEADER.format(top=len(most) - 1, seconds=seconds, unproven=unproven)
+    text += f"MOST: tuple[int | None, ...] = {_tuple(most)}\n"
+    text += f"LEAST: tuple[int | None, ...] = {_tuple(least)}\n"
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         unproven = ("HiGHS proved every entry optimal for the line model." if not open_ else
                     "Entries whose line model HiGHS did not close in that time (still "
                     f"valid bounds): n = {', '.join(map(str, open_))}.")
-        text = HEADER.format(top=last, seconds=args.seconds, unproven=unproven)
-        text += f"MOST: tuple[int | None, ...] = {tuple(most)!r}\n"
-        text += f"LEAST: tuple[int | None, ...] = {tuple(least)!r}\n"
-        TABLE.write_text(text)
+        TABLE.write_text(render(most, least, args.seconds, unproven))
         print(f"wrote {TABLE}")
     return 0
 

@@ -15,8 +15,16 @@ from nqmip.chunks import kernel_seed as kernel_seed  # each chunk's seed, by the
 from nqmip.instance import Instance
 from nqmip.outcome import make_result
 from nqmip.progress import ProgressCallback, ProgressReporter
-from nqmip.result import Counters, Provenance, Result, Termination, Timing, as_placement
-from nqmip.verify import conflicts
+from nqmip.result import (
+    Counters,
+    Placement,
+    Provenance,
+    Result,
+    Termination,
+    Timing,
+    as_placement,
+)
+from nqmip.verify import conflicts, solution_conflicts
 
 
 class ParameterError(ValueError):
@@ -249,24 +257,26 @@ def heuristic_result(
     ``unknown`` with no placement and ``extra["best_conflicts"]``.
     """
     extra = dict(extra or {})
+    answer: Placement | None = None
     if placement is not None:
-        clashes = conflicts(placement)
+        answer = as_placement(placement)  # the object verified() checks, once
+        clashes = solution_conflicts(answer, instance.n, instance.fixed)
         if clashes:
-            best_conflicts, placement = clashes, None
-    if placement is None and best_conflicts is not None:
+            best_conflicts, answer = clashes, None
+    if answer is None and best_conflicts is not None:
         extra["best_conflicts"] = int(best_conflicts)
     value, source = (weight_bound(instance), "row_column_maxima") if bound is None else bound
-    proven = placement is not None and (
-        instance.is_feasibility or instance.objective(placement) >= value - 1e-9)
+    proven = answer is not None and (
+        instance.is_feasibility or instance.objective(answer) >= value - 1e-9)
     return make_result(
-        instance, method, placement, termination, solver=solver, proven=proven,
-        bound=None if placement is None else value,
+        instance, method, answer, termination, solver=solver, proven=proven,
+        bound=None if answer is None else value,
         timing=Timing(wall=wall_time, compile=compile_time),
         counters=Counters(iterations=iterations, evaluations=evaluations,
                           improvements=improvements),
         provenance=Provenance(plan=(method,), proof="bound" if proven else None,
-                              bound_source=source if placement is not None else None,
-                              incumbent_source=method if placement is not None else None),
+                              bound_source=source if answer is not None else None,
+                              incumbent_source=method if answer is not None else None),
         seed=seed, extra=extra)
 
 
