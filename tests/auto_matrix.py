@@ -136,6 +136,24 @@ def cells() -> list[Cell]:
     return found
 
 
+def sample() -> list[Cell]:
+    """A covering sample of :func:`cells` for the whole suite (the product is 189 cells,
+    978 s of limits): every site with every solver set it has, each with one (sense,
+    fixed queens) of the site in turn, so that every sense, every fixed-queen case and
+    every solver set meets every plan; the long-budget site (34 s a cell) with no optional
+    solver and with all. ``python tools/auto_matrix.py`` runs the whole product."""
+    chosen: list[Cell] = []
+    for index, site in enumerate(sites()):
+        mine = [cell for cell in cells() if cell.site == site]
+        sets = list(dict.fromkeys(cell.solvers for cell in mine))
+        if site.limit > LIMIT:
+            sets = [name for name in sets if name in ("none", "all")]
+        for turn, solvers in enumerate(sets):
+            options = [cell for cell in mine if cell.solvers == solvers]
+            chosen.append(options[(index + turn) % len(options)])
+    return chosen
+
+
 def _reset(names: Any) -> None:
     for name in names:
         backend = get_backend(name)

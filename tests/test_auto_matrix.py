@@ -5,9 +5,10 @@ the policy table, tests/auto_matrix.py): each answers a verified placement, a bo
 right side of its objective, no part failed, within the limit + 1 s.
 
 The fast lane runs a representative cell of each plan and every short-budget SCIP cell of
-the MIP plan (where SCIP was handed ``threads`` and auto raised); the whole matrix is
-``test_every_cell_of_the_matrix`` (slow lane). ``python tools/auto_matrix.py`` prints the
-outcomes.
+the MIP plan (where SCIP was handed ``threads`` and auto raised); the slow lane a covering
+sample of the rest (``test_a_covering_sample_of_the_matrix``: every site x solver set, the
+senses and fixed queens in turn); ``python tools/auto_matrix.py`` runs and prints the whole
+product (189 cells, about 17 minutes).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 import nqmip
 from nqmip.auto.policy import LONG_BUDGET_SECONDS, SCIP_MIN_FREE
 from nqmip.result import Status, Termination
-from tests.auto_matrix import MARGIN, Cell, cells, check, run
+from tests.auto_matrix import MARGIN, Cell, cells, check, run, sample
 
 
 def fast_cells() -> list[Cell]:
@@ -52,9 +53,9 @@ def test_a_cell_of_each_plan(cell: Cell) -> None:
 
 
 @pytest.mark.timing
-@pytest.mark.parametrize("cell", [c for c in cells() if c not in FAST],
+@pytest.mark.parametrize("cell", [c for c in sample() if c not in FAST],
                          ids=lambda cell: cell.id)
-def test_every_cell_of_the_matrix(cell: Cell) -> None:
+def test_a_covering_sample_of_the_matrix(cell: Cell) -> None:
     answer_in_time(cell)
 
 
