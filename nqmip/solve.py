@@ -139,11 +139,10 @@ def solve(
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
-    trajectory = _trajectory(deadline, maximised, options["target"],
-                             offset if flipped else None)
+    view = offset if flipped else None  # reports and targets in the caller's terms
+    trajectory = _trajectory(deadline, maximised, options["target"], view)
     listener = trajectory.listen(dispatcher := _dispatcher(
-        on_progress, options["verbose"] and not spec.log, offset if flipped else None,
-        deadline))
+        on_progress, options["verbose"] and not spec.log, view, deadline))
 
     def work() -> Result:
         return _dispatch(spec, maximised, deadline, params, **{

@@ -386,13 +386,11 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
             "--markdown")
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None
-    # a bad value is the cell's error (the run checks it), named on screen, exit 1
+    # a bad value is refused before the sweep, by name, in one line, nothing written
     p = run("--n", "6", "--methods", "tabu", "--param", "tabu:tenure=-3", "--output",
             str(out), *quick, "--csv")
-    assert p.returncode == 1 and rows_of(out)[-1]["status"] == "error"
-    assert "tenure" in rows_of(out)[-1]["message"]
-    failed = [line for line in p.stderr.splitlines() if line.startswith("nqmip-compare: failed")]
-    assert len(failed) == 1 and "n=6 tabu seed=0: error:" in failed[0] and "tenure" in failed[0]
+    assert p.returncode == 2 and len(rows_of(out)) == 3
+    assert len(p.stderr.splitlines()) == 1 and "--param tenure=-3" in p.stderr
     # a parameter no method of the grid takes is refused before the sweep, by name
     for bad, message in ((["--param", "x"], "NAME=VALUE"),
                          (["--param", "cpsat:x=1"], "not in --methods"),

@@ -234,6 +234,21 @@ def load_method(method: str) -> float:
     return time.perf_counter() - begin
 
 
+def _reachable(board: Any, weights: Any, kwargs: dict[str, Any], target: float) -> bool:
+    """Whether a placement of the board can reach ``target`` (``nqmip.solve`` refuses one
+    none can): a given target above a board's bound is run without it, to its end, and
+    measured as never reached."""
+    from nqmip.instance import make_instance
+    from nqmip.solve import check_target
+
+    try:
+        check_target(make_instance(board, None if weights == "none" else weights,
+                                   weights_seed=kwargs.get("weights_seed")), target)
+    except ValueError:
+        return False
+    return True
+
+
 def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
     """In the worker: :func:`nqmip.solve` on a cell's fields (its target, if it was given
     one); ``Result.to_dict()`` and ``load_time`` (:func:`load_method`)."""
@@ -242,8 +257,6 @@ def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
     kwargs: dict[str, Any] = dict(spec.get("params") or {})
     if spec.get("warm_start"):
         kwargs["warm_start"] = spec["warm_start"]
-    if spec.get("target") is not None:
-        kwargs["target"] = spec["target"]
     weights = spec["weights"]
     if weights == "random":
         kwargs.setdefault("weights_seed", spec["seed"])
@@ -252,6 +265,8 @@ def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
         from nqmip.instances.families import toulbar2_tutorial
 
         board, weights = toulbar2_tutorial(spec["n"]), None
+    if spec.get("target") is not None and _reachable(board, weights, kwargs, spec["target"]):
+        kwargs["target"] = spec["target"]
     from nqmip.methods import METHODS
 
     if METHODS[spec["method"]].honour("seed"):  # a deterministic method refuses a seed
@@ -259,7 +274,8 @@ def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
     load_time = load_method(spec["method"])
     result = solve(board, weights=None if weights == "none" else weights,
                    method=spec["method"], time_limit=spec["time_limit"], **kwargs)
-    return {**result.to_dict(), "load_time": load_time}
+    # a target none can reach was not handed over: the row still carries it (never reached)
+    return {**result.to_dict(), "target": spec.get("target"), "load_time": load_time}
 
 
 def run_cell(cell: Cell | dict[str, Any]) -> dict[str, Any]:
