@@ -271,7 +271,7 @@ def test_the_old_name_checker_sees_them() -> None:
 COMMIT_HASH = re.compile(r"\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b")
 #: A remark on the machine's load while it measured.
 LOAD_REMARK = re.compile(
-    r"\bload(?:ed)?\s+(?:average|avg)\b|\bload\s+(?:about\s+|of\s+|was\s+)?\d"
+    r"\bload(?:ed)?\s+(?:average|avg)\b|(?<!kernel )\bload\s+(?:about\s+|of\s+|was\s+)?\d"
     r"|\bloaded\s+(?:2-core\s+)?(?:machine|core)", re.I)
 #: The folded section a page keeps such notes in: the line, then what is indented under it.
 MEASURED = re.compile(r'^\?\?\?\+? note "How this was measured"\n(?:(?: {4}.*)?\n)*', re.M)
