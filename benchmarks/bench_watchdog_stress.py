@@ -139,8 +139,10 @@ def run_case(case: Case) -> Outcome:
     before = set(threading.enumerate())
     deadline = Deadline(case.limit)
     options: dict[str, Any] = {"on_progress": heard.append}
-    if case.target is not None:
-        options["target"] = case.target
+    if case.target is not None:  # within what a placement can reach (solve refuses more)
+        from nqmip.heuristics.common import weight_bound
+
+        options["target"] = min(case.target, float(weight_bound(instance)))
     box: dict[str, Any] = {}
 
     def call() -> None:

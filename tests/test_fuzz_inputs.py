@@ -117,7 +117,7 @@ FAST = settings(max_examples=25, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow,
                                        HealthCheck.function_scoped_fixture])
 #: The larger run (tests/slow_tests.txt): the same properties, many more cases.
-LONG = settings(max_examples=400, deadline=None,
+LONG = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow,
                                        HealthCheck.function_scoped_fixture])
 
@@ -228,7 +228,7 @@ def test_many_fuzzed_solve_parameters(n: int, method: str, weights: str | None,
         n, method, weights, options)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(["ga", "sa", "tabu", "highs", "topsquares", "lns"]), param_name,
        param_value)
 def test_many_fuzzed_compare_params(method: str, name: str, value: Any) -> None:

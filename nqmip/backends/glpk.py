@@ -62,7 +62,8 @@ class GlpkBackend(Backend):
         # glpsol has no MIP-start input: a warm start cannot reach it. The result says so
         # (warm_start_accepted=False), and nqmip.solve keeps the start as the incumbent
         # if glpsol ends with nothing better.
-        with c_stdout_to_stderr():  # glpsol's log (verbose) on stderr: stdout stays ours
+        # glpsol's log (verbose) on stderr: stdout stays ours
+        with c_stdout_to_stderr(options.deadline):
             results = opt.solve(model, load_solutions=False, tee=options.verbose)
         tc = results.solver.termination_condition
         accepted = False if options.warm_start is not None else None

@@ -127,7 +127,7 @@ class GurobiBackend(Backend):
                        cb_model.cbGet(GRB.Callback.MIPSOL_OBJBND), force=True)
 
         # gurobipy catches Ctrl-C itself: optimize() returns with status INTERRUPTED.
-        with c_stdout_to_stderr():
+        with c_stdout_to_stderr(options.deadline):
             model.optimize(callback)
         if options.warm_start is not None:
             accepted = log.contains("Loaded user MIP start") or log.contains(

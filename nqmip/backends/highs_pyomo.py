@@ -67,7 +67,8 @@ class HighsPyomoBackend(Backend):
         log = SolverLog(options.verbose)
         opt._solver_model.cbLogging += lambda event: log(event.message)
         highs_threads.prepare(threads)  # Pyomo runs HiGHS in this thread
-        with c_stdout_to_stderr():  # HiGHS's log (verbose) on stderr: stdout stays ours
+        # HiGHS's log (verbose) on stderr: stdout stays ours
+        with c_stdout_to_stderr(options.deadline):
             results = opt.solve(model)
         if options.warm_start is not None:
             accepted = log.contains("MIP start solution is feasible")

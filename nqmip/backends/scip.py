@@ -79,7 +79,8 @@ class ScipBackend(Backend):
             for var, value in zip(x, start_vector(lm, options.warm_start), strict=True):
                 model.setSolVal(start, var, float(value))
             accepted = bool(model.addSol(start))
-        with stop_when_cancelled(options.deadline, model.interruptSolve), c_stdout_to_stderr():
+        with stop_when_cancelled(options.deadline, model.interruptSolve), \
+                c_stdout_to_stderr(options.deadline):
             model.optimize()  # SCIP's log (verbose) on stderr: stdout stays ours
         return self._read(model, lm, x, accepted)
 

@@ -108,7 +108,8 @@ class Toulbar2Backend(Backend):
         # toulbar2's limit is whole CPU seconds: at least one
         seconds = 0 if limit is None else max(1, round(limit))
         begin = time.perf_counter()
-        with c_stdout_to_stderr():  # toulbar2's log (verbose) on stderr: stdout stays ours
+        # toulbar2's log (verbose) on stderr: stdout stays ours
+        with c_stdout_to_stderr(options.deadline):
             found = problem.Solve(showSolutions=0, timeLimit=seconds)
         # A search that ended before its clock did ran to the end: its answer is proven
         # (the dual bound it reports after a complete search can lag the optimum). The
