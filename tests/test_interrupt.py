@@ -109,22 +109,26 @@ def test_sigterm_and_sighup_stop_the_solve_as_ctrl_c(name: str, tmp_path: Path) 
     assert done.stdout.split()[1] == f"objective={data['objective']:g}"
 
 
-def signalled_count(signum: signal.Signals, after: float) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "nqmip.cli.count", "--n", "17", "--workers", "2"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    time.sleep(after)
-    proc.send_signal(signum)
-    out, err = proc.communicate(timeout=60)
+def signalled(command: list[str], signum: signal.Signals, after: float
+              ) -> subprocess.CompletedProcess[str]:
+    """Start ``command``, send ``signum`` after ``after`` seconds, once more 8 s in when
+    a loaded machine was still importing it (no handler yet: killed by the signal)."""
+    for wait in (after, 8.0):
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(wait)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+        if proc.returncode != -signum:
+            break
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 def test_sigterm_and_sighup_stop_the_count_as_ctrl_c(name: str) -> None:
     signum = getattr(signal, name)
-    done = signalled_count(signum, 3.0)
-    if done.returncode == -signum:  # a loaded machine: still importing, no handler yet
-        done = signalled_count(signum, 8.0)
+    done = signalled([sys.executable, "-m", "nqmip.cli.count", "--n", "17", "--workers", "2"],
+                     signum, 3.0)
     assert done.returncode == 128 + signum, done.stderr
     # one line; mid-count it says what the finished sub-trees hold, as a part
     assert done.stdout == "" and done.stderr.startswith("nqmip-count: interrupted")
@@ -132,28 +136,14 @@ def test_sigterm_and_sighup_stop_the_count_as_ctrl_c(name: str) -> None:
                                               or "not the total" in done.stderr)
 
 
-def signalled_compare(signum: signal.Signals, output: Path, after: float
-                      ) -> subprocess.CompletedProcess[str]:
-    """A sweep of annealing runs of 20 s each, ``signum`` sent after ``after`` seconds."""
-    output.unlink(missing_ok=True)
-    command = [sys.executable, str(ROOT / "scripts" / "compare.py"), "--n", "200",
-               "--methods", "sa", "--repeats", "4", "--time-limit", "20", "--target", "none",
-               "--output", str(output), "--no-progress"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    time.sleep(after)
-    proc.send_signal(signum)
-    out, err = proc.communicate(timeout=60)
-    return subprocess.CompletedProcess(command, proc.returncode, out, err)
-
-
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 def test_sigterm_and_sighup_stop_the_compare_as_ctrl_c(name: str, tmp_path: Path) -> None:
-    """nqmip-compare stops as on Ctrl-C, saying how to resume, with 128 + the signal."""
+    """nqmip-compare stops as on Ctrl-C, saying how to resume, with 128 + the signal (a
+    sweep of annealing runs of 20 s each)."""
     signum = getattr(signal, name)
     output = tmp_path / "runs.jsonl"
-    done = signalled_compare(signum, output, 4.0)
-    if done.returncode == -signum:  # a loaded machine: still importing, no handler yet
-        done = signalled_compare(signum, output, 8.0)
+    done = signalled([sys.executable, str(ROOT / "scripts" / "compare.py"), "--n", "200",
+                      "--methods", "sa", "--repeats", "4", "--time-limit", "20", "--target",
+                      "none", "--output", str(output), "--no-progress"], signum, 4.0)
     assert done.returncode == 128 + signum, done.stderr
     assert f"interrupted; resume with --resume {output}" in done.stderr
