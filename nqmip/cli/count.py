@@ -233,18 +233,32 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             return 0
         result = _count(args)
     except KeyboardInterrupt as stopped:
-        stop.hold()  # a repeat of the signal does not cut the line short
-        say("nqmip-count: interrupted" + _counted_so_far(stopped)
-            + ("; finished sub-trees are kept in the record" if "--record" in argv else ""))
-        return stop.status
+        return _stopped(stop, argv, stopped)
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
     except (InstanceError, ValueError, TypeError, OSError) as exc:
+        if stop.signum is not None:  # a stop that broke what it interrupted: still a stop
+            return _stopped(stop, argv)
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
+    except Exception:
+        # a signal heard while numba compiled (the first count on a machine) reaches it
+        # inside a callback of its own and numba fails with "no compiled object yet"
+        if stop.signum is None:
+            raise
+        return _stopped(stop, argv)
     stop.hold()
     return deliver(lambda: _show(args, result), "nqmip-count") or 0
+
+
+def _stopped(stop: Stop, argv: list[str], stopped: KeyboardInterrupt | None = None) -> int:
+    """The one line of a count a stop signal ended, and its exit status."""
+    stop.hold()  # a repeat of the signal does not cut the line short
+    say("nqmip-count: interrupted"
+        + ("" if stopped is None else _counted_so_far(stopped))
+        + ("; finished sub-trees are kept in the record" if "--record" in argv else ""))
+    return stop.status
 
 
 def _counted_so_far(stopped: KeyboardInterrupt) -> str:

@@ -17,6 +17,7 @@ once by the signal's own default action. A signal the caller had set to be ignor
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -85,8 +86,18 @@ def stops_as_ctrl_c() -> Iterator[Stop]:
         if before in (signal.SIG_DFL, signal.default_int_handler):
             stop._installed[signum] = before
             signal.signal(signum, stop._as_ctrl_c)
+    hook = sys.unraisablehook
+
+    def quiet(unraisable: Any) -> None:
+        # the stop raised inside a C callback (numba's compile) cannot propagate: Python
+        # would print it as "Exception ignored"; the command says it was stopped instead
+        if not (stop.signum is not None and unraisable.exc_type is KeyboardInterrupt):
+            hook(unraisable)
+
+    sys.unraisablehook = quiet
     try:
         yield stop
     finally:
+        sys.unraisablehook = hook
         for number, before in stop._installed.items():
             signal.signal(number, before)
