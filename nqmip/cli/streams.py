@@ -31,7 +31,10 @@ EXIT_BROKEN_PIPE = 141
 
 #: The characters beyond ASCII the commands print, each with its ASCII stand-in.
 GLYPHS = {"·": "-", "×": "x", "≤": "<=", "≥": ">=", "—": "--", "–": "-", "…": "...",
-          "−": "-", "→": "->", "±": "+/-"}
+          "−": "-", "→": "->", "±": "+/-",
+          # nqmip-compare's tables, legends and conclusions
+          "τ": "tau", "★": "*", "₂": "2", "½": "1/2", "’": "'", "‘": "'", "“": '"',
+          "”": '"', "é": "e", "è": "e", "ö": "o"}
 #: The name of the codec error handler that writes the stand-ins.
 PLAIN = "nqmip-plain"
 

@@ -438,6 +438,9 @@ def print_summary(args: argparse.Namespace, summary: list[dict[str, Any]]) -> No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from nqmip.cli.streams import plain_fallback
+
+    plain_fallback()  # a console that is not UTF-8 gets ASCII stand-ins
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # no grid asked for: say how to ask, run nothing
         build_parser().print_usage(sys.stderr)
