@@ -12,6 +12,7 @@ from pathlib import Path
 if __name__ == "__main__":
     # Run from a checkout without installing: the package sits next to scripts/.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from nqmip.cli.streams import leave
     from nqmip.compare import main
 
-    sys.exit(main())
+    leave(main())

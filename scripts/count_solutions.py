@@ -11,6 +11,6 @@ from pathlib import Path
 if __name__ == "__main__":
     # Run from a checkout without installing: the package sits next to scripts/.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli.count import count_main
+    from nqmip.cli.count import entry
 
-    sys.exit(count_main())
+    entry()

@@ -136,6 +136,32 @@ def test_sigterm_and_sighup_stop_the_count_as_ctrl_c(name: str) -> None:
                                               or "not the total" in done.stderr)
 
 
+# a finaliser that prints at the interpreter's teardown, as LLVM's half-built objects did
+# after a signal heard while numba compiled ("Exception ignored in: ObjectRef.__del__")
+TEARDOWN = ("import atexit, sys; atexit.register(lambda: print('teardown ran', "
+            "file=sys.stderr)); sys.argv[1:] = {argv!r}; from {module} import entry; entry()")
+
+
+@pytest.mark.parametrize(("module", "argv", "after"), [
+    ("nqmip.cli.count", ["--n", "17", "--workers", "2"], 3.0),
+    ("nqmip.compare", ["--n", "200", "--methods", "sa", "--repeats", "4", "--time-limit",
+                       "20", "--target", "none", "--no-progress"], 4.0),
+], ids=["count", "compare"])
+def test_a_stopped_command_leaves_without_the_interpreters_teardown(
+        module: str, argv: list[str], after: float) -> None:
+    """Whatever the stop left half done cannot print after the command's one line; a
+    command that finished still ends the usual way (its teardown runs)."""
+    done = signalled([sys.executable, "-c", TEARDOWN.format(argv=argv, module=module)],
+                     signal.SIGTERM, after)
+    assert done.returncode == 143, done.stderr
+    assert "interrupted" in done.stderr and "teardown ran" not in done.stderr, done.stderr
+    finished = subprocess.run(
+        [sys.executable, "-c", TEARDOWN.format(argv=["--n", "6"], module="nqmip.cli.count")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0 and finished.stdout == "4\n", finished.stderr
+    assert "teardown ran" in finished.stderr
+
+
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 def test_sigterm_and_sighup_stop_the_compare_as_ctrl_c(name: str, tmp_path: Path) -> None:
     """nqmip-compare stops as on Ctrl-C, saying how to resume, with 128 + the signal (a

@@ -312,5 +312,13 @@ def _show(args: argparse.Namespace, result: Any) -> None:
             f"{result.tasks} sub-tree(s), {result.resumed} from the record")
 
 
+def entry() -> None:
+    """The console command: :func:`count_main`'s status, by :func:`nqmip.cli.streams.leave`
+    (a count a signal stopped leaves without the interpreter's teardown)."""
+    from nqmip.cli.streams import leave
+
+    leave(count_main())
+
+
 if __name__ == "__main__":
-    sys.exit(count_main())
+    entry()

@@ -22,7 +22,7 @@ import codecs
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 #: Standard output could not be written (closed, or the device full): EX_IOERR.
 EXIT_IO_ERROR = 74
@@ -120,3 +120,15 @@ def flush_all() -> None:
         except (OSError, ValueError):
             if stream is sys.stdout:
                 _silence_stdout()
+
+
+def leave(code: int) -> NoReturn:
+    """End a command with ``code``, its output flushed. A command a stop signal ended
+    (``code`` 128 + the signal) leaves at once (``os._exit``), without the interpreter's
+    teardown: a signal heard while numba compiled leaves LLVM's objects half built, and
+    their finalisers then print tracebacks ("Exception ignored in: ObjectRef.__del__")
+    after the command's one line."""
+    flush_all()
+    if code >= 128:
+        os._exit(code)
+    sys.exit(code)

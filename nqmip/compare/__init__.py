@@ -70,3 +70,11 @@ __all__ = [
     "summary_csv",
     "summary_markdown",
 ]
+
+
+def entry() -> None:
+    """The console command ``nqmip-compare``: :func:`main`'s status, by
+    :func:`nqmip.cli.streams.leave`."""
+    from nqmip.cli.streams import leave
+
+    leave(main())

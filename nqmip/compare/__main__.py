@@ -7,6 +7,7 @@ LLVM's) took 0.7-0.8 s of every heuristic's cell after its result was already th
 import os
 import sys
 
+from nqmip.cli.streams import leave
 from nqmip.compare.cli import main
 
 if __name__ == "__main__":
@@ -15,4 +16,4 @@ if __name__ == "__main__":
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-    sys.exit(code)
+    leave(code)
