@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from nqmip.backends.base import RawSolution, SolveOptions, get_backend
 from nqmip.budget import MIN_SOLVER_SECONDS
+from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
 from nqmip.methods import METHODS, check_options
 from nqmip.outcome import make_result
@@ -103,6 +104,11 @@ def solve_exact(
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     solve_time = time.perf_counter() - solve_begin
+    if raw.termination is Termination.INTERRUPTED and options.deadline.stopped_by():
+        # the solver heard a cancel: its reason is the termination (the watchdog's at the
+        # limit "time_limit", a target's "target", Ctrl-C or another part's proof
+        # "interrupted"), decided here, where the solver stopped
+        raw.termination = why_stopped(options.deadline)
     result = _solver_result(instance, method, backend.solver_label(), options.seed, raw,
                             start, begin, solve_time)
     if start is not None:

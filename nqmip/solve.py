@@ -187,15 +187,16 @@ def _trajectory(deadline: Deadline, maximised: Instance, target: float | None,
 def _answer(watched: Watched[Result], instance: Instance, spec: Method,
             trajectory: Trajectory) -> Result:
     """The method's result, or the fallback when it did not return in time; interrupted
-    when Ctrl-C stopped it, and a time limit (not a cancel) when the watchdog did."""
+    when Ctrl-C stopped it. Each part says itself why it stopped (the watchdog's cancel at
+    the limit reads "time_limit": :func:`nqmip.chunks.why_stopped`); only the Ctrl-C this call
+    heard is said here."""
     result = watched.value
     if result is None:  # the method did not return in time (a cold compile, an overrun)
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
     if watched.interrupted and result.termination not in (Termination.OPTIMAL,
                                                           Termination.INFEASIBLE):
+        # Ctrl-C, heard here: the call was interrupted, whatever the method last did
         return result.with_(termination=Termination.INTERRUPTED)
-    if watched.overran and result.termination is Termination.INTERRUPTED:
-        return result.with_(termination=Termination.TIME_LIMIT)  # the watchdog's cancel
     return result
 
 

@@ -60,8 +60,8 @@ SLOW_TO_HEAR = {"highs": 10.0}
 
 
 def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
-                    after: float) -> tuple[float, Any]:
-    """Seconds from the cancel to the return, and the result."""
+                    after: float, reason: str = "interrupted") -> tuple[float, Any]:
+    """Seconds from the cancel (for ``reason``) to the return, and the result."""
     deadline = Deadline(60)
     box: dict[str, Any] = {}
 
@@ -74,7 +74,7 @@ def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
     time.sleep(after)
     assert worker.is_alive(), f"{method} ended before the cancel: nothing was measured"
     sent = time.perf_counter()
-    deadline.cancel()
+    deadline.cancel(reason)
     worker.join(30)
     return time.perf_counter() - sent, box.get("result")
 
@@ -234,3 +234,14 @@ def test_a_cancel_before_cp_sat_starts_still_stops_it() -> None:
         time.sleep(0.2)  # the first stop comes before the search
         solver.solve(model)
     assert time.perf_counter() - begin < 10.0
+
+
+@pytest.mark.parametrize("method", backend_params(tuple(sorted({*EXACT_CASES, "bnb"}))))
+def test_an_exact_solver_stopped_at_the_limit_says_time_limit(method: str) -> None:
+    """The watchdog's cancel at the limit (reason "time_limit") stops an exact solver
+    through its interrupt; the solver's "interrupted" becomes the cancel's reason where it
+    stopped (nqmip.exact), not renamed afterwards by solve()."""
+    n, weights, params, after = EXACT_CASES.get(method, CASES["bnb"])
+    _, result = cancelled_after(method, n, weights, params, after, reason="time_limit")
+    assert result is not None and result.termination == "time_limit", result
+    assert result.status in ("feasible", "unknown")
