@@ -99,6 +99,9 @@ class Method:
     #: at most this, the call's clock still ending it)
     most: Mapping[str, float] | None = None
     fractional_work: bool = False  # its work_limit unit is not a count
+    #: the function whose signature declares a heuristic's own parameters, where its entry
+    #: passes ``**params`` on (:mod:`nqmip.heuristics.params`); None: the entry's own
+    params: str | None = None
 
     def highest(self, option: str) -> float | None:
         """The most of ``option`` this method takes (None: the option type's own)."""
@@ -226,6 +229,7 @@ _TABLE: tuple[Method, ...] = (
            "greedy placement and min-conflicts repair, for millions of queens (the "
            "first conflict-free placement: weights are not optimised)",
            _honours(*_HEURISTIC), warm_up="nqmip.heuristics.minconflicts:warm_up",
+           params="nqmip.heuristics.minconflicts:minconflicts_placement",
            work="max_evaluations", notes=_work("candidate checks (max_evaluations)")),
     Method("topsquares", "heuristic", "nqmip.heuristics.topsquares:solve_topsquares",
            "min-conflicts swaps on the heaviest squares (a weight matrix)",

@@ -212,6 +212,12 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
         raise TypeError("solve() takes no objective: the lexicographically first solution "
                         "is nqmip.lex_first(n, fixed=..., method=..., time_limit=...)")
     options = check_options_of(spec, options, params)
+    if params and spec.kind in ("exact", "auto"):
+        raise TypeError(f"unexpected parameters for {spec.name!r}: {', '.join(params)}")
+    if spec.kind == "heuristic":  # its own, before its run (which loads kernels first)
+        from nqmip.heuristics.params import check_own
+
+        check_own(spec.name, params)
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
@@ -351,8 +357,6 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
         return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
                            verbose=verbose, on_progress=on_progress,
                            warm_start=warm_start, **params)
-    if params and spec.kind == "exact":
-        raise TypeError(f"unexpected parameters for {spec.name!r}: {', '.join(params)}")
     if spec.kind == "exact":
         from nqmip.backends.base import SolveOptions
         from nqmip.exact import solve_exact

@@ -405,6 +405,13 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
                   if not refused(m, names)]
         raise UsageError(f"{what} does not take {flags}"
                          + (f" (--method {', '.join(takers)} do)" if takers else ""))
+    if not args.lex_first:
+        from nqmip.heuristics.params import param_refusal
+
+        for name, value in options.items():
+            refusal = param_refusal(spec.name, name, value, str(value))
+            if refusal is not None:
+                raise UsageError(refusal)
     return options if args.lex_first else {**options, **given}
 
 

@@ -5,7 +5,6 @@ its end."""
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,71 +18,6 @@ GRID_OWN = ("n", "weights", "method", "time_limit", "seed", "warm_start", "weigh
             "fixed", "target", "on_progress", "verbose")
 #: Keywords of :func:`nqmip.solve` every method takes: they make the board.
 BOARD = ("black", "white", "sense")
-#: A heuristic's arguments that :func:`nqmip.solve` gives itself.
-GIVEN = ("instance", "seed", "time_limit", "on_progress")
-
-
-def _own_parameters(method: str) -> set[str] | None:
-    """The parameters of a heuristic's entry (None: it takes any keyword)."""
-    from nqmip.methods import METHODS
-
-    function = METHODS[method].load()
-    parameters = inspect.signature(function).parameters.values()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return None
-    return {p.name for p in parameters if p.name not in GIVEN}
-
-
-def _declared(method: str, name: str) -> Any:
-    """The declared type of a heuristic's own parameter ``name``: its annotation, or the
-    type of its default (the GA's :data:`~nqmip.heuristics.ga.config.DEFAULTS`)."""
-    from nqmip.methods import METHODS
-
-    function = METHODS[method].load()
-    parameter = inspect.signature(function).parameters.get(name)
-    if parameter is not None and parameter.kind is not inspect.Parameter.VAR_KEYWORD:
-        return parameter.annotation if parameter.annotation is not inspect.Parameter.empty \
-            else type(parameter.default)
-    return None
-
-
-def _check_own_value(method: str, name: str, value: Any) -> None:
-    """A heuristic's own parameter's value against its declared type (int, float, bool,
-    str, each maybe None) and, for the GA, its whole configuration; UsageError naming it."""
-    if method == "ga":
-        from nqmip.heuristics.common import ParameterError
-        from nqmip.heuristics.ga.config import GAConfig
-
-        try:
-            GAConfig.build(**{name: value}) if name != "preset" else GAConfig.build(value)
-        except (ParameterError, TypeError, ValueError) as exc:
-            raise UsageError(f"--param {name}={json_text(value)}: {exc}") from None
-        return
-    declared = _declared(method, name)
-    if declared is None:  # a keyword of **params: the method checks it itself
-        return
-    text = declared if isinstance(declared, str) else getattr(declared, "__name__",
-                                                                 str(declared))
-    kinds = [k.strip() for k in text.replace("'", "").split("|")]
-    if value is None and "None" in kinds:
-        return
-    ok = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-          "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool)
-          and math.isfinite(v),
-          "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str)}
-    known = [k for k in kinds if k in ok]
-    if not known:  # an array (a start) or a callable: not a command-line value
-        raise UsageError(f"--param {name}: {method}'s {name} takes {text or 'an object'}, "
-                         "which a command line cannot give")
-    if not any(ok[k](value) for k in known):
-        words = {"int": "a whole number", "float": "a finite number",
-                 "bool": "true or false", "str": "a string", "None": "null"}
-        want = " or ".join(words[k] for k in kinds if k in words)
-        raise UsageError(f"--param {name}={json_text(value)}: {method}'s {name} takes "
-                         f"{want}")
-    if value is not None and not isinstance(value, bool | str) and value < 0:
-        raise UsageError(f"--param {name}={json_text(value)}: {method}'s {name} takes "
-                         "a value of at least 0")
 
 
 def _check_board_value(name: str, value: Any) -> None:
@@ -132,12 +66,11 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
                 except (TypeError, ValueError) as exc:
                     raise UsageError(f"--param {name}={json_text(value)}: {exc}") from None
                 continue
-            own = _own_parameters(method) if spec.kind == "heuristic" else set()
-            if own is not None and name not in own:
-                known = ", ".join(sorted(own)) if own else "none"
-                raise UsageError(f"--param {name}: {method} has no parameter {name!r} "
-                                 f"(its own: {known})")
-            _check_own_value(method, name, value)
+            from nqmip.heuristics.params import param_refusal
+
+            refusal = param_refusal(method, name, value, json_text(value))
+            if refusal is not None:
+                raise UsageError(refusal)
 
 
 def check_available(methods: Sequence[str]) -> None:
