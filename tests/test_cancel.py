@@ -80,8 +80,12 @@ def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
 
 
 def check(method: str, n: int, weights: Any, params: dict[str, Any], after: float) -> None:
-    # numba's cache loaded in this process first: the cancel lands in the search
-    nqmip.solve(12, WARM_WEIGHTS.get(method, "chess"), method=method, time_limit=0.3)
+    # numba's cache loaded in this process first: the cancel lands in the search (auto:
+    # on the board itself, whose plan loads the kernels of each of its parts)
+    if method == "auto":
+        nqmip.solve(n, weights, method=method, time_limit=3.0)
+    else:
+        nqmip.solve(12, WARM_WEIGHTS.get(method, "chess"), method=method, time_limit=0.3)
     bound = SLOW_TO_HEAR.get(method, BOUND)
     seconds, result = cancelled_after(method, n, weights, params, after)
     if seconds > bound:  # a busy core stole the time: once more
