@@ -212,3 +212,22 @@ def test_a_corrupt_file_is_refused_by_the_real_command_before_anything_compiles(
     assert p.stderr.count("\n") == 1 and "line 1" in p.stderr, p.stderr
     assert "delete that line" in p.stderr or "remove that line" in p.stderr, p.stderr
     assert seconds < 1.0 + 2.0, seconds  # 1 s and an interpreter's start on a loaded machine
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--n", "8", "--fix", "z9"], "--fix z9 (8,25) is off the 8 x 8 board"),
+    (["--n", "8", "--fix", "9,9"], "--fix 9,9 is off the 8 x 8 board"),
+    (["--n", "7", "--fix", "h8"], "--fix h8 (7,7) is off the 7 x 7 board"),
+    (["--n", "8", "--fix", "e1", "--fix", "0,4"], "--fix 0,4 is given twice (first as "
+                                                   "--fix e1)"),
+])
+@pytest.mark.parametrize("command", ["solve", "count"])
+def test_a_refused_fixed_queen_is_named_as_it_was_written(
+        argv: list[str], words: str, command: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A chess square is refused under the name the user gave it, with the row and
+    column it stands for, by both commands that take --fix (before: '--fix 8,25 is off
+    the board' for '--fix z9', and nqmip-count's 'fixed queen (8, 25) ...')."""
+    assert COMMANDS[command](argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

@@ -22,6 +22,7 @@ from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     Parser,
     UsageError,
+    board_and_fixed,
     check_writable,
     fixed_queen,
     glue_values,
@@ -179,27 +180,6 @@ def check_plot(path: str) -> None:
     check_writable(path, "--plot")
 
 
-def _resolve_board(args: argparse.Namespace) -> None:
-    """``args.n`` and ``args.fix`` from ``--n``, ``--fix`` and ``--fixed``."""
-    twice = [q for k, q in enumerate(args.fix) if q in args.fix[:k]]
-    if twice:
-        raise UsageError(f"--fix {twice[0][0]},{twice[0][1]} is given twice")
-    if args.fixed is not None:
-        from nqmip.instances.csplib import read_fixed
-
-        data = read_fixed(args.fixed)
-        if data.n is not None and args.n is not None and args.n != data.n:
-            raise UsageError(f"--n {args.n} but {args.fixed} says n = {data.n}")
-        args.n = data.n if args.n is None else args.n
-        both = [q for q in data.fixed if q in args.fix]
-        if both:
-            raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
-                             f"and by --fixed {args.fixed}")
-        args.fix = list(args.fix) + list(data.fixed)
-    if args.n is None:
-        raise UsageError("--n is required (or a --fixed file that states n)")
-
-
 def count_main(argv: Sequence[str] | None = None) -> int:
     """The command on ``argv``; its exit status. SIGTERM and SIGHUP stop it as Ctrl-C
     does (:mod:`nqmip.cli.signals`: 130, 143, 129); a standard output that fails ends as
@@ -214,7 +194,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
 
     try:
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
-        _resolve_board(args)
+        args.n, args.fix = board_and_fixed(args.n, args.fix, args.fixed, default_n=None)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
         if args.limit is not None and not (args.list or args.plot):

@@ -36,15 +36,69 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class Queen(tuple[int, int]):
+    """A fixed queen (row, column) that remembers how the command line wrote it."""
+
+    text: str
+
+    def __str__(self) -> str:
+        """``--fix z9`` as written, with the square it means when that differs."""
+        plain = f"{self[0]},{self[1]}"
+        return plain if self.text.replace(" ", "") == plain else f"{self.text} ({plain})"
+
+
 def fixed_queen(text: str) -> tuple[int, int]:
     """A queen as ``ROW,COL`` (0-based) or as a chess square (``e1`` is row 0, column 4):
     :func:`nqmip.instance.parse_queen`, the notation :func:`nqmip.solve` also takes."""
     from nqmip.instance import InstanceError, parse_queen
 
     try:
-        return parse_queen(text)
+        queen = Queen(parse_queen(text))
     except InstanceError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    queen.text = text
+    return queen
+
+
+def queen_text(queen: tuple[int, int]) -> str:
+    """How a refusal names a fixed queen: as the command line wrote it (:class:`Queen`),
+    else ``ROW,COL``."""
+    return str(queen) if isinstance(queen, Queen) else f"{queen[0]},{queen[1]}"
+
+
+def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
+                    default_n: int | None) -> tuple[int, list[tuple[int, int]]]:
+    """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed`` (the
+    solve and count commands'): a queen given twice, a file stating another n, or a queen
+    off the board refused, each queen named as the command line wrote it; without ``--n``
+    nor a file that states it, ``default_n`` (None: refused)."""
+    fixed = list(fix)
+    twice = [q for k, q in enumerate(fixed) if q in fixed[:k]]
+    if twice:
+        first = fixed[fixed.index(twice[0])]
+        also = "" if queen_text(first) == queen_text(twice[0]) else \
+            f" (first as --fix {getattr(first, 'text', queen_text(first))})"
+        raise UsageError(f"--fix {queen_text(twice[0])} is given twice{also}")
+    if fixed_file is not None:
+        from nqmip.instances.csplib import read_fixed
+
+        data = read_fixed(fixed_file)
+        if data.n is not None and n is not None and n != data.n:
+            raise UsageError(f"--n {n} but {fixed_file} says n = {data.n}")
+        n = data.n if n is None else n
+        both = [q for q in data.fixed if q in fixed]
+        if both:
+            raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
+                             f"and by --fixed {fixed_file}")
+        fixed += data.fixed
+    n = default_n if n is None else n
+    if n is None:
+        raise UsageError("--n is required (or a --fixed file that states n)")
+    for queen in fixed:
+        if queen[0] >= n or queen[1] >= n:
+            raise UsageError(f"--fix {queen_text(queen)} is off the {n} x {n} board: rows "
+                             f"and columns count from 0 to {n - 1}")
+    return n, fixed
 
 
 def positive_int(text: str) -> int:

@@ -29,6 +29,7 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    board_and_fixed,
     check_writable,
     finite_float,
     fixed_queen,
@@ -341,7 +342,7 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
         weights = "random"
     else:
         weights = "chess"
-    n, fixed = board_and_fixed(args)
+    n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
     if args.feasibility and args.minimize:
         raise UsageError("--minimize needs weights (costs): --feasibility has none")
     colour_values = [flag for flag, value in (("--black", args.black),
@@ -458,33 +459,6 @@ def warm_up() -> int:
              else "every kernel loaded from the cache: nothing to compile)"),
           file=sys.stderr)
     return 0
-
-
-def board_and_fixed(args: argparse.Namespace) -> tuple[int, list[tuple[int, int]]]:
-    """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed``."""
-    n = args.n
-    fixed = list(args.fix)
-    if len(set(fixed)) != len(fixed):
-        twice = next(q for q in fixed if fixed.count(q) > 1)
-        raise UsageError(f"--fix {twice[0]},{twice[1]} is given twice")
-    if args.fixed is not None:
-        from nqmip.instances.csplib import read_fixed
-
-        data = read_fixed(args.fixed)
-        if data.n is not None and n is not None and n != data.n:
-            raise UsageError(f"--n {n} but {args.fixed} says n = {data.n}")
-        n = data.n if n is None else n
-        both = [q for q in data.fixed if q in fixed]
-        if both:
-            raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
-                             f"and by --fixed {args.fixed}")
-        fixed += data.fixed
-    n = 8 if n is None else n
-    for row, col in fixed:
-        if row >= n or col >= n:
-            raise UsageError(f"--fix {row},{col} is off the {n} x {n} board: rows and "
-                             f"columns count from 0 to {n - 1}")
-    return n, fixed
 
 
 if __name__ == "__main__":  # pragma: no cover
