@@ -16,7 +16,7 @@ import pytest
 
 import nqmip
 from nqmip import compare
-from nqmip.compare import Cell, UsageError, parse_sizes, run_cell, summarize
+from nqmip.compare import Cell, UsageError, main, parse_sizes, run_cell, summarize
 from nqmip.compare.plot import plot
 from nqmip.compare.store import GRID_KEY
 
@@ -55,8 +55,7 @@ def test_sizes_lists_and_ranges() -> None:
     assert parse_sizes("8,16,32") == [8, 16, 32]
     assert parse_sizes("8:64:8") == [8, 16, 24, 32, 40, 48, 56, 64]
     assert parse_sizes("4:6,10, 12") == [4, 5, 6, 10, 12]
-    assert parse_sizes("8,8:10") == [8, 9, 10]  # duplicates dropped, order kept
-    for bad in ("", "8,,9", "a", "8:4", "8:16:0", "1:2:3:4", "0", "-3", "8.5"):
+    for bad in ("8,8:10", "", "8,,9", "a", "8:4", "8:16:0", "1:2:3:4", "0", "-3", "8.5"):
         with pytest.raises(UsageError):
             parse_sizes(bad)
 
@@ -552,3 +551,19 @@ def test_the_toulbar2_family_is_a_grid_weight() -> None:
     row = run_cell(Cell(n=12, method="bnb", weights="toulbar2", seed=0, repeat=0,
                         time_limit=30, hard_limit=90))
     assert row["status"] == "optimal" and row["sense"] == "min" and row["objective"] == 48
+
+
+@pytest.mark.parametrize(("option", "value", "words"), [
+    ("--methods", "sa,sa", "--methods: sa is given twice"),
+    ("--methods", "sa,,ga", "--methods: empty item"),
+    ("--n", "8,8", "--n: 8 is given twice"),
+    ("--n", "8:12,10", "--n: 10 is given twice"),
+])
+def test_an_item_given_twice_or_empty_is_refused_not_dropped(
+        option: str, value: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, the grid ran each once and said nothing of the repeat or the empty item."""
+    argv = {"--n": ["--n", "8"], "--methods": ["--methods", "sa"]}
+    argv[option] = [option, value]
+    assert main([*argv["--n"], *argv["--methods"], "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

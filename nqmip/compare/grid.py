@@ -107,7 +107,16 @@ def parse_sizes(text: str) -> list[int]:
     for n in sizes:
         if n < 1:
             raise UsageError(f"--n: board sizes must be at least 1, got {n}")
-    return list(dict.fromkeys(sizes))
+    _once("--n", sizes, text)
+    return sizes
+
+
+def _once(option: str, items: list[Any], text: str) -> None:
+    """Refuse an item given twice (a grid runs each once: nothing dropped unsaid)."""
+    twice = next((item for k, item in enumerate(items) if item in items[:k]), None)
+    if twice is not None:
+        raise UsageError(f"{option}: {twice} is given twice in {text!r}; each is run once, "
+                         "give it once")
 
 
 def known_methods() -> tuple[str, ...]:
@@ -152,15 +161,18 @@ def parse_target(text: str) -> str:
 
 
 def parse_methods(text: str) -> list[str]:
-    methods = [m.strip() for m in text.split(",") if m.strip()]
-    if not methods:
+    methods = [m.strip() for m in text.split(",")]
+    if not any(methods):
         raise UsageError("--methods: give at least one method")
+    if not all(methods):
+        raise UsageError(f"--methods: empty item in {text!r}")
     known = known_methods()
     for method in methods:
         if method not in known:
             raise UsageError(f"--methods: unknown method {method!r}: "
                              f"choose from {', '.join(known)}")
-    return list(dict.fromkeys(methods))
+    _once("--methods", methods, text)
+    return methods
 
 
 def parse_seeds(text: str) -> list[int]:
