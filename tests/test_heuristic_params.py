@@ -12,7 +12,8 @@ import pytest
 import nqmip
 from nqmip.cli.solve import solve_weighted_main
 from nqmip.heuristics import HEURISTIC_METHODS
-from nqmip.heuristics.params import declared, own_parameters
+from nqmip.heuristics.common import Bound
+from nqmip.heuristics.params import bounds_of, declared, own_parameters
 from nqmip.methods import METHODS
 
 #: a board each heuristic takes (topsquares: a weight matrix)
@@ -52,9 +53,46 @@ def test_a_value_of_another_type_is_refused_by_name(method: str, name: str,
     with pytest.raises(ValueError, match=f"{method}'s {name} takes"):
         nqmip.solve(8, WEIGHTS.get(method, "chess"), method=method, time_limit=1e-3,
                     **{name: "abc"})
-    with pytest.raises(ValueError, match=f"{method}'s {name} takes a value of at least 0"):
+    with pytest.raises(ValueError, match=f"{name} must be"):
         nqmip.solve(8, WEIGHTS.get(method, "chess"), method=method, time_limit=1e-3,
                     **{name: -3})
+
+
+def outside(bound: Bound) -> list[float]:
+    """Values just outside a declared range (each open end itself)."""
+    low = bound.low if bound.low_open else (bound.low - 1 if bound.whole else
+                                            bound.low - 1e-9)
+    values = [low]
+    if bound.high is not None:
+        values.append(bound.high if bound.high_open else (bound.high + 1 if bound.whole
+                                                           else bound.high * 1.5 + 1e-9))
+    return [int(v) if bound.whole else float(v) for v in values]
+
+
+def bounded() -> list[tuple[str, str, Bound]]:
+    """(method, parameter, its declared range) for every heuristic's BOUNDS entry."""
+    return [(method, name, bound) for method in HEURISTIC_METHODS
+            for name, bound in sorted(bounds_of(method).items())]
+
+
+@pytest.mark.parametrize(("method", "name", "bound"), bounded(),
+                         ids=lambda value: str(value) if isinstance(value, str) else "")
+def test_a_value_outside_its_declared_range_is_refused_before_the_run(
+        method: str, name: str, bound: Bound) -> None:
+    """At every door before any kernel loads (compare: before the sweep); before, the
+    sweep ran and failed at every cell, and the API raised only at the run's start."""
+    from nqmip.compare.checks import check_params
+    from nqmip.compare.grid import UsageError
+
+    for value in outside(bound):
+        with pytest.raises(ValueError, match=f"{name} must be"):
+            nqmip.solve(8, WEIGHTS.get(method, "chess"), method=method, time_limit=1e-3,
+                        **{name: value})
+        with pytest.raises(UsageError, match=f"--param {name}="):
+            check_params([(None, name, value)], [method])
+    inside = bound.low + (1 if bound.low_open or bound.whole else 0) if bound.high is None \
+        else (bound.low + bound.high) / 2
+    check_params([(None, name, int(inside) if bound.whole else float(inside))], [method])
 
 
 @pytest.mark.parametrize("method", [*HEURISTIC_METHODS, "auto", "highs"])

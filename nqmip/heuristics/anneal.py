@@ -34,9 +34,10 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.heuristics.common import (
     UNLIMITED,
+    Bound,
     ParameterError,
     check_float,
-    check_int,
+    checked,
     default_budget,
 )
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
@@ -176,6 +177,15 @@ HARD_FROM = {"colours": 500, "dense": 2000}
 TIMED_CYCLES = 6
 
 
+#: The annealing's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {
+    "cooling": Bound(0.0, 1.0, whole=False, low_open=True, high_open=True),
+    "conflict_bias": Bound(0.0, 1.0, whole=False), "cycles": Bound(1),
+    "penalty": Bound(0.0, 1e12, whole=False, low_open=True), "max_iterations": Bound(1),
+    "steps_per_temperature": Bound(1), "t_start": Bound(0.0, 1e9, whole=False, low_open=True),
+    "t_end": Bound(0.0, 1e9, whole=False, low_open=True)}
+
+
 def solve_sa(
     instance: Instance,
     *,
@@ -213,21 +223,17 @@ def solve_sa(
     weighted = not instance.is_feasibility
     n = instance.n
     hard, t_start, t_end = _temperatures(instance, hard, t_start, t_end)
-    cooling = check_float("cooling", cooling, 0.0, 1.0, low_open=True)
-    if cooling == 1.0:  # check_float has no open upper end; 1.0 would never cool
-        raise ParameterError("cooling must be in (0, 1), got 1.0")
-    conflict_bias = check_float("conflict_bias", conflict_bias, 0.0, 1.0)
-    cycles = check_int("cycles", cycles, 1)
-    if penalty is None:  # from the weights: as large as they are
-        penalty = sa_penalty(instance)
-    else:
-        penalty = check_float("penalty", penalty, 0.0, 1e12, low_open=True)
+    cooling = checked(BOUNDS, "cooling", cooling)  # 1.0 would never cool
+    conflict_bias = checked(BOUNDS, "conflict_bias", conflict_bias)
+    cycles = checked(BOUNDS, "cycles", cycles)
+    # without one, from the weights: as large as they are
+    penalty = sa_penalty(instance) if penalty is None else checked(BOUNDS, "penalty", penalty)
     start, given = _start_kind(instance, start)
     free_count = n - len(instance.fixed)
     if max_iterations is None:
         max_iterations = default_budget(
             time_limit, (10**6 + 500 * n) if instance.is_feasibility else (10**6 + 5000 * n))
-    max_iterations = check_int("max_iterations", max_iterations, 1)
+    max_iterations = checked(BOUNDS, "max_iterations", max_iterations)
     # Temperatures per cooling cycle: t_start · cooling^k reaches t_end after `steps`.
     steps = max(1, math.ceil(math.log(t_end / t_start) / math.log(cooling)))
     timed = False
@@ -239,7 +245,7 @@ def solve_sa(
         else:
             steps_per_temperature = max(64, free_count)  # until the first chunk is timed
             timed = True
-    spt = check_int("steps_per_temperature", steps_per_temperature, 1)
+    spt = checked(BOUNDS, "steps_per_temperature", steps_per_temperature)
     schedule = {"spt": spt, "timed": int(timed)}
     top = instance.weight_range()[1] if weighted else 0.0
 
@@ -288,7 +294,7 @@ def _temperatures(instance: Instance, hard: bool | None, t_start: float | None,
     if t_start is None:
         t_start = (0.3 if hard else 0.75 if instance.colours is not None else 1.0) \
             if weighted else 0.5
-    t_start = check_float("t_start", t_start, 0.0, 1e9, low_open=True)
+    t_start = checked(BOUNDS, "t_start", t_start)
     if t_end is None:
         t_end = t_start / 25 if weighted else min(0.02, t_start / 2)
     t_end = check_float("t_end", t_end, 0.0, t_start, low_open=True)

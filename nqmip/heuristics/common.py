@@ -3,9 +3,11 @@ the conversion of a heuristic's outcome into the package's :class:`Result`."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -129,6 +131,43 @@ def check_float(
         bracket = "(" if low_open else "["
         raise ParameterError(f"{name} must be in {bracket}{low}, {high}], got {value!r}")
     return v
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The range of a heuristic's own numeric parameter, declared once in its module's
+    ``BOUNDS`` (read by its entry through :func:`checked`, and before the run by
+    :mod:`nqmip.heuristics.params`): a whole number from ``low`` (to ``high``), or a
+    number in ``[low, high]`` with either end open."""
+
+    low: float
+    high: float | None = None
+    whole: bool = True
+    low_open: bool = False
+    high_open: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as an int or a float, or :class:`ParameterError` naming ``name``."""
+        if self.whole:
+            return check_int(name, value, int(self.low),
+                             None if self.high is None else int(self.high))
+        high = math.inf if self.high is None else self.high
+        try:
+            number = check_float(name, value, self.low, high, low_open=self.low_open)
+            if self.high_open and number == high:
+                raise ParameterError(name)
+        except ParameterError:
+            if isinstance(value, bool | str) or value is None:
+                raise
+            raise ParameterError(f"{name} must be in {'(' if self.low_open else '['}"
+                                 f"{self.low}, {high}{')' if self.high_open else ']'}, "
+                                 f"got {value!r}") from None
+        return number
+
+
+def checked(bounds: Mapping[str, Bound], name: str, value: Any) -> Any:
+    """``value`` of the parameter ``name`` checked against its declared :class:`Bound`."""
+    return bounds[name].check(name, value)
 
 
 def weight_bound(instance: Instance) -> float:

@@ -27,8 +27,9 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks, stopped
 from nqmip.heuristics.common import (
+    Bound,
     ParameterError,
-    check_int,
+    checked,
     checked_start,
     chunk_progress,
     heuristic_result,
@@ -255,6 +256,10 @@ def lns_chunk(perm: np.ndarray, inv: np.ndarray, diag: np.ndarray, anti: np.ndar
     return fstate[0] >= bound - 1e-9
 
 
+#: The large-neighbourhood search's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {"window": Bound(2), "node_limit": Bound(1), "max_steps": Bound(1)}
+
+
 def solve_lns(
     instance: Instance,
     *,
@@ -282,12 +287,12 @@ def solve_lns(
                          "feasibility")
     n = instance.n
     if window is not None:
-        window = check_int("window", window, 2)
-    node_limit = check_int("node_limit", node_limit, 1)
+        window = checked(BOUNDS, "window", window)
+    node_limit = checked(BOUNDS, "node_limit", node_limit)
     limited = (time_limit.limited if isinstance(time_limit, Deadline)
                else time_limit is not None)
-    max_steps = check_int("max_steps", max_steps if max_steps is not None
-                          else (2**62 if limited else 200 * n + 10**4), 1)
+    max_steps = checked(BOUNDS, "max_steps", max_steps if max_steps is not None
+                        else (2**62 if limited else 200 * n + 10**4))
     compile_time = timed_compile(lambda: warm_up(instance))  # its layout of weights only
     rng = make_rng(seed)
     if start is not None:

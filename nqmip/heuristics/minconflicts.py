@@ -38,8 +38,8 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import budgeted, run_chunks
 from nqmip.heuristics.common import (
-    check_float,
-    check_int,
+    Bound,
+    checked,
     chunk_progress,
     fixed_queens_clash,
     heuristic_result,
@@ -83,6 +83,13 @@ DEFERRED_CAPACITY = 1 << 16
 
 
 
+#: The min-conflicts search's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {
+    "tail": Bound(0), "greedy_attempts": Bound(1), "window": Bound(1),
+    "repair_tries": Bound(1), "samples": Bound(1), "noise": Bound(0.0, 1.0, whole=False),
+    "max_evaluations": Bound(1)}
+
+
 def minconflicts_placement(
     instance: Instance,
     *,
@@ -104,14 +111,14 @@ def minconflicts_placement(
     attacking pairs left between the repair's chunks."""
     begin = time.perf_counter()
     deadline = stop_clock(time_limit)
-    tail = check_int("tail", tail, 0)
-    greedy_attempts = check_int("greedy_attempts", greedy_attempts, 1)
-    window = check_int("window", window, 1)
-    repair_tries = check_int("repair_tries", repair_tries, 1)
-    samples = check_int("samples", samples, 1)
-    noise = check_float("noise", noise, 0.0, 1.0)
+    tail = checked(BOUNDS, "tail", tail)
+    greedy_attempts = checked(BOUNDS, "greedy_attempts", greedy_attempts)
+    window = checked(BOUNDS, "window", window)
+    repair_tries = checked(BOUNDS, "repair_tries", repair_tries)
+    samples = checked(BOUNDS, "samples", samples)
+    noise = checked(BOUNDS, "noise", noise)
     if max_evaluations is not None:
-        max_evaluations = check_int("max_evaluations", max_evaluations, 1)
+        max_evaluations = checked(BOUNDS, "max_evaluations", max_evaluations)
     n = instance.n
     budget = max_evaluations if max_evaluations is not None else 64 * n + 10_000_000
     compile_time = timed_compile(lambda: warm_up(instance))  # the counters it will use

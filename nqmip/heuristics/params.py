@@ -4,9 +4,10 @@ name its entry does not take, or a value not of the type its entry declares, is 
 by name at once, not when the run starts (a first run loads its kernels first, and under
 a short limit the call's fallback could answer before the refusal came).
 
-The entry's signature is the declaration (its annotations, or the type of its defaults;
-the GA's whole configuration by :class:`~nqmip.heuristics.ga.config.GAConfig`); ranges
-finer than "at least 0" stay with each heuristic.
+The entry's signature declares the names and types (its annotations, or the type of its
+defaults), its module's ``BOUNDS`` the ranges (:class:`~nqmip.heuristics.common.Bound`,
+which the entry checks with too); the GA's whole configuration is checked by
+:class:`~nqmip.heuristics.ga.config.GAConfig`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from nqmip.heuristics.common import ParameterError
+from nqmip.heuristics.common import Bound, ParameterError
 from nqmip.methods import METHODS, resolve
 
 #: A heuristic's arguments that :func:`nqmip.solve` gives itself.
@@ -39,6 +40,14 @@ def _signature(method: str) -> inspect.Signature:
     method table names as receiving the entry's ``**params``."""
     spec = METHODS[method]
     return inspect.signature(resolve(spec.params) if spec.params else spec.load())
+
+
+def bounds_of(method: str) -> dict[str, Bound]:
+    """The ranges the heuristic's module declares (its ``BOUNDS``), empty where none."""
+    spec = METHODS[method]
+    function = resolve(spec.params) if spec.params else spec.load()
+    module = inspect.getmodule(function)
+    return dict(getattr(module, "BOUNDS", {}))
 
 
 def own_parameters(method: str) -> set[str] | None:
@@ -101,7 +110,10 @@ def check_own_value(method: str, name: str, value: Any, *, command_line: bool = 
     if not any(_OK[k](value) for k in known):
         want = " or ".join(WORDS[k] for k in kinds if k in WORDS)
         raise ParameterError(f"{method}'s {name} takes {want}")
-    if value is not None and not isinstance(value, bool | str) and value < 0:
+    bounds = bounds_of(method)
+    if value is not None and name in bounds:
+        bounds[name].check(name, value)  # its range, as the heuristic declares it
+    elif value is not None and not isinstance(value, bool | str) and value < 0:
         raise ParameterError(f"{method}'s {name} takes a value of at least 0")
 
 

@@ -36,10 +36,10 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.heuristics.common import (
+    Bound,
     KnownBound,
     Reading,
-    check_float,
-    check_int,
+    checked,
     checked_start,
     chunk_progress,
     heuristic_result,
@@ -370,6 +370,13 @@ class _QuotaRun:
         return None
 
 
+#: The quota search's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {
+    "temperature": Bound(1e-3, 100.0, whole=False), "samples": Bound(1),
+    "stage_moves": Bound(1), "start_fraction": Bound(0.0, 1.0, whole=False),
+    "max_stages": Bound(1)}
+
+
 def solve_quota(
     instance: Instance,
     *,
@@ -400,14 +407,14 @@ def solve_quota(
                          "(chess, --black/--white): use sa or topsquares otherwise")
     n = instance.n
     settings = _Settings(
-        temperature=check_float("temperature", temperature, 1e-3, 100.0),
-        samples=check_int("samples", samples, 1),
-        stage_moves=check_int("stage_moves", 1000 * n + 10**6 if stage_moves is None
-                              else stage_moves, 1),
+        temperature=checked(BOUNDS, "temperature", temperature),
+        samples=checked(BOUNDS, "samples", samples),
+        stage_moves=checked(BOUNDS, "stage_moves", 1000 * n + 10**6 if stage_moves is None
+                            else stage_moves),
         limited=(time_limit.limited if isinstance(time_limit, Deadline)
                  else time_limit is not None))
-    start_fraction = check_float("start_fraction", start_fraction, 0.0, 1.0)
-    stages = check_int("max_stages", max_stages if max_stages is not None else 2**62, 1)
+    start_fraction = checked(BOUNDS, "start_fraction", start_fraction)
+    stages = checked(BOUNDS, "max_stages", max_stages if max_stages is not None else 2**62)
     compile_time = timed_compile(warm_up)
     known = KnownBound(instance, clock)  # the colour bound arrives beside the search
     run = _QuotaRun(instance, settings, make_rng(seed),

@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.budget import Deadline
-from nqmip.heuristics.common import check_int, default_budget
+from nqmip.heuristics.common import Bound, checked, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
 from nqmip.heuristics.localsearch import (
     BEST_CONFLICTS,
@@ -159,6 +159,12 @@ def tabu_chunk(
     return goal_reached(state, fstate, weighted, bound)
 
 
+#: Tabu search's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {
+    "tenure": Bound(0), "samples": Bound(1), "stall_limit": Bound(1), "perturb": Bound(0),
+    "max_iterations": Bound(1)}
+
+
 def solve_tabu(
     instance: Instance,
     *,
@@ -180,16 +186,16 @@ def solve_tabu(
     without a new best before a perturbation of ``perturb`` (3) random swaps;
     ``on_progress``: the best weight so far, live (:func:`run_swap_search`).
     """
-    tenure = check_int("tenure", tenure, 0)
-    samples = check_int("samples", samples, 1)
-    stall_limit = check_int("stall_limit", stall_limit, 1)
-    perturb = check_int("perturb", perturb, 0)
+    tenure = checked(BOUNDS, "tenure", tenure)
+    samples = checked(BOUNDS, "samples", samples)
+    stall_limit = checked(BOUNDS, "stall_limit", stall_limit)
+    perturb = checked(BOUNDS, "perturb", perturb)
     n = instance.n
     if max_iterations is None:
         max_iterations = default_budget(
             time_limit,
             (10**6 + 200 * n) if instance.is_feasibility else (2 * 10**5 + 2000 * n))
-    max_iterations = check_int("max_iterations", max_iterations, 1)
+    max_iterations = checked(BOUNDS, "max_iterations", max_iterations)
 
     def prepare(search: SwapSearch, _deadline: Deadline) -> Callable[[int, int], bool]:
         tabu_until = np.zeros(1 << TABU_TABLE_BITS, dtype=np.int64)

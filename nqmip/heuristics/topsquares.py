@@ -29,8 +29,8 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks, stopped
 from nqmip.heuristics.common import (
-    check_float,
-    check_int,
+    Bound,
+    checked,
     chunk_progress,
     heuristic_result,
     kernel_seed,
@@ -195,6 +195,11 @@ def _matching(n: int, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray | N
     return match.astype(np.int32)
 
 
+#: The top-squares search's own numeric parameters (checked here and before a run).
+BOUNDS: dict[str, Bound] = {
+    "samples": Bound(1), "noise": Bound(0.0, 1.0, whole=False), "stage_moves": Bound(1)}
+
+
 def solve_topsquares(
     instance: Instance,
     *,
@@ -215,12 +220,12 @@ def solve_topsquares(
     """
     start = time.perf_counter()
     clock = stop_clock(time_limit)  # one clock: the compile counts
-    samples = check_int("samples", samples, 1)
-    noise = check_float("noise", noise, 0.0, 1.0)
+    samples = checked(BOUNDS, "samples", samples)
+    noise = checked(BOUNDS, "noise", noise)
     n = instance.n
     if stage_moves is None:
         stage_moves = 100 * n + 10**6
-    stage_moves = check_int("stage_moves", stage_moves, 1)
+    stage_moves = checked(BOUNDS, "stage_moves", stage_moves)
     if instance.dense is None:
         raise ValueError("topsquares needs a dense weight matrix (random or given weights): "
                          "use sa or quota for colour weights and minconflicts for feasibility")
