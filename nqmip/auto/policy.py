@@ -118,7 +118,8 @@ def scip_beside(size: int) -> bool:
 class Plan:
     """What auto runs for an instance: ``name`` (a function of :mod:`nqmip.auto.plans`),
     ``parts`` (what each core does, in words) and ``kernels`` (the heuristics whose numba
-    kernels it loads before the clock starts: its warm-up)."""
+    kernels it loads before its parts start: its warm-up; or, for a plan of
+    :data:`nqmip.auto.kernels.LAZY`, while they run)."""
 
     name: str
     when: str
@@ -141,7 +142,8 @@ PLANS: tuple[Plan, ...] = (
          ("core 1: the colour proof, then the MIP (n <= "
           f"{AUTO_COLOUR_EXACT_MAX_N}) or a search at the bound",
           "core 2: a search at the bound from another seed (n > "
-          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("colour", "anneal-start")),
+          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing from the incumbent"),
+         ("colour", "sa")),
     Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
          f"with Gurobi, <= {BNB_PORTFOLIO_MAX_N} with a limit of "
          f"{LONG_BUDGET_SECONDS:g} s or more)",
