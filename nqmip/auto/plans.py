@@ -43,6 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from nqmip.auto.kernels import (  # noqa: F401 (warm_up and its tables: their old home)
     KERNEL_METHODS,
     KERNEL_WORDS,
@@ -61,6 +63,8 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
     COMPLETION_SEARCH_MAX_FREE,
+    FIRST_CLIMB_SECONDS,
+    FIRST_CLIMB_SHARE,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
@@ -416,8 +420,24 @@ def _colour_proof(call: Call) -> None:
             proof_limit.cancel()
             limit.cancel()
 
+    if call.beside is not None and call.beside.compiling:
+        first_climb(run, deadline)
     run.beside(deadline, prove, lead=second_stream,
                ready=None if call.beside is None else call.beside.ready)
+
+
+def first_climb(run: Portfolio, deadline: Deadline) -> None:
+    """A first run: the numpy swap climb from the incumbent (``FIRST_CLIMB_SECONDS``),
+    while the annealing's kernels compile in another process."""
+    from nqmip.heuristics.swapclimb import MAX_N, climb_result
+
+    best = run.best
+    if run.instance.fixed or run.instance.n > MAX_N or best is None \
+            or best.placement is None:
+        return
+    limit = deadline.sub(FIRST_CLIMB_SECONDS, share=FIRST_CLIMB_SHARE)
+    run.guard("swap climb", lambda: run.offer(climb_result(
+        run.instance, np.asarray(best.placement), limit, run.seed), "swap climb"))
 
 
 #: One function per plan of :data:`nqmip.auto.policy.PLANS` that runs after the explicit
