@@ -67,11 +67,21 @@ def test_a_background_compile_is_ended_by_stop(empty_cache: Path) -> None:
 def test_beside_waits_for_the_child_and_gives_up_at_the_deadline(empty_cache: Path) -> None:
     beside = Beside(make_instance(12, "chess"))
     try:
-        assert beside.compiling and beside.background is not None
+        assert beside.compiling and beside.background is None  # not before start()
+        assert beside.ready(Deadline(0.2)) is None  # never started: no annealing
+        beside.start()
+        assert beside.background is not None and not beside.background.ended()
         assert beside.ready(Deadline(0.3)) is None  # not compiled by then: no annealing
     finally:
         beside.stop()
     assert beside.background.ended()
+
+
+def test_beside_starts_no_child_after_the_run_has_ended(empty_cache: Path) -> None:
+    beside = Beside(make_instance(12, "chess"))
+    beside.stop()
+    beside.start()
+    assert beside.background is None
 
 
 def test_beside_starts_no_child_when_its_kernels_are_marked_ready() -> None:

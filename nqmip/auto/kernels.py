@@ -16,10 +16,15 @@ usual start) are not.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nqmip.auto.policy import COMPLETION_SEARCH_MAX_FREE, Plan
 from nqmip.budget import Deadline
 from nqmip.instance import Instance, free_rows
 from nqmip.progress import ProgressCallback
+
+if TYPE_CHECKING:
+    from nqmip.warmup import Background
 
 
 def _completion_warm_up() -> None:
@@ -140,37 +145,60 @@ class Beside:
     """The kernels of the annealing that runs beside a plan's first part (``methods``: the
     annealing's, then those of its start, if it has its own).
 
-    Made when the run starts: the groups not marked ready in numba's cache
-    (:func:`nqmip.warmup.is_ready`) go to a child process at once, which compiles them into
-    the cache in order. :meth:`ready` (in the annealing's thread, when it would start)
-    waits for the annealing's group and loads what is ready in this process; it says
-    whether the annealing starts from the incumbent (always, with no start of its own in
-    ``methods``; else when that start's kernels are not ready yet). :meth:`stop` ends the
-    child."""
+    Made when the run starts, it sees which groups are not marked ready in numba's cache
+    (:func:`nqmip.warmup.is_ready`): :meth:`start` (the first part calls it once it has its
+    own kernels) hands them to a child process, which compiles them into the cache in
+    order. :meth:`ready` (in the annealing's thread, when it would start) waits for the
+    annealing's group and loads what is ready in this process; it says whether the
+    annealing starts from the incumbent (always, with no start of its own in ``methods``;
+    else when that start's kernels are not ready yet). :meth:`stop` ends the child.
+
+    Why the child starts after the first part's compile, not with the run: a proof that
+    ends at once (chess n = 40 on a first run) would otherwise pay the annealing's compile
+    in CPU (3.5 s) for nothing; and both compiles beside each other on a loaded machine
+    only slow the first part's."""
 
     def __init__(self, like: Instance | None, on_progress: ProgressCallback | None = None,
                  methods: tuple[str, ...] = ("sa",)) -> None:
+        import threading
+
         from nqmip.methods import METHODS
-        from nqmip.warmup import Background, is_ready
+        from nqmip.warmup import is_ready
 
         self.like, self.on_progress, self.methods = like, on_progress, methods
         self.groups = [(name, target, kind_of(like if name in WARM_UP_LIKE else None))
                        for name in methods if (target := METHODS[name].warm_up) is not None]
-        missing = [(target, kind) for _, target, kind in self.groups
-                   if not is_ready(target, kind)]
+        self.missing = [(target, kind) for _, target, kind in self.groups
+                        if not is_ready(target, kind)]
         #: Whether a child compiles (the cache lacked some of the groups).
-        self.compiling = bool(missing)
-        self.background = (Background(missing, "nqmip.auto.kernels").start() if missing
-                           else None)
+        self.compiling = bool(self.missing)
+        self.background: Background | None = None
+        self.started = threading.Event()
+        self.lock = threading.Lock()
+        self.stopped = False
+        if not self.missing:
+            self.started.set()
         self.seconds = 0.0  # this process's load (or fallback compile) time
+
+    def start(self) -> None:
+        """Start the child on the missing groups (once; not after :meth:`stop`)."""
+        from nqmip.warmup import Background
+
+        with self.lock:
+            if not self.started.is_set() and not self.stopped:
+                self.background = Background(self.missing, "nqmip.auto.kernels").start()
+            self.started.set()
 
     def ready(self, deadline: Deadline) -> bool | None:
         """Wait (until ``deadline``) for the first group and load every group that is ready;
         None if the first is not ready by then, else whether the search starts from the
         incumbent (no other group, or one not ready: the start those kernels make)."""
-        from nqmip.warmup import is_ready
+        from nqmip.warmup import POLL_SECONDS, is_ready
 
         first, *rest = self.groups
+        while not self.started.wait(POLL_SECONDS):
+            if deadline.expired():
+                return None
         if self.background is not None and not self.background.wait_for(
                 first[1], first[2], deadline) and deadline.expired():
             return None
@@ -185,8 +213,11 @@ class Beside:
         return from_best
 
     def stop(self) -> None:
-        if self.background is not None:
-            self.background.stop()
+        with self.lock:
+            self.stopped = True
+            self.started.set()  # a ready() still waiting compiles nothing after the run
+            if self.background is not None:
+                self.background.stop()
 
 
 if __name__ == "__main__":  # the child of Beside (nqmip.warmup.Background)

@@ -390,7 +390,11 @@ def _colour_proof(call: Call) -> None:
         return run.proven()
 
     def prove() -> None:
-        seconds = load_colour(n, run.on_progress)  # its own kernels (LAZY), on this core
+        try:
+            seconds = load_colour(n, run.on_progress)  # its own kernels (LAZY), this core
+        finally:
+            if call.beside is not None:  # then the annealing's compile, in a child process
+                call.beside.start()
         with run.lock:
             run.compile_time += seconds
         found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
