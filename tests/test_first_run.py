@@ -97,6 +97,20 @@ def test_beside_starts_no_child_when_its_kernels_are_marked_ready() -> None:
         beside.stop()
 
 
+def test_beside_compiles_here_when_no_child_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nqmip.warmup
+
+    monkeypatch.setattr(nqmip.warmup, "is_ready", lambda target, kind: False)
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    beside = Beside(make_instance(12, "chess"))
+    try:
+        beside.start()  # the child cannot start: no error, and ready() does not wait
+        assert beside.background is None
+        assert beside.ready(Deadline(120.0)) is True  # loaded (or compiled) here
+    finally:
+        beside.stop()
+
+
 @pytest.mark.parametrize("ready, steps", [(lambda deadline: None, {"explicit"}),
                                           (lambda deadline: True, {"explicit",
                                                                    "sa from explicit"})])

@@ -185,9 +185,13 @@ class Beside:
         from nqmip.warmup import Background
 
         with self.lock:
-            if not self.started.is_set() and not self.stopped:
-                self.background = Background(self.missing, "nqmip.auto.kernels").start()
-            self.started.set()
+            try:
+                if not self.started.is_set() and not self.stopped:
+                    self.background = Background(self.missing, "nqmip.auto.kernels").start()
+            except OSError:  # no child process here: ready() compiles in this one
+                self.background = None
+            finally:
+                self.started.set()
 
     def ready(self, deadline: Deadline) -> bool | None:
         """Wait (until ``deadline``) for the first group and load every group that is ready;
