@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,9 +66,13 @@ def main() -> None:
                     cache = (Path(tempfile.mkdtemp(prefix="cold-")) if state == "cold"
                              else warm[side])
                     got = run(checkout, cache, command)
+                    if state == "cold":
+                        shutil.rmtree(cache, ignore_errors=True)
                     rows.setdefault((name, state, side), []).append(got)
                     print(f"{repeat} {name} {state} {side}: {got} "
                           f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    for cache in warm.values():
+        shutil.rmtree(cache, ignore_errors=True)
     print("| command | cache | before: wall s | CPU s | objective "
           "| after: wall s | CPU s | objective |")
     print("|---|---|--:|--:|--:|--:|--:|--:|")
