@@ -12,9 +12,17 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from nqmip.budget import Deadline
+    from nqmip.instance import Instance
 
 #: The slowest groups to compile cold, first (seconds measured by
 #: benchmarks/bench_compile.py); the others follow in the table's order.
@@ -40,16 +48,9 @@ class Group:
 
 
 def run_group(target: str) -> Group:
-    """Run one warm-up target (in a worker process, or here); what it took."""
-    from nqmip import numba_cache
-    from nqmip.methods import resolve
-
-    function = resolve(target)
-    before = numba_cache.compiles()
-    begin, cpu = time.perf_counter(), time.process_time()
-    function()
-    return Group(target, time.perf_counter() - begin, numba_cache.compiles() - before,
-                 time.process_time() - cpu)
+    """Run one warm-up target (in a worker process, or here); what it took. Marks it ready
+    for every kind of instance (:func:`is_ready`)."""
+    return run_ready(target)
 
 
 def cores() -> int:
@@ -84,3 +85,135 @@ def warm_up_every(processes: int | None = None,
             if on_group is not None:
                 on_group(done[-1])
     return done
+
+
+# --- kernels compiled by another process while this one searches ----------------------------
+#
+# numba's compile holds the GIL for most of its time (type inference and lowering are
+# Python; only LLVM's passes release it): a thread compiling the annealing's kernels beside
+# a pure-Python loop ran it at 44 % of its speed alone, and itself took 27 s of wall for
+# 5.4 s of CPU. So a part's kernels that are not in numba's cache yet are compiled by a
+# *process* (:class:`Background`) into the shared cache (:mod:`nqmip.numba_cache`), while
+# this one searches with what is ready; the part loads them from the cache once it ends.
+
+def _kernels_key() -> str:
+    """A hash of every kernel module's source (an edit to any makes every mark stale)."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_bytes()
+        if b"njit" in text:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + text)
+    return digest.hexdigest()[:16]
+
+
+def ready_mark(target: str, kind: str) -> Path:
+    """The file that says a warm-up ran to its end on this cache for these sources."""
+    from nqmip.numba_cache import cache_root
+
+    name = target.replace(":", ".")
+    return cache_root() / "ready" / f"{name}@{kind}-{_kernels_key()}"
+
+
+def mark_ready(target: str, kind: str) -> None:
+    """Note that ``target``'s kernels for ``kind`` are in the cache (best effort)."""
+    mark = ready_mark(target, kind)
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError:
+        pass
+
+
+def is_ready(target: str, kind: str) -> bool:
+    """Whether ``target``'s kernels for ``kind`` (or for every kind) are in the cache: a
+    warm-up of them ran to its end (a run loads them then, it does not compile)."""
+    return any(ready_mark(target, k).exists() for k in {kind, "any"})
+
+
+def run_ready(target: str, kind: str = "any", like: Instance | None = None) -> Group:
+    """:func:`run_group` with ``like`` (an instance of ``kind``, None: every kind); marks
+    the group ready for ``kind``."""
+    from functools import partial
+
+    from nqmip import numba_cache
+    from nqmip.methods import resolve
+
+    function = resolve(target) if like is None else partial(resolve(target), like)
+    before = numba_cache.compiles()
+    begin, cpu = time.perf_counter(), time.process_time()
+    function()
+    mark_ready(target, kind)
+    return Group(target, time.perf_counter() - begin, numba_cache.compiles() - before,
+                 time.process_time() - cpu)
+
+
+class Background:
+    """Warm-ups (``(target, kind)``, in order) run by a child process into numba's cache:
+    :meth:`done` tells which have ended (each is marked ready as it ends)."""
+
+    def __init__(self, groups: Sequence[tuple[str, str]], child: str) -> None:
+        self.groups = tuple(groups)
+        self.child = child  # the module run as the child: it calls child_main
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Background:
+        import subprocess
+        import sys
+
+        env = dict(os.environ)  # NUMBA_CACHE_DIR (nqmip.numba_cache.ensure's) included
+        here = str(Path(__file__).resolve().parent.parent)  # this very package first
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+        specs = [f"{target}@{kind}" for target, kind in self.groups]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.child, f"--parent={os.getpid()}", *specs], env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self
+
+    def ended(self) -> bool:
+        """Whether the child has exited (its groups done, or it failed)."""
+        return self.process is None or self.process.poll() is not None
+
+    def wait_for(self, target: str, kind: str, deadline: Deadline) -> bool:
+        """Wait until ``target`` is ready (True), the child ended without it or
+        ``deadline`` expired (False)."""
+        while not deadline.expired():
+            if is_ready(target, kind):
+                return True
+            if self.ended():
+                return is_ready(target, kind)
+            time.sleep(POLL_SECONDS)
+        return False
+
+    def stop(self) -> None:
+        """End the child if it still runs (what it finished stays in the cache: numba
+        writes each file whole, under a temporary name first)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+#: How often a part waiting for a background compile looks whether it has ended.
+POLL_SECONDS = 0.02
+
+
+def child_main(specs: Sequence[str], like_of: Callable[[str], Instance | None]) -> None:
+    """The child of :class:`Background`: each ``target@kind`` warmed up, in order, with
+    ``like=like_of(kind)``; it ends as soon as its parent has (``--parent=PID``: a command
+    that ended by ``os._exit``, or was killed, does not stop it otherwise)."""
+    import threading
+
+    parents = [int(spec.split("=", 1)[1]) for spec in specs if spec.startswith("--parent=")]
+    if parents:
+        def orphaned() -> None:
+            while os.getppid() == parents[0]:
+                time.sleep(POLL_SECONDS * 10)
+            os._exit(0)
+
+        threading.Thread(target=orphaned, daemon=True).start()
+    for spec in specs:
+        if not spec.startswith("--"):
+            target, _, kind = spec.rpartition("@")
+            run_ready(target, kind, like_of(kind))

@@ -43,6 +43,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from nqmip.auto.kernels import (  # noqa: F401 (warm_up and its tables: their old home)
+    KERNEL_METHODS,
+    KERNEL_WORDS,
+    LAZY,
+    WARM_UP_LIKE,
+    Beside,
+    load_colour,
+    warm_up,
+)
 from nqmip.auto.policy import (
     AUTO_COLOUR_EXACT_MAX_N,
     AUTO_COLOUR_HEURISTIC,
@@ -52,6 +63,8 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
     COMPLETION_SEARCH_MAX_FREE,
+    FIRST_CLIMB_SECONDS,
+    FIRST_CLIMB_SHARE,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
@@ -82,6 +95,8 @@ class Call:
     exact: Callable[..., Result | None]
     threads: int | None
     size: int
+    #: The kernels of the part beside the first, loaded while it runs (``LAZY``).
+    beside: Beside | None = None
 
 
 def solve_auto(
@@ -152,20 +167,36 @@ def solve_auto(
         exact(deadline, start=warm_start)
         return run.finish(begin)
     # This plan's kernels load first (numba's compile or cache load, inside the one clock:
-    # reported as compile_time), so that the parts beside each other do not both compile.
+    # reported as compile_time), so that the parts beside each other do not both compile;
+    # a plan of ``LAZY`` starts its first part at once instead, which loads its own, and
+    # the part beside it waits for a child process to compile its kernels (kernels.Beside).
+    lazy = LAZY.get(plan.name, {})
+    beside = Beside(instance, on_progress) if "beside" in lazy.values() else None
     loading = time.perf_counter()
-    warm_up(plan, on_progress, like=instance)
+    warm_up(plan, on_progress, like=instance, skip=tuple(lazy))
     run.compile_time = time.perf_counter() - loading
+    try:
+        return _run_plan(plan, Call(run, deadline, exact, threads, size, beside), begin)
+    finally:
+        if beside is not None:
+            beside.stop()
+
+
+def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
+    """The incumbent first, then the plan's parts (:data:`RUNNERS`)."""
+    run, instance, deadline, seed = call.run, call.run.instance, call.deadline, call.run.seed
     if not instance.fixed:
         # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
         run.offer(explicit_result(instance, seed), "explicit")
-    elif plan.name != "completion" and size <= COMPLETION_SEARCH_MAX_FREE:
+    elif plan.name != "completion" and call.size <= COMPLETION_SEARCH_MAX_FREE:
         # With fixed queens, the first completion (or the proof that there is none)
         run.offer(first_completion(instance, deadline.sub(
             FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE), seed), "completion search")
     if run.proven():  # feasibility: n queens is the optimum; or no completion exists
         return run.finish(begin)
-    RUNNERS[plan.name](Call(run, deadline, exact, threads, size))
+    RUNNERS[plan.name](call)
+    if call.beside is not None:
+        run.compile_time += call.beside.seconds
     return run.finish(begin)
 
 
@@ -359,6 +390,13 @@ def _colour_proof(call: Call) -> None:
         return run.proven()
 
     def prove() -> None:
+        try:
+            seconds = load_colour(n, run.on_progress)  # its own kernels (LAZY), this core
+        finally:
+            if call.beside is not None:  # then the annealing's compile, in a child process
+                call.beside.start()
+        with run.lock:
+            run.compile_time += seconds
         found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
                                    on_refuted=lowered)
         bound = cheap_bound(instance)
@@ -386,7 +424,24 @@ def _colour_proof(call: Call) -> None:
             proof_limit.cancel()
             limit.cancel()
 
-    run.beside(deadline, prove, lead=second_stream)
+    if call.beside is not None and call.beside.compiling:
+        first_climb(run, deadline)
+    run.beside(deadline, prove, lead=second_stream,
+               ready=None if call.beside is None else call.beside.ready)
+
+
+def first_climb(run: Portfolio, deadline: Deadline) -> None:
+    """A first run: the numpy swap climb from the incumbent (``FIRST_CLIMB_SECONDS``),
+    while the annealing's kernels compile in another process."""
+    from nqmip.heuristics.swapclimb import MAX_N, climb_result
+
+    best = run.best
+    if run.instance.fixed or run.instance.n > MAX_N or best is None \
+            or best.placement is None:
+        return
+    limit = deadline.sub(FIRST_CLIMB_SECONDS, share=FIRST_CLIMB_SHARE)
+    run.guard("swap climb", lambda: run.offer(climb_result(
+        run.instance, np.asarray(best.placement), limit, run.seed), "swap climb"))
 
 
 #: One function per plan of :data:`nqmip.auto.policy.PLANS` that runs after the explicit
@@ -396,55 +451,3 @@ RUNNERS: dict[str, Callable[[Call], None]] = {
     "mip": _mip, "colour-quota": _colour_quota, "topsquares": _topsquares,
     "anneal": _anneal,
 }
-
-
-def _completion_warm_up() -> None:
-    """The completion search's kernels (one search on a small board with a fixed queen)."""
-    from nqmip.enumeration.completion import search_free_board
-    from nqmip.instance import make_instance
-
-    search_free_board(make_instance(5, None, [(0, 0)]))
-
-
-#: The kernels a plan lists that are not one method's: the annealing from a min-conflicts
-#: start loads both; the colour proof's are its own.
-KERNEL_METHODS = {"anneal-start": ("sa", "minconflicts")}
-#: How the live line names each method's kernels.
-KERNEL_WORDS = {"sa": "annealing", "minconflicts": "min-conflicts", "bnb": "branch and bound"}
-
-
-#: Methods whose warm-up compiles only what a run on the given instance reads
-#: (``warm_up(like)``): the swap searches' kernels read a strided view for colour weights and
-#: a matrix otherwise, two compiles of which a run needs one; min-conflicts counts lines in
-#: bytes only from 2^20 queens; the LNS keeps a kernel per layout of the weights.
-WARM_UP_LIKE = ("sa", "tabu", "minconflicts", "lns")
-
-
-def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,
-            like: Instance | None = None) -> None:
-    """Compile (or load from numba's cache) the kernels ``plan`` runs: the warm-ups the
-    method table lists for them (the colour proof's apart), each group said to
-    ``on_progress`` first (a first run's compile shows on the live line as what it is).
-    ``like``: the instance the plan runs on, whose kind of weights is all the swap
-    searches compile for (``WARM_UP_LIKE``)."""
-    from functools import partial
-
-    from nqmip.methods import METHODS, resolve
-    from nqmip.progress import load_kernels
-
-    if like is not None and like.fixed and not like.is_feasibility \
-            and free_rows(like) <= COMPLETION_SEARCH_MAX_FREE:  # its first incumbent's
-        load_kernels(_completion_warm_up, "completion search", "auto", on_progress)
-    for kernel in plan.kernels:
-        if kernel == "colour":
-            from nqmip.colour.proof import warm_up as colour_warm_up
-
-            load_kernels(colour_warm_up, "colour proof", "auto", on_progress)
-            continue
-        for name in KERNEL_METHODS.get(kernel, (kernel,)):
-            target = METHODS[name].warm_up
-            if target is not None:
-                function = resolve(target)
-                if like is not None and name in WARM_UP_LIKE:
-                    function = partial(function, like)
-                load_kernels(function, KERNEL_WORDS.get(name, name), "auto", on_progress)

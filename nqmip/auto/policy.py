@@ -58,6 +58,14 @@ AUTO_COLOUR_EXACT_MAX_N = 64
 #: :data:`nqmip.exact.PROOF_SECONDS` and :data:`nqmip.exact.PROOF_SHARE`.
 COLOUR_PROOF_SECONDS = PROOF_SECONDS
 COLOUR_PROOF_EXACT_SHARE = PROOF_SHARE
+#: A first run (the annealing's kernels not in numba's cache yet): the colour-proof plan
+#: climbs from the explicit solution by conflict-free swaps in plain numpy
+#: (:mod:`nqmip.heuristics.swapclimb`) for at most this long, or this share of the budget,
+#: before the proof compiles its kernel: chess n = 100, 150 to 168 in 0.4 s with nothing
+#: to compile, where the README's 5 s example answered the construction's 150 on a first
+#: run.
+FIRST_CLIMB_SECONDS = 1.0
+FIRST_CLIMB_SHARE = 0.2
 #: The MIP's incumbent: the annealing runs alone for this share of the budget, at most
 #: ``INCUMBENT_SECONDS`` (without a limit: ``INCUMBENT_SECONDS``), then beside the MIP.
 INCUMBENT_SHARE = 0.15
@@ -118,7 +126,8 @@ def scip_beside(size: int) -> bool:
 class Plan:
     """What auto runs for an instance: ``name`` (a function of :mod:`nqmip.auto.plans`),
     ``parts`` (what each core does, in words) and ``kernels`` (the heuristics whose numba
-    kernels it loads before the clock starts: its warm-up)."""
+    kernels it loads before its parts start: its warm-up; or, for a plan of
+    :data:`nqmip.auto.kernels.LAZY`, while they run)."""
 
     name: str
     when: str
@@ -141,7 +150,8 @@ PLANS: tuple[Plan, ...] = (
          ("core 1: the colour proof, then the MIP (n <= "
           f"{AUTO_COLOUR_EXACT_MAX_N}) or a search at the bound",
           "core 2: a search at the bound from another seed (n > "
-          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing"), ("colour", "anneal-start")),
+          f"{AUTO_COLOUR_EXACT_MAX_N}), then the annealing from the incumbent"),
+         ("colour", "sa")),
     Plan("mip", f"other weights, <= {AUTO_EXACT_MAX_N} free rows (<= {MIP_PORTFOLIO_MAX_N} "
          f"with Gurobi, <= {BNB_PORTFOLIO_MAX_N} with a limit of "
          f"{LONG_BUDGET_SECONDS:g} s or more)",

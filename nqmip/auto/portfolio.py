@@ -132,7 +132,8 @@ class Portfolio:
     def beside(self, deadline: Deadline, work: Callable[[], object], *,
                method: str = AUTO_HEURISTIC, from_best: bool = False,
                restart: bool = False,
-               lead: Callable[[Deadline], object] | None = None) -> None:
+               lead: Callable[[Deadline], object] | None = None,
+               ready: Callable[[Deadline], bool | None] | None = None) -> None:
         """Run the annealing (or ``method``) in a thread until ``deadline`` while ``work``
         (a proof, the MIP, a bound, a specialist search) runs in this one: the heuristics'
         kernels release the GIL, and the proofs, HiGHS, CP-SAT and Gurobi run on one thread
@@ -142,18 +143,28 @@ class Portfolio:
         The annealing stops as soon as ``work`` has proven the optimum; with ``restart`` it
         stops when ``work`` ends, and starts again from the best placement with what is left
         (the specialist's placement may be the better start). ``lead(deadline)`` runs in the
-        thread first, the heuristic after it."""
+        thread first, the heuristic after it. ``ready(deadline)``, when given, comes before the
+        heuristic: it brings in its kernels (None: not by the deadline, the heuristic does not
+        run; True: it starts from the incumbent, its own start's kernels are not ready)."""
         from concurrent.futures import ThreadPoolExecutor
 
         search_deadline = deadline.sub()
         params, step = self._start(from_best, method)
 
-        def thread() -> Result | None:
+        def thread() -> tuple[Result | None, str]:
             if lead is not None:
                 self.guard(part_name(lead), lambda: lead(search_deadline))
+            started = params, step
+            if ready is not None and not self.proven():
+                short = self.guard(f"{method} kernels", lambda: ready(search_deadline))
+                if short is None:
+                    return None, step
+                if short:
+                    started = self._start(True, method)
             if self.proven():
-                return None
-            return self.guard(method, lambda: self.search(search_deadline, method, params))
+                return None, step
+            return self.guard(method, lambda: self.search(
+                search_deadline, method, started[0])), started[1]
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-auto") as pool:
             future = pool.submit(thread)
@@ -162,7 +173,7 @@ class Portfolio:
             finally:
                 if restart or self.proven():
                     search_deadline.cancel()
-                found = future.result()
+                found, step = future.result()
         if found is not None:
             self.offer(found, step)  # both parts have ended: no lock needed
         if restart and not self.proven() and not deadline.expired():

@@ -67,18 +67,28 @@ def exact_cover(
     n_opt = opt_items.shape[0]
     n_items = item_ptr.size - 1
     k = opt_items.shape[1]
-    dead = np.zeros(n_opt, np.int32)
+    # np.empty and loops, not np.zeros / np.full: each of those is one more numba
+    # overload to compile per dtype on a first run (0.1-0.2 s each)
+    dead = np.empty(n_opt, np.int32)
+    for o in range(n_opt):
+        dead[o] = 0
     count = np.empty(n_items, np.int32)
+    covered = np.empty(n_items, np.bool_)
     for it in range(n_items):
         count[it] = item_ptr[it + 1] - item_ptr[it]
-    covered = np.zeros(n_items, np.bool_)
+        covered[it] = False
     levels = n_items // k + 1
     buf = np.empty(item_opts.size + levels, np.int32)
     key = np.empty(item_opts.size + levels, np.int64)
-    start = np.zeros(levels + 1, np.int32)
-    end = np.zeros(levels + 1, np.int32)
-    ptr = np.zeros(levels + 1, np.int32)
-    chosen = np.full(levels + 1, -1, np.int32)
+    start = np.empty(levels + 1, np.int32)
+    end = np.empty(levels + 1, np.int32)
+    ptr = np.empty(levels + 1, np.int32)
+    chosen = np.empty(levels + 1, np.int32)
+    for d in range(levels + 1):
+        start[d] = 0
+        end[d] = 0
+        ptr[d] = 0
+        chosen[d] = -1
     nodes = 0
     depth = 0
     remaining = n_items

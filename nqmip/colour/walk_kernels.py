@@ -42,7 +42,9 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
                     break
             continue
         best = 1 << 30
-        best_j = -1
+        # -1, but not the literal: numba would compile swap_delta and apply_swap once more
+        # for an argument of type Literal[int](-1)
+        best_j = n - n - 1
         ties = 0
         for j in range(n):
             if j == i or not movable[j]:

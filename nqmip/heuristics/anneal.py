@@ -117,12 +117,13 @@ def anneal_chunk(
                     if weights[row, perm[row]] < top:
                         break
                     row = free_rows[np.random.randint(0, free_count)]
-        partner = free_rows[np.random.randint(0, free_count)]
+        # int64 as ``row`` is: one compile of note_row and queen_conflicts, not one per type
+        partner = np.int64(free_rows[np.random.randint(0, free_count)])
         if hard and np.random.random() < partner_focus:
             for _ in range(FOCUS_DRAWS):
                 if weights[partner, perm[partner]] < top:
                     break
-                partner = free_rows[np.random.randint(0, free_count)]
+                partner = np.int64(free_rows[np.random.randint(0, free_count)])
         state[ITERATIONS] += 1
         if state[ITERATIONS] % steps_per_temperature == 0:
             fstate[TEMPERATURE] *= cooling

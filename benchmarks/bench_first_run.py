@@ -1,0 +1,91 @@
+#!/usr/bin/env python
+"""A first run (numba's cache empty) against a warm one, for two checkouts side by side.
+
+Each command runs ``--repeats`` times, the checkouts and the cold and warm caches
+alternated, each run in a fresh interpreter: cold on an empty ``NUMBA_CACHE_DIR`` of its
+own (a fresh machine), warm on one cache per checkout, filled first by
+``--n 100 --time-limit 60`` and ``--n 40``. Wall seconds, CPU seconds (user + system, the
+child processes included) and the objective answered; the medians as a Markdown table
+(docs/compile.md holds it)::
+
+    python benchmarks/bench_first_run.py --before /path/to/old/checkout --after .
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+COMMANDS = {
+    "--n 40": ["scripts/solve_weighted.py", "--n", "40"],
+    "--n 100 --time-limit 5": ["-m", "nqmip", "--n", "100", "--time-limit", "5"],
+    "--n 8": ["-m", "nqmip", "--n", "8"],
+}
+
+
+def run(checkout: Path, cache: Path, args: list[str]) -> dict[str, float]:
+    """One run of ``args`` (with ``--json``) from ``checkout`` on ``cache``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout), "NUMBA_CACHE_DIR": str(cache)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    begin = time.perf_counter()
+    p = subprocess.run([sys.executable, *args, "--json"], capture_output=True, text=True,
+                       env=env, cwd=checkout, timeout=600)
+    wall = time.perf_counter() - begin
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out = p.stdout
+    found = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    return {"wall": wall, "cpu": cpu, "objective": float(found["objective"])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True)
+    parser.add_argument("--after", type=Path, required=True)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    sides = {"before": args.before.resolve(), "after": args.after.resolve()}
+    warm = {side: Path(tempfile.mkdtemp(prefix=f"warm-{side}-")) for side in sides}
+    for side, checkout in sides.items():
+        run(checkout, warm[side], ["-m", "nqmip", "--n", "100", "--time-limit", "60"])
+        run(checkout, warm[side], COMMANDS["--n 40"])
+    rows: dict[tuple[str, str, str], list[dict[str, float]]] = {}
+    for repeat in range(args.repeats):
+        for name, command in COMMANDS.items():
+            for side, checkout in sides.items():
+                for state in ("cold", "warm"):
+                    cache = (Path(tempfile.mkdtemp(prefix="cold-")) if state == "cold"
+                             else warm[side])
+                    got = run(checkout, cache, command)
+                    if state == "cold":
+                        shutil.rmtree(cache, ignore_errors=True)
+                    rows.setdefault((name, state, side), []).append(got)
+                    print(f"{repeat} {name} {state} {side}: {got} "
+                          f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    for cache in warm.values():
+        shutil.rmtree(cache, ignore_errors=True)
+    print("| command | cache | before: wall s | CPU s | objective "
+          "| after: wall s | CPU s | objective |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|")
+    for name in COMMANDS:
+        for state in ("cold", "warm"):
+            cells = []
+            for side in sides:
+                runs = rows[(name, state, side)]
+                cells += [f"{statistics.median(r['wall'] for r in runs):.1f}",
+                          f"{statistics.median(r['cpu'] for r in runs):.1f}",
+                          "/".join(f"{r['objective']:g}" for r in runs)]
+            print(f"| `{name}` | {state} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
