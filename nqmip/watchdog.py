@@ -46,10 +46,31 @@ EXIT_WAIT = 30.0
 _ABANDONED: set[threading.Thread] = set()
 
 
-@atexit.register
 def _join_abandoned() -> None:
     for thread in list(_ABANDONED):
         thread.join(EXIT_WAIT)
+
+
+def join_at_exit(thread: threading.Thread) -> None:
+    """The interpreter's exit waits (at most ``EXIT_WAIT`` s) for ``thread``, a daemon a
+    call may leave running in a solver's C or C++ code (the colour bound's HiGHS beside a
+    heuristic): a daemon thread still there when the process tears down is unwound
+    through C++ frames and aborts it ("terminate called without an active exception")."""
+    for done in [t for t in _ABANDONED if not t.is_alive()]:
+        _ABANDONED.discard(done)
+    _ABANDONED.add(thread)
+
+
+# Before the interpreter's other exit handlers: atexit runs the last registered first, and
+# numba and llvmlite register theirs when first imported, often by the abandoned run itself
+# (a first run loading its kernels): LLVM shut down under a thread still compiling aborted
+# the process ("terminate called without an active exception", exit 134; sa at n = 10^5
+# with a 2 s limit in a fresh process). threading's exit hooks run before any of them.
+_before_atexit = getattr(threading, "_register_atexit", None)
+if _before_atexit is not None:
+    _before_atexit(_join_abandoned)
+else:  # pragma: no cover - Python without the hook
+    atexit.register(_join_abandoned)
 
 T = TypeVar("T")
 

@@ -27,6 +27,7 @@ from nqmip.result import (
     as_placement,
 )
 from nqmip.verify import conflicts, solution_conflicts
+from nqmip.watchdog import join_at_exit
 
 
 class ParameterError(ValueError):
@@ -227,6 +228,7 @@ class KnownBound:
         self._thread = threading.Thread(target=self._colour, args=(instance, seconds),
                                         name="nqmip-colour-bound", daemon=True)
         self._thread.start()
+        join_at_exit(self._thread)  # HiGHS may outlast a short run (a model of n = 10^5)
         # Small boards have it at once (0.03 s at n <= 10). Without a time limit the run is
         # a budget's, the same on any machine: it starts from the bound, waited for.
         limited = deadline is not None and deadline.limited
