@@ -21,7 +21,7 @@ from tests.conftest import backend_params
 VALUES: dict[str, Any] = {
     "seed": 3, "threads": 2, "mip_gap": 0.5, "strengthen": False, "bound_proof": True,
     "warm_start": "sa", "on_progress": lambda report: None, "verbose": True, "target": 5.0,
-    "fixed": {0: 1}, "work_limit": 20_000,
+    "fixed": {0: 1}, "work_limit": 20_000, "workers": 2, "scheduler": "tcp://127.0.0.1:8786",
 }
 
 
@@ -140,7 +140,15 @@ def test_an_honoured_option_has_its_effect(method: str, option: str,
         result = _solve(method, bound_proof=True)
         assert result.status is Status.OPTIMAL
         assert result.provenance.proof == "colour_bound"  # proven without the solver
-    else:  # threads, mip_gap, strengthen: they reach the solver's own options
+    elif option == "scheduler":  # a cluster in this process, its Client given
+        from dask.distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            result = _solve(method, scheduler=client)
+        assert spy is not None and spy.seen[-1].scheduler is client
+        assert result.extra["cluster"]["tasks"] > 0
+    else:  # threads, mip_gap, strengthen, workers: they reach the solver's own options
         result = _solve(method, **{option: value})
         assert spy is not None and spy.seen
         assert getattr(spy.seen[-1], option) == value

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,8 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
                      engine: str = "auto", threads: int = 1,
-                     node_limit: int | None = None) -> Outcome:
+                     node_limit: int | None = None, workers: int | None = None,
+                     scheduler: Any = None, stats: dict[str, Any] | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
@@ -52,8 +54,23 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     workers (the kernel runs on one). ``node_limit``: stop after this many nodes
     (``iteration_limit``), the same search on any machine: the kernel's search on one
     thread whatever ``engine`` says (the LP search's workers share a tree, so their node
-    counts depend on the machine).
+    counts depend on the machine). ``workers`` (a local cluster of that many one-thread
+    processes) or ``scheduler`` (a Dask scheduler's address or Client): the LP search on
+    that Dask cluster, whatever the board (:mod:`nqmip.bnb.distributed`; ``stats`` gets
+    its tasks' count and times).
     """
+    if workers is not None or scheduler is not None:
+        from nqmip.bnb.distributed import cluster_engine
+        from nqmip.bnb.lpsearch import lp_branch_and_bound
+        from nqmip.cluster import open_cluster
+
+        stats = {} if stats is None else stats
+        with open_cluster(scheduler, workers) as cluster:
+            stats["workers"] = cluster.slots
+            return lp_branch_and_bound(
+                instance, deadline, start, mip_gap=mip_gap, report=report,
+                incumbent=incumbent, spread=lambda w, root: cluster_engine(
+                    instance, w, cluster, deadline, mip_gap, root, incumbent, stats))
     lp = engine == "lp" or (engine == "auto" and free_rows(instance) >= LP_MIN_FREE)
     if lp and node_limit is None:
         from nqmip.bnb.lpsearch import lp_branch_and_bound

@@ -38,6 +38,7 @@ from nqmip.cli.parser import (
     seed_int,
     target_float,
     threads_int,
+    typed,
     work_amount,
     write_file,
 )
@@ -138,6 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=threads_int,
                         help="solver threads (1 to 256; what each method honours: "
                              "docs/api.md)")
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=typed("workers"), metavar="N",
+                         help="--method bnb: its search's subtrees as tasks on a local Dask "
+                              "cluster of N one-thread worker processes (docs/cluster.md)")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="--method bnb: the same on this Dask scheduler's workers, "
+                              "e.g. tcp://127.0.0.1:8786")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -363,7 +371,7 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 #: names.
 FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
          "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
-         "work_limit": "--work-limit"}
+         "work_limit": "--work-limit", "workers": "--workers", "scheduler": "--scheduler"}
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -378,7 +386,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--warm-start and --no-warm-start exclude each other")
     given = {name: value for name, value in (
         ("seed", args.seed), ("threads", args.threads), ("target", args.target),
-        ("work_limit", args.work_limit),
+        ("work_limit", args.work_limit), ("workers", args.workers),
+        ("scheduler", args.scheduler),
         ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
         ("strengthen", False if args.no_strengthen else None),
         ("verbose", True if args.verbose else None)) if value is not None}

@@ -1,0 +1,105 @@
+"""bnb's LP search on a Dask cluster (nqmip.bnb.distributed): the same optimum and proof as
+in one process and as HiGHS, with a worker killed mid-proof too; the options refused where
+they make no sense."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.instances.families import toulbar2_tutorial
+from nqmip.result import Status
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """Two one-thread workers in this process (fast to start)."""
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+def board(n: int, seed: int) -> np.ndarray:
+    return np.asarray(toulbar2_tutorial(n, seed).weights, dtype=float)
+
+
+@pytest.mark.solver("highs")
+@pytest.mark.parametrize("n,seed,sense,fixed", [
+    (9, 1, "max", None), (10, 2, "min", None), (11, 3, "max", {0: 3}),
+    (12, 4, "min", {2: 5, 5: 0}), (12, 123456789, "max", None)])
+def test_the_cluster_proves_the_optimum_of_one_process_and_highs(
+        client: Any, n: int, seed: int, sense: str, fixed: dict[int, int] | None) -> None:
+    w = board(n, seed)
+    spread = nqmip.solve(n, w, fixed=fixed, method="bnb", sense=sense, scheduler=client)
+    alone = nqmip.solve(n, w, fixed=fixed, method="bnb", sense=sense)
+    highs = nqmip.solve(n, w, fixed=fixed, method="highs", sense=sense)
+    assert spread.status is Status.OPTIMAL
+    assert spread.objective == spread.bound == alone.objective == highs.objective
+    assert spread.placement is not None
+    for row, col in (fixed or {}).items():
+        assert spread.placement[row] == col
+    tasks = spread.extra["cluster"]
+    assert tasks["workers"] == 2 and tasks["tasks"] == len(tasks["task_seconds"]) > 0
+
+
+def test_a_board_whose_fixed_queens_allow_nothing_is_infeasible(client: Any) -> None:
+    # two queens that leave no completion: (0, 0) and (1, 2) on n = 4
+    result = nqmip.solve(4, board(4, 1), fixed={0: 0, 1: 2}, method="bnb", scheduler=client)
+    assert result.status is Status.INFEASIBLE
+
+
+def test_a_killed_worker_has_its_tasks_rerun_and_the_same_optimum_is_proven() -> None:
+    """Two worker processes; one is killed (SIGKILL) while the proof runs: Dask reruns its
+    tasks elsewhere (its nanny starts a new worker) and the optimum is proven as in one
+    process."""
+    from dask.distributed import Client, LocalCluster
+
+    w = board(24, 123456789)
+    alone = nqmip.solve(24, w, method="bnb", time_limit=120)
+    assert alone.status is Status.OPTIMAL
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        c.run(lambda: nqmip.solve(8, "random", method="bnb"))  # kernels loaded before
+        out: dict[str, Any] = {}
+        run = threading.Thread(target=lambda: out.setdefault(
+            "result", nqmip.solve(24, w, method="bnb", scheduler=c, time_limit=180)))
+        run.start()
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and run.is_alive() and time.monotonic() < deadline:
+            busy = {ws for ws, tasks in c.processing().items() if tasks}
+            if busy:
+                pids = c.run(os.getpid, workers=[sorted(busy)[0]])
+                killed = next(iter(pids.values()))
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.05)
+        run.join(200)
+    assert killed is not None, "the proof ended before a worker could be killed"
+    result = out["result"]
+    assert result.status is Status.OPTIMAL
+    assert result.objective == result.bound == alone.objective
+
+
+def test_workers_and_scheduler_are_bnb_options_only() -> None:
+    with pytest.raises(ValueError, match="does not take workers"):
+        nqmip.solve(8, "random", method="highs", workers=2)
+    with pytest.raises(ValueError, match="exclude each other"):
+        nqmip.solve(8, "random", method="bnb", workers=2, scheduler="tcp://127.0.0.1:1")
+    with pytest.raises(ValueError, match="threads with workers"):
+        nqmip.solve(8, "random", method="bnb", workers=2, threads=2)
+    with pytest.raises(ValueError, match="work_limit with scheduler"):
+        nqmip.solve(8, "random", method="bnb", scheduler="tcp://127.0.0.1:1", work_limit=5)
+    with pytest.raises(TypeError, match="scheduler must be"):
+        nqmip.solve(8, "random", method="bnb", scheduler=8786)
