@@ -144,8 +144,11 @@ def _work(unit: str, **notes: str) -> dict[str, str]:
 _TABLE: tuple[Method, ...] = (
     Method("auto", "auto", "nqmip.auto.plans:solve_auto",
            "proves the optimum where it can and keeps the best placement until the time "
-           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target"),
-           notes={"work_limit": "refused: its parts run side by side on the clock (name "
+           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target",
+                                          "scheduler"),
+           notes={"scheduler": "the same plan; its branch and bound (bnb's LP search, "
+                               "where the plan runs it) on that cluster's workers",
+                  "work_limit": "refused: its parts run side by side on the clock (name "
                                 "a method to limit its work)"},
            limit=Limit("total", EXACT_FLOAT, "auto's proofs, bnb and the rounding of bounds, "
                        "count whole weights exactly only below 2^53")),

@@ -261,14 +261,15 @@ def check_options_of(spec: Method, options: dict[str, Any],
     its range), as plain Python values; ``work_limit`` also against the method's unit."""
     checked = {name: spec.check(name, value) for name, value in options.items()}
     check_work_limit(spec, checked.get("work_limit"), params, checked.get("bound_proof"))
-    check_cluster(checked)
+    check_cluster(checked, spec.kind == "auto")
     return checked
 
 
-def check_cluster(options: dict[str, Any]) -> None:
+def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
     """``workers`` or ``scheduler`` (one of them; a scheduler is an address or a
-    ``distributed.Client``), and neither with ``threads`` or ``work_limit``: the search's
-    workers are the cluster's, and its node counts depend on them."""
+    ``distributed.Client``), and neither with ``threads`` (but for ``auto``, whose other
+    parts take them) or ``work_limit``: the search's workers are the cluster's, and its
+    node counts depend on them."""
     workers, scheduler = options.get("workers"), options.get("scheduler")
     if scheduler is not None and not isinstance(scheduler, str) and \
             type(scheduler).__name__ != "Client":
@@ -280,7 +281,7 @@ def check_cluster(options: dict[str, Any]) -> None:
     if workers is not None and scheduler is not None:
         raise ValueError("workers and scheduler exclude each other: workers starts a local "
                          "cluster, scheduler names one")
-    for name in ("threads", "work_limit"):
+    for name in ("work_limit",) if auto else ("threads", "work_limit"):
         if options.get(name) is not None:
             raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
                              "search runs on the cluster's workers; drop one")
@@ -380,7 +381,8 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
     if spec.kind == "auto":
         return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
                            verbose=verbose, on_progress=on_progress,
-                           warm_start=warm_start, **params)
+                           warm_start=warm_start, **params,
+                           **({} if scheduler is None else {"scheduler": scheduler}))
     if params and spec.kind == "exact":
         raise TypeError(f"unexpected parameters for {spec.name!r}: {', '.join(params)}")
     if spec.kind == "exact":

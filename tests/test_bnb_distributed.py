@@ -92,9 +92,24 @@ def test_a_killed_worker_has_its_tasks_rerun_and_the_same_optimum_is_proven() ->
     assert result.objective == result.bound == alone.objective
 
 
+@pytest.mark.solver("highs")
+def test_auto_given_a_scheduler_keeps_its_plan_and_runs_its_bnb_there(client: Any) -> None:
+    from dask.distributed import get_task_stream
+
+    w = board(20, 1)
+    with get_task_stream(client=client) as stream:
+        result = nqmip.solve(20, w, method="auto", scheduler=client, time_limit=120)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == nqmip.solve(20, w, method="highs").objective
+    assert "bnb" in result.provenance.plan
+    assert any(str(task["key"]).startswith("nqmip-bnb-") for task in stream.data)
+
+
 def test_workers_and_scheduler_are_bnb_options_only() -> None:
     with pytest.raises(ValueError, match="does not take workers"):
         nqmip.solve(8, "random", method="highs", workers=2)
+    with pytest.raises(ValueError, match="does not take workers"):  # auto: a scheduler
+        nqmip.solve(8, "random", method="auto", workers=2)
     with pytest.raises(ValueError, match="exclude each other"):
         nqmip.solve(8, "random", method="bnb", workers=2, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(ValueError, match="threads with workers"):
