@@ -47,6 +47,8 @@ OPTIONS: dict[str, str] = {
                "processes, started for the run (nqmip.cluster)",
     "scheduler": "the run is split over the workers of this Dask scheduler: an address "
                  "such as tcp://host:8786, or a distributed.Client",
+    "record": "a file where the run on a cluster keeps its state (open subtrees, "
+              "incumbent); a run given the same file continues from it",
 }
 
 #: The options every method of :data:`METHODS` honours.
@@ -211,14 +213,16 @@ _TABLE: tuple[Method, ...] = (
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
            "nqmip's own branch and bound for any weights (numba)",
            _honours("threads", "mip_gap", "bound_proof", "warm_start", "target",
-                    "work_limit", "workers", "scheduler"),
+                    "work_limit", "workers", "scheduler", "record"),
            warm_up="nqmip.bnb.search:warm_up",
            notes=_work("search nodes (the kernel's search on one thread; not with workers "
                        "or scheduler)",
                        threads="the LP search's workers, from 30 free rows; below, one",
                        workers="the LP search's subtrees as Dask tasks (docs/cluster.md), "
                                "whatever the board; threads is then not taken",
-                       scheduler="as workers, on that cluster's workers"),
+                       scheduler="as workers, on that cluster's workers",
+                       record="with workers or scheduler: rewritten every 2 s and when "
+                              "it stops"),
            limit=Limit("total", EXACT_FLOAT, "bnb's bounds count whole weights exactly only "
                        "below 2^53")),
     Method("ga", "heuristic", "nqmip.heuristics.ga.run:solve_ga",

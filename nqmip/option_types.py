@@ -114,6 +114,7 @@ TYPES: dict[str, OptionType] = {
     # the counting's and bnb's: a local Dask cluster (bnb) or processes (the count)
     "workers": OptionType("int", 1, WORKERS_MAX),
     "scheduler": OptionType("any"),
+    "record": OptionType("any"),
 }
 
 

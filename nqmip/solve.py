@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
@@ -76,6 +77,7 @@ def solve(
     sense: str | None = None,
     workers: int | None = None,
     scheduler: Any = None,
+    record: str | None = None,
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`~nqmip.result.Result`.
@@ -125,6 +127,8 @@ def solve(
         cluster of this many one-thread worker processes (docs/cluster.md).
     :param scheduler: ``method="bnb"``: the same on this Dask scheduler's workers (an
         address such as ``"tcp://host:8786"``, or a ``distributed.Client``).
+    :param record: with ``workers`` or ``scheduler``: a file keeping the run's state,
+        which a call given the same file continues.
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
     :returns: a verified ``Result`` (status, objective, bound, gap, placement, timing,
         trajectory, counters, provenance).
@@ -141,7 +145,7 @@ def solve(
         "seed": seed, "threads": threads, "mip_gap": mip_gap, "target": target,
         "strengthen": strengthen, "bound_proof": bound_proof, "verbose": verbose,
         "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit,
-        "workers": workers, "scheduler": scheduler}
+        "workers": workers, "scheduler": scheduler, "record": record}
     spec, instance, options = _checked(method, n, weights, fixed, black, white,
                                        weights_seed, sense, params, **options)
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
@@ -222,6 +226,7 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
+    check_cluster(options, spec.kind == "auto")
     colours = instance.colours
     check_weights(spec, feasibility=instance.is_feasibility, colours=colours is not None,
                   dense=instance.dense is not None,
@@ -261,7 +266,6 @@ def check_options_of(spec: Method, options: dict[str, Any],
     its range), as plain Python values; ``work_limit`` also against the method's unit."""
     checked = {name: spec.check(name, value) for name, value in options.items()}
     check_work_limit(spec, checked.get("work_limit"), params, checked.get("bound_proof"))
-    check_cluster(checked, spec.kind == "auto")
     return checked
 
 
@@ -276,7 +280,12 @@ def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
         raise TypeError("scheduler must be a Dask scheduler's address (such as "
                         "'tcp://127.0.0.1:8786') or a distributed.Client, got "
                         f"{type(scheduler).__name__}")
+    if options.get("record") is not None and not isinstance(options["record"], str | Path):
+        raise TypeError(f"record must be a file's path, got {type(options['record']).__name__}")
     if workers is None and scheduler is None:
+        if options.get("record") is not None:
+            raise ValueError("record keeps the state of a run on a cluster: give workers or "
+                             "scheduler too")
         return
     if workers is not None and scheduler is not None:
         raise ValueError("workers and scheduler exclude each other: workers starts a local "
@@ -377,7 +386,7 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
               target: float | None, threads: int | None, mip_gap: float | None,
               verbose: bool, strengthen: bool | None, bound_proof: bool | None,
               work_limit: float | None, workers: int | None = None,
-              scheduler: Any = None) -> Result:
+              scheduler: Any = None, record: Any = None) -> Result:
     if spec.kind == "auto":
         return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
                            verbose=verbose, on_progress=on_progress,
@@ -394,7 +403,7 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                                on_progress=on_progress, target=target,
                                strengthen=True if strengthen is None else strengthen,
                                work_limit=work_limit, workers=workers,
-                               scheduler=scheduler)
+                               scheduler=scheduler, record=record)
         return solve_exact(instance, spec.name, options, warm_start=warm_start,
                            bound_proof=bool(bound_proof))
     from nqmip.heuristics import run_heuristic

@@ -4,17 +4,20 @@ they make no sense."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import nqmip
+from nqmip.budget import Deadline
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.result import Status
 
@@ -105,6 +108,46 @@ def test_auto_given_a_scheduler_keeps_its_plan_and_runs_its_bnb_there(client: An
     assert any(str(task["key"]).startswith("nqmip-bnb-") for task in stream.data)
 
 
+def test_a_stopped_run_continues_from_its_record(client: Any, tmp_path: Path) -> None:
+    """Stopped (its deadline cancelled) once its record is written, the search leaves its
+    open subtrees and incumbent there; the same call given the file proves the optimum of
+    one process, and given it again (a finished record) proves at once."""
+    w = board(22, 5)
+    record = tmp_path / "bnb.json"
+    nqmip.solve(8, "random", method="bnb", scheduler=client)  # the kernels loaded
+    stop = Deadline(None)
+
+    def cancel_once_recorded(report: Any) -> None:
+        if record.exists():
+            stop.cancel()
+
+    first = nqmip.solve(22, w, method="bnb", scheduler=client, record=record,
+                        time_limit=stop, on_progress=cancel_once_recorded)
+    assert first.status is not Status.OPTIMAL, "the proof ended before it could be stopped"
+    kept = json.loads(record.read_text())
+    # the round it was in, its open subtrees (none if it stopped between two rounds)
+    assert kept["round"] is not None and kept["nodes"] > 0
+    resumed = nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    alone = nqmip.solve(22, w, method="bnb")
+    assert resumed.status is Status.OPTIMAL
+    assert resumed.objective == resumed.bound == alone.objective
+    assert resumed.extra["cluster"]["resumed"] == len(kept["open"])
+    assert json.loads(record.read_text())["open"] == []
+    again = nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    assert again.status is Status.OPTIMAL and again.objective == alone.objective
+    assert again.extra["cluster"]["tasks"] == 0
+
+
+def test_a_record_of_another_board_is_refused(client: Any, tmp_path: Path) -> None:
+    record = tmp_path / "bnb.json"
+    nqmip.solve(8, board(8, 1), method="bnb", scheduler=client, record=record)
+    with pytest.raises(ValueError, match="belongs to another search"):
+        nqmip.solve(8, board(8, 2), method="bnb", scheduler=client, record=record)
+    record.write_text("not a record")
+    with pytest.raises(ValueError, match="is not a record"):
+        nqmip.solve(8, board(8, 1), method="bnb", scheduler=client, record=record)
+
+
 def test_workers_and_scheduler_are_bnb_options_only() -> None:
     with pytest.raises(ValueError, match="does not take workers"):
         nqmip.solve(8, "random", method="highs", workers=2)
@@ -118,3 +161,5 @@ def test_workers_and_scheduler_are_bnb_options_only() -> None:
         nqmip.solve(8, "random", method="bnb", scheduler="tcp://127.0.0.1:1", work_limit=5)
     with pytest.raises(TypeError, match="scheduler must be"):
         nqmip.solve(8, "random", method="bnb", scheduler=8786)
+    with pytest.raises(ValueError, match="give workers or scheduler too"):
+        nqmip.solve(8, "random", method="bnb", record="run.json")

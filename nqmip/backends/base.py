@@ -63,6 +63,7 @@ class SolveOptions:
     # this scheduler (an address or a distributed.Client): nqmip.cluster.
     workers: int | None = None
     scheduler: Any = None
+    record: Any = None  # the file that keeps (and continues) the run on a cluster
 
     def time_limit(self, method: str | None = None) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit),

@@ -44,7 +44,8 @@ class BnbBackend(Backend):
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
             incumbent=options.incumbent, threads=options.threads or 1,
             node_limit=None if options.work_limit is None else int(options.work_limit),
-            workers=options.workers, scheduler=options.scheduler, stats=cluster)
+            workers=options.workers, scheduler=options.scheduler, stats=cluster,
+            record=options.record)
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:
             raw = solution(Termination.INFEASIBLE, nodes=outcome.nodes)

@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -219,6 +220,7 @@ class Board:
     nodes: int = 0
     seq: Any = field(default_factory=itertools.count)
     seconds: list[float] = field(default_factory=list)
+    ramp_up: float = 0.0  # seconds of the split in the caller
 
     def need(self) -> float | None:
         need = None if self.incumbent is None else self.incumbent + self.step
@@ -269,13 +271,28 @@ class Board:
 def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: Deadline,
                    mip_gap: float, root: float,
                    incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
-                   stats: dict[str, Any]) -> Callable[..., Outcome]:
+                   stats: dict[str, Any], record: Path | None = None,
+                   state: dict[str, Any] | None = None) -> Callable[..., Outcome]:
     """The engine of :func:`nqmip.bnb.rounds.in_rounds` (one search from the root) on
     ``cluster`` (:class:`nqmip.cluster.Cluster`); ``root`` is the root's LP value.
-    ``stats`` gathers the tasks' count and times."""
+    ``stats`` gathers the tasks' count and seconds, and per search (a round) its tasks,
+    its ramp-up's seconds in the caller and its wall time. ``record``: the file of the
+    search's state (:mod:`nqmip.bnb.record`), continued where it holds the round that
+    starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`)."""
+    from nqmip.bnb import record as rec
     from nqmip.bnb.common import need_step
 
     board_key = uuid.uuid4().hex
+    state = {} if state is None else state
+    job = rec.job_key(w, instance.fixed, mip_gap)
+    resume = [None if record is None else rec.read(record, job)]
+
+    def save(board: Board) -> None:
+        if record is not None:
+            left = [(-o.key, o.queens, o.upper) for o in [*board.heap, *board.running.values()]]
+            rounds = dict(state) if state.get("proven") is not None else None
+            rec.write(record, job, rec.Snapshot(rounds, board.floor, board.shared(), left,
+                                                board.nodes))
 
     def engine(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
@@ -283,11 +300,17 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
         board = Board(instance, w, need_step(instance), floor)
         if begin is not None:
             board.offer(tuple(begin))
+        seeded, resume[0] = _resumed(board, resume[0]), None
         spec = Spec(board_key, f"nqmip-bnb-{uuid.uuid4().hex[:12]}", instance, floor,
                     ceiling, mip_gap, NODE_BUDGET)
-        why = _drive(board, spec, cluster, deadline, root, tell, incumbent, mip_gap)
+        began = time.perf_counter()
+        why = _drive(board, spec, cluster, deadline, root, tell, incumbent, mip_gap,
+                     seeded, save)
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
+        stats.setdefault("rounds", []).append({
+            "tasks": len(board.seconds), "ramp_up": round(board.ramp_up, 4),
+            "wall": round(time.perf_counter() - began, 4)})
         root_bound = instance.rounded_bound(root)
         bound = _bound(board, instance, mip_gap, root_bound)
         if why is Termination.OPTIMAL:
@@ -314,20 +337,28 @@ def _bound(board: Board, instance: Instance, mip_gap: float, root_bound: float) 
 def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: float,
            tell: Callable[[float | None, float | None], None] | None,
            incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
-           mip_gap: float) -> Termination:
+           mip_gap: float, seeded: bool, save: Callable[[Board], None]) -> Termination:
     """Run the search of ``board`` on the cluster until nothing is open (``OPTIMAL``), an
-    incumbent reaches the ceiling (``OPTIMAL``) or ``deadline``."""
+    incumbent reaches the ceiling (``OPTIMAL``) or ``deadline``; from the root unless
+    ``seeded`` (a record's open subtrees). ``save`` is given the board every
+    :data:`nqmip.bnb.record.RECORD_SECONDS` and at the end."""
     from distributed import Variable, wait
+
+    from nqmip.bnb.record import RECORD_SECONDS
 
     client = cluster.client
     n = board.instance.n
-    board.push(root, (), np.packbits(np.ones(n * n, np.uint8)).tobytes())
+    if not seeded:
+        board.push(root, (), np.packbits(np.ones(n * n, np.uint8)).tobytes())
+    began = time.perf_counter()
     _ramp_up(board, spec, cluster.refresh() * TASKS_PER_WORKER)
+    board.ramp_up = time.perf_counter() - began
+    board.seconds.clear()  # the split's pieces ran here, not as tasks
     inc, ctl = Variable(f"{spec.token}-inc", client), Variable(f"{spec.token}-ctl", client)
     inc.set(board.shared())
     word = {"hungry": False, "stop": False}
     ctl.set(word)
-    last = time.perf_counter()
+    last = saved = time.perf_counter()
     reached = False
     try:
         while (board.heap or board.running) and not deadline.expired() and not reached:
@@ -365,6 +396,9 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
             if spec.ceiling is not None and board.incumbent is not None and \
                     board.incumbent >= spec.ceiling - 1e-9:
                 reached = True
+            if time.perf_counter() - saved >= RECORD_SECONDS:
+                save(board)
+                saved = time.perf_counter()
             if tell is not None and time.perf_counter() - last >= 0.2:
                 last = time.perf_counter()
                 tell(board.incumbent, _bound(board, board.instance, mip_gap,
@@ -373,11 +407,25 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
         ctl.set({"hungry": False, "stop": True})
         for future in board.running:
             future.cancel()
-    if reached or not (board.heap or board.running):
-        board.heap.clear()
-        board.running.clear()
-        return Termination.OPTIMAL
-    return why_stopped(deadline)
+        over = reached or not (board.heap or board.running)
+        if over:  # what is still open cannot beat the ceiling the incumbent reached
+            board.heap.clear()
+            board.running.clear()
+        save(board)
+    return Termination.OPTIMAL if over else why_stopped(deadline)
+
+
+def _resumed(board: Board, snap: Any) -> bool:
+    """The open subtrees and incumbent of a record (:class:`nqmip.bnb.record.Snapshot`) put
+    on ``board``, if it holds the round that starts; True if so."""
+    if snap is None or snap.floor != board.floor:
+        return False
+    if snap.incumbent is not None:
+        board.offer(snap.incumbent[1])
+    for bound, queens, upper in snap.open:
+        board.push(bound, queens, upper)
+    board.nodes = snap.nodes
+    return True
 
 
 def _ramp_up(board: Board, spec: Spec, want: int) -> None:

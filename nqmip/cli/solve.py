@@ -146,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="--method bnb: the same on this Dask scheduler's workers, "
                               "e.g. tcp://127.0.0.1:8786")
+    parser.add_argument("--record", metavar="FILE",
+                        help="with --workers or --scheduler: keep the search's state in "
+                             "FILE; the same command given it again continues from it")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -371,7 +374,8 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 #: names.
 FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
          "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
-         "work_limit": "--work-limit", "workers": "--workers", "scheduler": "--scheduler"}
+         "work_limit": "--work-limit", "workers": "--workers", "scheduler": "--scheduler",
+         "record": "--record"}
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -387,7 +391,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     given = {name: value for name, value in (
         ("seed", args.seed), ("threads", args.threads), ("target", args.target),
         ("work_limit", args.work_limit), ("workers", args.workers),
-        ("scheduler", args.scheduler),
+        ("scheduler", args.scheduler), ("record", args.record),
         ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
         ("strengthen", False if args.no_strengthen else None),
         ("verbose", True if args.verbose else None)) if value is not None}
