@@ -69,7 +69,8 @@ class Spec:
 @dataclass
 class Piece:
     """What a task gives back: its nodes, its best placement, its open nodes as (bound,
-    queens, packed allowed squares), whether its incumbent reached the ceiling, its time."""
+    queens, packed allowed squares), whether its incumbent reached the ceiling, its wall
+    time and its thread's CPU time (their gap: the machine's other load)."""
 
     nodes: int
     value: float | None
@@ -77,6 +78,7 @@ class Piece:
     open: list[tuple[float, tuple[int, ...], bytes]]
     reached: bool
     seconds: float
+    cpu: float = 0.0
 
 
 _LOCAL = threading.local()  # per worker thread: (token, tree)
@@ -146,7 +148,7 @@ def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
     its untried children. ``shared``: on a worker, with the search's shared Variables."""
     from nqmip.bnb.parallel import _abandon
 
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.thread_time()
     tree = _tree_for(spec)
     base_step = tree.step
     n = tree.n
@@ -178,7 +180,7 @@ def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
     link.sync(tree, spec.mip_gap, base_step, force=True)
     tree.step = base_step
     return Piece(tree.nodes, tree.incumbent, tree.best, left, tree.reached(),
-                 time.perf_counter() - begin)
+                 time.perf_counter() - begin, time.thread_time() - cpu)
 
 
 def _hand_back(tree: Any, base: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], bytes]]:
@@ -221,6 +223,7 @@ class Board:
     seq: Any = field(default_factory=itertools.count)
     seconds: list[float] = field(default_factory=list)
     ramp_up: float = 0.0  # seconds of the split in the caller
+    cpu: float = 0.0  # the tasks' CPU seconds
 
     def need(self) -> float | None:
         need = None if self.incumbent is None else self.incumbent + self.step
@@ -258,6 +261,7 @@ class Board:
     def take(self, piece: Piece) -> None:
         self.nodes += piece.nodes
         self.seconds.append(piece.seconds)
+        self.cpu += piece.cpu
         self.offer(piece.placement)
         for bound, queens, upper in piece.open:
             self.push(bound, queens, upper)
@@ -308,6 +312,7 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
                      seeded, save)
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
+        stats["task_cpu"] = round(stats.get("task_cpu", 0.0) + board.cpu, 3)
         stats.setdefault("rounds", []).append({
             "tasks": len(board.seconds), "ramp_up": round(board.ramp_up, 4),
             "wall": round(time.perf_counter() - began, 4)})
@@ -354,6 +359,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
     _ramp_up(board, spec, cluster.refresh() * TASKS_PER_WORKER)
     board.ramp_up = time.perf_counter() - began
     board.seconds.clear()  # the split's pieces ran here, not as tasks
+    board.cpu = 0.0
     inc, ctl = Variable(f"{spec.token}-inc", client), Variable(f"{spec.token}-ctl", client)
     inc.set(board.shared())
     word = {"hungry": False, "stop": False}
