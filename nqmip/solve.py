@@ -293,7 +293,8 @@ def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
     for name in ("work_limit",) if auto else ("threads", "work_limit"):
         if options.get(name) is not None:
             raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
-                             "search runs on the cluster's workers; drop one")
+                             "search on a cluster has the cluster's parallelism and node "
+                             "counts; drop one")
 
 
 def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],

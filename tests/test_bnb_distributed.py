@@ -164,3 +164,19 @@ def test_workers_and_scheduler_are_bnb_options_only() -> None:
         nqmip.solve(8, "random", method="bnb", scheduler=8786)
     with pytest.raises(ValueError, match="give workers or scheduler too"):
         nqmip.solve(8, "random", method="bnb", record="run.json")
+
+
+@pytest.mark.parametrize("argv,flags", [
+    (["--workers", "2", "--threads", "2"], ("--threads with --workers", "drop one")),
+    (["--scheduler", "tcp://127.0.0.1:1", "--work-limit", "5"],
+     ("--work-limit with --scheduler", "drop one")),
+    (["--record", "run.json"], ("--record keeps", "give --workers or --scheduler too")),
+    (["--workers", "0"], ("--workers", "from 1 to 256")),
+])
+def test_the_solve_command_refuses_a_bad_cluster_in_one_line_naming_its_flags(
+        argv: list[str], flags: tuple[str, ...]) -> None:
+    from nqmip.cli.solve import solve_weighted_main
+    from tests.test_inputs_environments import assert_one_line_refusal, run_main
+
+    assert_one_line_refusal(*run_main(solve_weighted_main,
+                                      ["--n", "10", "--method", "bnb", *argv]), *flags)

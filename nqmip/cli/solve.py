@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -418,7 +419,21 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
                   if not refused(m, names)]
         raise UsageError(f"{what} does not take {flags}"
                          + (f" (--method {', '.join(takers)} do)" if takers else ""))
+    _check_cluster(given, spec.kind == "auto")
     return options if args.lex_first else {**options, **given}
+
+
+def _check_cluster(given: dict[str, Any], auto: bool) -> None:
+    """:func:`nqmip.solve.check_cluster`'s refusals, naming the command's flags."""
+    from nqmip.solve import check_cluster
+
+    try:
+        check_cluster(given, auto)
+    except ValueError as exc:
+        text = str(exc)
+        for name, flag in FLAGS.items():
+            text = re.sub(rf"\b{name}\b", flag, text)
+        raise UsageError(text) from None
 
 
 def check_output(path: Path | None) -> None:
