@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 import warnings
@@ -30,6 +29,7 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    as_flags,
     check_writable,
     finite_float,
     fixed_queen,
@@ -147,9 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="--method bnb: the same on this Dask scheduler's workers, "
                               "e.g. tcp://127.0.0.1:8786")
-    parser.add_argument("--record", metavar="FILE",
-                        help="with --workers or --scheduler: keep the search's state in "
-                             "FILE; the same command given it again continues from it")
+    parser.add_argument("--record", metavar="FILE", help="with --workers or --scheduler: "
+                        "keep the search's state in FILE, which the same command continues")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -383,6 +382,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of the solve, each checked against the method table: an option the
     method does not honour is refused by its flag (exit 2), never dropped."""
     from nqmip.methods import LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
+    from nqmip.solve import check_cluster
 
     options: dict[str, Any] = dict(args.param)
     if len(options) != len(args.param):
@@ -419,21 +419,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
                   if not refused(m, names)]
         raise UsageError(f"{what} does not take {flags}"
                          + (f" (--method {', '.join(takers)} do)" if takers else ""))
-    _check_cluster(given, spec.kind == "auto")
+    as_flags(FLAGS, check_cluster, given, spec.kind == "auto")
     return options if args.lex_first else {**options, **given}
-
-
-def _check_cluster(given: dict[str, Any], auto: bool) -> None:
-    """:func:`nqmip.solve.check_cluster`'s refusals, naming the command's flags."""
-    from nqmip.solve import check_cluster
-
-    try:
-        check_cluster(given, auto)
-    except ValueError as exc:
-        text = str(exc)
-        for name, flag in FLAGS.items():
-            text = re.sub(rf"\b{name}\b", flag, text)
-        raise UsageError(text) from None
 
 
 def check_output(path: Path | None) -> None:
