@@ -172,9 +172,8 @@ def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
             tree.advance()
         if not link.stop:
             left = _hand_back(tree, queens)
+    finally:  # the board as it was, whatever happened (the thread's tree serves again)
         _abandon(tree)
-    finally:
-        tree.levels = []
         for square in queens:
             tree.place(square, -1)
     link.sync(tree, spec.mip_gap, base_step, force=True)
