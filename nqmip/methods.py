@@ -43,6 +43,12 @@ OPTIONS: dict[str, str] = {
                   "same call gives the same answer on any machine, loaded or quiet, with "
                   "a cold or a warm cache, when this limit ends it (termination "
                   "iteration_limit; a time_limit given too may end it first)",
+    "workers": "the run is split over a local Dask cluster of this many one-thread worker "
+               "processes, started for the run (nqmip.cluster)",
+    "scheduler": "the run is split over the workers of this Dask scheduler: an address "
+                 "such as tcp://host:8786, or a distributed.Client",
+    "record": "a file where the run on a cluster keeps its state (open subtrees, "
+              "incumbent); a run given the same file continues from it",
 }
 
 #: The options every method of :data:`METHODS` honours.
@@ -143,8 +149,11 @@ def _work(unit: str, **notes: str) -> dict[str, str]:
 _TABLE: tuple[Method, ...] = (
     Method("auto", "auto", "nqmip.auto.plans:solve_auto",
            "proves the optimum where it can and keeps the best placement until the time "
-           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target"),
-           notes={"work_limit": "refused: its parts run side by side on the clock (name "
+           "limit (nqmip.auto)", _honours("seed", "threads", "warm_start", "target",
+                                          "scheduler"),
+           notes={"scheduler": "the same plan; its branch and bound (bnb's LP search, "
+                               "where the plan runs it) on that cluster's workers",
+                  "work_limit": "refused: its parts run side by side on the clock (name "
                                 "a method to limit its work)"},
            limit=Limit("total", EXACT_FLOAT, "auto's proofs, bnb and the rounding of bounds, "
                        "count whole weights exactly only below 2^53")),
@@ -207,10 +216,16 @@ _TABLE: tuple[Method, ...] = (
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",
            "nqmip's own branch and bound for any weights (numba)",
            _honours("threads", "mip_gap", "bound_proof", "warm_start", "target",
-                    "work_limit"),
+                    "work_limit", "workers", "scheduler", "record"),
            warm_up="nqmip.bnb.search:warm_up",
-           notes=_work("search nodes (the kernel's search on one thread)",
-                       threads="the LP search's workers, from 30 free rows; below, one"),
+           notes=_work("search nodes (the kernel's search on one thread; not with workers "
+                       "or scheduler)",
+                       threads="the LP search's workers, from 30 free rows; below, one",
+                       workers="the LP search's subtrees as Dask tasks (docs/cluster.md), "
+                               "whatever the board; threads is then not taken",
+                       scheduler="as workers, on that cluster's workers",
+                       record="with workers or scheduler: rewritten every 2 s and when "
+                              "it stops"),
            limit=Limit("total", EXACT_FLOAT, "bnb's bounds count whole weights exactly only "
                        "below 2^53")),
     Method("ga", "heuristic", "nqmip.heuristics.ga.run:solve_ga",

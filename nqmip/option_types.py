@@ -37,7 +37,8 @@ import numpy as np
 THREADS_MAX = 256
 #: A time limit above this many seconds (about 31.7 years) is no limit at all.
 TIME_LIMIT_MAX = 1e9
-#: The most worker processes of a count (nqmip-count --workers, count_solutions(workers=)).
+#: The most worker processes of a count (nqmip-count --workers, count_solutions(workers=))
+#: or of bnb's local Dask cluster (solve(method="bnb", workers=)).
 WORKERS_MAX = 256
 #: 2^63 - 1: a seed is a 64-bit integer.
 SEED_MAX = 2**63 - 1
@@ -110,7 +111,10 @@ TYPES: dict[str, OptionType] = {
     "fixed": OptionType("any"),
     # the counting's own (nqmip.enumeration.count.count_solutions, nqmip-count)
     "unique": OptionType("bool"),
+    # the counting's and bnb's: a local Dask cluster (bnb) or processes (the count)
     "workers": OptionType("int", 1, WORKERS_MAX),
+    "scheduler": OptionType("any"),
+    "record": OptionType("any"),
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
@@ -74,6 +75,9 @@ def solve(
     white: float | None = None,
     weights_seed: int | None = None,
     sense: str | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    record: str | None = None,
     **params: Any,
 ) -> Result:
     """Solve an N-Queens instance and return a verified :class:`~nqmip.result.Result`.
@@ -119,6 +123,12 @@ def solve(
         evaluations, deterministic seconds: docs/api.md's notes): the same call then gives
         the same answer on any machine and cache state (termination ``iteration_limit``).
     :param sense: ``"max"`` (default: gains) or ``"min"`` (costs; the bound is a lower one).
+    :param workers: ``method="bnb"``: its search's subtrees as tasks on a local Dask
+        cluster of this many one-thread worker processes (docs/cluster.md).
+    :param scheduler: ``method="bnb"``: the same on this Dask scheduler's workers (an
+        address such as ``"tcp://host:8786"``, or a ``distributed.Client``).
+    :param record: with ``workers`` or ``scheduler``: a file keeping the run's state,
+        which a call given the same file continues.
     :param params: a heuristic's own parameters (``population=50``, ``preset="..."``).
     :returns: a verified ``Result`` (status, objective, bound, gap, placement, timing,
         trajectory, counters, provenance).
@@ -127,13 +137,15 @@ def solve(
         would not fit in this machine's memory (refused before anything is allocated).
     :raises nqmip.VerificationError: a solver answered with a wrong placement.
 
-    The first solution in lexicographic order is :func:`nqmip.lex_first`.
+    The first solution in lexicographic order is :func:`nqmip.lex_first`. (Over 100 lines:
+    this docstring is the reference of every parameter; the body is 20 lines.)
     """
     deadline = _deadline(time_limit)  # the one clock of the call starts now
     options: dict[str, Any] = {
         "seed": seed, "threads": threads, "mip_gap": mip_gap, "target": target,
         "strengthen": strengthen, "bound_proof": bound_proof, "verbose": verbose,
-        "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit}
+        "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit,
+        "workers": workers, "scheduler": scheduler, "record": record}
     spec, instance, options = _checked(method, n, weights, fixed, black, white,
                                        weights_seed, sense, params, **options)
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
@@ -221,6 +233,7 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
+    check_cluster(options, spec.kind == "auto")
     colours = instance.colours
     check_weights(spec, feasibility=instance.is_feasibility, colours=colours is not None,
                   dense=instance.dense is not None,
@@ -261,6 +274,34 @@ def check_options_of(spec: Method, options: dict[str, Any],
     checked = {name: spec.check(name, value) for name, value in options.items()}
     check_work_limit(spec, checked.get("work_limit"), params, checked.get("bound_proof"))
     return checked
+
+
+def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
+    """``workers`` or ``scheduler`` (one of them; a scheduler is an address or a
+    ``distributed.Client``), and neither with ``threads`` (but for ``auto``, whose other
+    parts take them) or ``work_limit``: the search's workers are the cluster's, and its
+    node counts depend on them."""
+    workers, scheduler = options.get("workers"), options.get("scheduler")
+    if scheduler is not None and not isinstance(scheduler, str) and \
+            type(scheduler).__name__ != "Client":
+        raise TypeError("scheduler must be a Dask scheduler's address (such as "
+                        "'tcp://127.0.0.1:8786') or a distributed.Client, got "
+                        f"{type(scheduler).__name__}")
+    if options.get("record") is not None and not isinstance(options["record"], str | Path):
+        raise TypeError(f"record must be a file's path, got {type(options['record']).__name__}")
+    if workers is None and scheduler is None:
+        if options.get("record") is not None:
+            raise ValueError("record keeps the state of a run on a cluster: give workers or "
+                             "scheduler too")
+        return
+    if workers is not None and scheduler is not None:
+        raise ValueError("workers and scheduler exclude each other: workers starts a local "
+                         "cluster, scheduler names one")
+    for name in ("work_limit",) if auto else ("threads", "work_limit"):
+        if options.get(name) is not None:
+            raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
+                             "search on a cluster has the cluster's parallelism and node "
+                             "counts; drop one")
 
 
 def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],
@@ -352,11 +393,13 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
               *, seed: int | None, warm_start: Any, on_progress: ProgressCallback,
               target: float | None, threads: int | None, mip_gap: float | None,
               verbose: bool, strengthen: bool | None, bound_proof: bool | None,
-              work_limit: float | None) -> Result:
+              work_limit: float | None, workers: int | None = None,
+              scheduler: Any = None, record: Any = None) -> Result:
     if spec.kind == "auto":
         return spec.load()(instance, time_limit=deadline, seed=seed, threads=threads,
                            verbose=verbose, on_progress=on_progress,
-                           warm_start=warm_start, **params)
+                           warm_start=warm_start, **params,
+                           **({} if scheduler is None else {"scheduler": scheduler}))
     if spec.kind == "exact":
         from nqmip.backends.base import SolveOptions
         from nqmip.exact import solve_exact
@@ -365,7 +408,8 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                                mip_gap=mip_gap or 0.0, verbose=verbose,
                                on_progress=on_progress, target=target,
                                strengthen=True if strengthen is None else strengthen,
-                               work_limit=work_limit)
+                               work_limit=work_limit, workers=workers,
+                               scheduler=scheduler, record=record)
         return solve_exact(instance, spec.name, options, warm_start=warm_start,
                            bound_proof=bool(bound_proof))
     from nqmip.heuristics import run_heuristic

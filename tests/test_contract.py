@@ -4,7 +4,9 @@ the time limit is the whole call; results are built in one place."""
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,8 @@ from tests.conftest import backend_params
 VALUES: dict[str, Any] = {
     "seed": 3, "threads": 2, "mip_gap": 0.5, "strengthen": False, "bound_proof": True,
     "warm_start": "sa", "on_progress": lambda report: None, "verbose": True, "target": 5.0,
-    "fixed": {0: 1}, "work_limit": 20_000,
+    "fixed": {0: 1}, "work_limit": 20_000, "workers": 2, "scheduler": "tcp://127.0.0.1:8786",
+    "record": "bnb-record.json",
 }
 
 
@@ -95,7 +98,8 @@ def _solve(method: str, **options: Any) -> nqmip.Result:
 @pytest.mark.parametrize("method,option", pairs(honoured=True))
 def test_an_honoured_option_has_its_effect(method: str, option: str,
                                            monkeypatch: pytest.MonkeyPatch,
-                                           capfd: pytest.CaptureFixture[str]) -> None:
+                                           capfd: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
     spec = METHODS[method]
     spied = method if spec.kind == "exact" else "highs" if method == "auto" else None
     spy = Spy(monkeypatch, spied) if spied is not None else None
@@ -140,7 +144,21 @@ def test_an_honoured_option_has_its_effect(method: str, option: str,
         result = _solve(method, bound_proof=True)
         assert result.status is Status.OPTIMAL
         assert result.provenance.proof == "colour_bound"  # proven without the solver
-    else:  # threads, mip_gap, strengthen: they reach the solver's own options
+    elif option in ("scheduler", "record"):  # a cluster in this process, its Client given
+        from dask.distributed import Client, LocalCluster
+
+        record = tmp_path / "record.json" if option == "record" else None
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            result = _solve(method, scheduler=client, record=record)
+        assert record is None or json.loads(record.read_text())["open"] == []
+        if method == "bnb":
+            assert spy is not None and spy.seen[-1].scheduler is client
+            assert result.extra["cluster"]["tasks"] > 0
+        else:  # auto keeps its plan: at n = 10 HiGHS alone proves (test_bnb_distributed)
+            assert spy is not None and spy.seen[-1].scheduler is None
+            assert result.status is Status.OPTIMAL
+    else:  # threads, mip_gap, strengthen, workers: they reach the solver's own options
         result = _solve(method, **{option: value})
         assert spy is not None and spy.seen
         assert getattr(spy.seen[-1], option) == value

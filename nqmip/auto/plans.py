@@ -108,10 +108,13 @@ def solve_auto(
     verbose: bool = False,
     on_progress: ProgressCallback | None = None,
     warm_start: Any = None,
+    scheduler: Any = None,
     **params: Any,
 ) -> Result:
     """Run the plan :func:`~nqmip.auto.policy.choose_plan` picks for ``instance`` within
-    ``time_limit`` and return the best verified placement with the best bound known."""
+    ``time_limit`` and return the best verified placement with the best bound known. With
+    ``scheduler`` (a Dask scheduler's address or Client) the plan is the same, and its
+    branch and bound, where the plan runs one, runs on that cluster's workers."""
     from nqmip.exact import solve_exact
 
     if params:
@@ -146,10 +149,11 @@ def solve_auto(
         offered to the portfolio; None when it failed (recorded, the run goes on)."""
         backend = backend or pick_backend(size)
         honour = METHODS[backend].honour
+        spread = scheduler if backend == "bnb" else None
         options = SolveOptions(deadline=limit, seed=seed if honour("seed") else None,
-                               threads=threads if honour("threads") else None,
-                               verbose=verbose, on_progress=on_progress,
-                               incumbent=shared_incumbent)
+                               threads=threads if honour("threads") and spread is None
+                               else None, verbose=verbose, on_progress=on_progress,
+                               incumbent=shared_incumbent, scheduler=spread)
         result = run.guard(step or backend, lambda: solve_exact(
             instance, backend, options, warm_start=start if honour("warm_start") else None,
             bound_proof=bound_proof and honour("bound_proof")))

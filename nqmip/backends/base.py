@@ -59,6 +59,11 @@ class SolveOptions:
     # Stop after this much work in the backend's own unit (nodes, work units, CP-SAT's
     # deterministic seconds: the method table's notes), whatever the clock says.
     work_limit: float | None = None
+    # Run on a Dask cluster: a local one of this many one-thread workers, or the workers of
+    # this scheduler (an address or a distributed.Client): nqmip.cluster.
+    workers: int | None = None
+    scheduler: Any = None
+    record: Any = None  # the file that keeps (and continues) the run on a cluster
 
     def time_limit(self, method: str | None = None) -> float | None:
         """What is left of the deadline as the solver's time-limit option (None: no limit),

@@ -4,6 +4,8 @@ MIP solvers, so it gets the same start, deadline, verification and result."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from nqmip.backends.base import (
     Backend,
     RawSolution,
@@ -36,11 +38,14 @@ class BnbBackend(Backend):
         compile_time = load_kernels(warm_up, "branch and bound", self.name,
                                     options.on_progress)
         progress = ProgressReporter(self.name, options.on_progress)
+        cluster: dict[str, Any] = {}
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
             incumbent=options.incumbent, threads=options.threads or 1,
-            node_limit=None if options.work_limit is None else int(options.work_limit))
+            node_limit=None if options.work_limit is None else int(options.work_limit),
+            workers=options.workers, scheduler=options.scheduler, stats=cluster,
+            record=options.record)
         accepted = None if options.warm_start is None else True
         if outcome.termination is Termination.INFEASIBLE:
             raw = solution(Termination.INFEASIBLE, nodes=outcome.nodes)
@@ -50,4 +55,6 @@ class BnbBackend(Backend):
                        outcome.bound, outcome.nodes, accepted)
         raw.extra["root_bound"] = outcome.root_bound
         raw.extra["compile_time"] = compile_time
+        if cluster:  # on Dask: the workers' threads, the tasks and their seconds
+            raw.extra["cluster"] = cluster
         return raw

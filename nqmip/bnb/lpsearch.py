@@ -235,12 +235,16 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
                         start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                         report: Callable[[float | None, float | None], None] | None = None,
                         incumbent: Callable[[], tuple[float, tuple[int, ...]] | None]
-                        | None = None, rounds: bool = True, threads: int = 1) -> Outcome:
+                        | None = None, rounds: bool = True, threads: int = 1,
+                        spread: Callable[[np.ndarray, float], Any] | None = None,
+                        state: dict[str, Any] | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``; the arguments
     are those of :func:`nqmip.bnb.search.branch_and_bound`. On whole weights (and no
     ``mip_gap``) the search runs in rounds of a falling target (:mod:`nqmip.bnb.rounds`)
     unless ``rounds`` is False; ``threads`` workers share the tree
-    (:mod:`nqmip.bnb.parallel`)."""
+    (:mod:`nqmip.bnb.parallel`); or ``spread(weights, root LP value)`` makes the engine
+    that runs each search instead (:func:`nqmip.bnb.distributed.cluster_engine`: a Dask
+    cluster's workers share the tree); ``state``: the rounds' (:func:`in_rounds`)."""
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -252,7 +256,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None)
     root_value = None if root is None else root.value
 
-    def engine(begin: tuple[int, ...] | None, floor: float | None,
+    def local(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
                ceiling: float | None) -> Outcome:
         trees = []
@@ -266,10 +270,14 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             pool.share(float(w[np.arange(n), list(begin)].sum()), tuple(begin))
         return _search(trees, pool, instance, deadline, mip_gap, root_value, tell, incumbent)
 
+    engine: Any = local
+    if spread is not None and root_value is not None:
+        engine = spread(w, root_value)
     if not rounds or mip_gap > 0.0 or not instance.integral:
         return engine(start, None, report, None)
     low = float(w.min(axis=1).sum())
-    return in_rounds(instance, deadline, start, value, root_value, low, engine, report)
+    return in_rounds(instance, deadline, start, value, root_value, low, engine, report,
+                     state)
 
 
 def _search(trees: list[Tree], pool: parallel.Pool, instance: Instance, deadline: Deadline,

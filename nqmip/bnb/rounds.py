@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from nqmip.bnb.common import Outcome
 from nqmip.budget import Deadline
@@ -43,17 +44,25 @@ Engine = Callable[[tuple[int, ...] | None, float | None, Report | None, float | 
 
 def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | None,
               start_value: float | None, root: float | None, low: float, engine: Engine,
-              report: Callable[[float | None, float | None], None] | None) -> Outcome:
+              report: Callable[[float | None, float | None], None] | None,
+              state: dict[str, Any] | None = None) -> Outcome:
     """Run ``engine`` (a search that takes a floor under its incumbent) in rounds of a
     falling target from the bound ``root`` (whole weights; None: the board has no
     placement, which one plain search shows) down to ``low``, the least value a placement
-    can have: a target there is the plain search (which shows there is none, if so)."""
+    can have: a target there is the plain search (which shows there is none, if so).
+    ``state``: the round's ``proven``, ``delta`` and ``last_nodes``, written before each
+    round (a record of the search: :mod:`nqmip.bnb.record`), and read at the start when
+    it holds them (a record continued)."""
     if root is None:
         return engine(start, None, report, None)
     proven = math.floor(root + 1e-6)
     delta = FIRST_DELTA
     nodes = 0
     last_nodes: int | None = None
+    again: list[float | None] = []  # a record's round: its floor, whatever the start now
+    if state is not None and state.get("proven") is not None:
+        proven, delta, last_nodes = state["proven"], state["delta"], state["last_nodes"]
+        again.append(state.get("floor"))
     best: tuple[tuple[int, ...] | None, float | None] = (start, start_value)
 
     def capped(inc: float | None, bound: float | None) -> None:
@@ -64,7 +73,9 @@ def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | N
         tau = proven - delta + 1
         # the incumbent as high as the target, or no placement can be lower: plain search
         plain = (best[1] is not None and tau <= best[1] + 1) or tau <= low
-        tau_floor = None if plain else float(tau)
+        tau_floor = again.pop() if again else (None if plain else float(tau))
+        if state is not None:
+            state.update(proven=proven, delta=delta, last_nodes=last_nodes, floor=tau_floor)
         out = engine(best[0], tau_floor, capped, float(proven))
         nodes += out.nodes
         if out.objective is not None and (best[1] is None or out.objective > best[1]):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +41,9 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                      report: Callable[[float | None, float | None], None] | None = None,
                      incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None = None,
                      engine: str = "auto", threads: int = 1,
-                     node_limit: int | None = None) -> Outcome:
+                     node_limit: int | None = None, workers: int | None = None,
+                     scheduler: Any = None, stats: dict[str, Any] | None = None,
+                     record: str | Path | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``.
 
     ``start``: a complete placement (fixed queens included) whose value is the first
@@ -52,8 +56,16 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
     workers (the kernel runs on one). ``node_limit``: stop after this many nodes
     (``iteration_limit``), the same search on any machine: the kernel's search on one
     thread whatever ``engine`` says (the LP search's workers share a tree, so their node
-    counts depend on the machine).
+    counts depend on the machine). ``workers`` (a local cluster of that many one-thread
+    processes) or ``scheduler`` (a Dask scheduler's address or Client): the LP search on
+    that Dask cluster, whatever the board (:mod:`nqmip.bnb.distributed`; ``stats`` gets
+    its tasks' count and times), its state kept in the file ``record``, which a run
+    given the same file continues (:mod:`nqmip.bnb.record`).
     """
+    if workers is not None or scheduler is not None:
+        return _on_cluster(instance, deadline, start, mip_gap, report, incumbent, workers,
+                           scheduler, {} if stats is None else stats,
+                           None if record is None else Path(record))
     lp = engine == "lp" or (engine == "auto" and free_rows(instance) >= LP_MIN_FREE)
     if lp and node_limit is None:
         from nqmip.bnb.lpsearch import lp_branch_and_bound
@@ -62,6 +74,37 @@ def branch_and_bound(instance: Instance, deadline: Deadline,
                                    incumbent=incumbent, threads=threads)
     return _kernel_search(instance, deadline, start, mip_gap, root_iters, node_iters,
                           report, incumbent, node_limit)
+
+
+def _on_cluster(instance: Instance, deadline: Deadline, start: tuple[int, ...] | None,
+                mip_gap: float, report: Callable[[float | None, float | None], None] | None,
+                incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
+                workers: int | None, scheduler: Any, stats: dict[str, Any],
+                record: Path | None) -> Outcome:
+    """:func:`branch_and_bound`'s LP search on a Dask cluster, from ``record``'s state
+    where it holds one (its incumbent the start if better)."""
+    from nqmip.bnb import record as rec
+    from nqmip.bnb.distributed import cluster_engine, weights_of
+    from nqmip.bnb.lpsearch import lp_branch_and_bound
+    from nqmip.cluster import open_cluster
+
+    w = weights_of(instance)
+    state: dict[str, Any] = {}
+    if record is not None:
+        snap = rec.read(record, rec.job_key(w, instance.fixed, mip_gap))
+        if snap is not None:
+            state.update(snap.round or {})
+            stats["resumed"] = len(snap.open)
+            mine = None if start is None else float(w[np.arange(instance.n), list(start)].sum())
+            if snap.incumbent is not None and (mine is None or snap.incumbent[0] > mine):
+                start = snap.incumbent[1]
+    with open_cluster(scheduler, workers) as cluster:
+        stats["workers"] = cluster.slots
+        return lp_branch_and_bound(
+            instance, deadline, start, mip_gap=mip_gap, report=report, incumbent=incumbent,
+            state=state, spread=lambda w, root: cluster_engine(
+                instance, w, cluster, deadline, mip_gap, root, incumbent, stats, record,
+                state))
 
 
 def _kernel_search(instance: Instance, deadline: Deadline, start: tuple[int, ...] | None,

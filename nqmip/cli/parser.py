@@ -22,6 +22,20 @@ class UsageError(Exception):
     """Bad input from the command line: reported in one line with exit status 2."""
 
 
+def as_flags(flags: dict[str, str], check: Any, *args: Any) -> None:
+    """``check(*args)``, its ValueError a :class:`UsageError` naming the command's
+    ``flags`` (option name -> flag) where it names the options."""
+    import re
+
+    try:
+        check(*args)
+    except ValueError as exc:
+        text = str(exc)
+        for name, flag in flags.items():
+            text = re.sub(rf"\b{name}\b", flag, text)
+        raise UsageError(text) from None
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with bad input as :class:`UsageError`, and ``--version``."""
 

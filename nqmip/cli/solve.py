@@ -29,6 +29,7 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    as_flags,
     board_and_fixed,
     check_writable,
     finite_float,
@@ -39,6 +40,7 @@ from nqmip.cli.parser import (
     seed_int,
     target_float,
     threads_int,
+    typed,
     work_amount,
     write_file,
 )
@@ -139,6 +141,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=threads_int,
                         help="solver threads (1 to 256; what each method honours: "
                              "docs/api.md)")
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=typed("workers"), metavar="N",
+                         help="--method bnb: its search's subtrees as tasks on a local Dask "
+                              "cluster of N one-thread worker processes (docs/cluster.md)")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="--method bnb: the same on this Dask scheduler's workers, "
+                              "e.g. tcp://127.0.0.1:8786")
+    parser.add_argument("--record", metavar="FILE", help="with --workers or --scheduler: "
+                        "keep the search's state in FILE, which the same command continues")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -364,13 +375,15 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 #: names.
 FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
          "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
-         "work_limit": "--work-limit"}
+         "work_limit": "--work-limit", "workers": "--workers", "scheduler": "--scheduler",
+         "record": "--record"}
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of the solve, each checked against the method table: an option the
     method does not honour is refused by its flag (exit 2), never dropped."""
     from nqmip.methods import LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
+    from nqmip.solve import check_cluster
 
     options: dict[str, Any] = dict(args.param)
     if len(options) != len(args.param):
@@ -379,7 +392,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--warm-start and --no-warm-start exclude each other")
     given = {name: value for name, value in (
         ("seed", args.seed), ("threads", args.threads), ("target", args.target),
-        ("work_limit", args.work_limit),
+        ("work_limit", args.work_limit), ("workers", args.workers),
+        ("scheduler", args.scheduler), ("record", args.record),
         ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
         ("strengthen", False if args.no_strengthen else None),
         ("verbose", True if args.verbose else None)) if value is not None}
@@ -413,6 +427,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             refusal = param_refusal(spec.name, name, value, str(value))
             if refusal is not None:
                 raise UsageError(refusal)
+    as_flags(FLAGS, check_cluster, given, spec.kind == "auto")
     return options if args.lex_first else {**options, **given}
 
 

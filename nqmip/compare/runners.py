@@ -72,48 +72,40 @@ def run_local(sweep: Sweep, jobs: int, events: Events) -> None:
 def run_dask(sweep: Sweep, scheduler: str | None, workers: int | None,
              events: Events) -> None:
     """Run the sweep's cells on Dask (a scheduler's address, or a local cluster of
-    ``workers`` processes), as many at once as the workers have threads."""
+    ``workers`` processes: :func:`nqmip.cluster.open_cluster`), as many at once as the
+    workers have threads."""
+    from nqmip.cluster import ClusterError, open_cluster
+
     try:
-        from dask.distributed import Client, LocalCluster
-        from dask.distributed import wait as dask_wait
-    except ImportError:
-        raise UsageError('Dask is not installed: pip install "nqmip[dask]"') from None
-    cluster = None
-    if scheduler is not None:
+        with open_cluster(scheduler, workers) as cluster:
+            _sweep_on(cluster.client, cluster.slots, sweep, events)
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _sweep_on(client: Any, slots: int, sweep: Sweep, events: Events) -> None:
+    """The sweep's cells on the Dask ``client``, ``slots`` at once."""
+    from dask.distributed import wait as dask_wait
+
+    tag = uuid.uuid4().hex[:12]
+    futures: dict[Any, int] = {}
+    while not sweep.finished:
+        while len(futures) < slots:
+            taken = sweep.take(time.perf_counter())
+            if taken is None:
+                break
+            ticket, cell = taken
+            events.started(cell)
+            futures[client.submit(run_cell, asdict(cell), pure=False,
+                                  key=f"nqmip-{tag}-{ticket}")] = ticket
+        if not futures:
+            raise RuntimeError("the sweep is stuck: no cell is ready")
         try:
-            client = Client(scheduler, timeout="10s")
-        except OSError as exc:
-            raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-    else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-    try:
-        slots = max(sum(w.get("nthreads", 1)
-                        for w in client.scheduler_info()["workers"].values()), 1)
-        tag = uuid.uuid4().hex[:12]
-        futures: dict[Any, int] = {}
-        while not sweep.finished:
-            while len(futures) < slots:
-                taken = sweep.take(time.perf_counter())
-                if taken is None:
-                    break
-                ticket, cell = taken
-                events.started(cell)
-                futures[client.submit(run_cell, asdict(cell), pure=False,
-                                      key=f"nqmip-{tag}-{ticket}")] = ticket
-            if not futures:
-                raise RuntimeError("the sweep is stuck: no cell is ready")
-            try:
-                done = dask_wait(list(futures), timeout=0.5, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                done = set()
-            for future in done:
-                ticket = futures.pop(future)
-                row = future.result()
-                events.finished(sweep.finish(ticket, row), row)
-            events.tick()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+            done = dask_wait(list(futures), timeout=0.5, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            done = set()
+        for future in done:
+            ticket = futures.pop(future)
+            row = future.result()
+            events.finished(sweep.finish(ticket, row), row)
+        events.tick()

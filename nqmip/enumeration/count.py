@@ -9,6 +9,7 @@ the record are in :mod:`.count_tasks`); the kernels (:mod:`.constellations`,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -249,11 +250,12 @@ def run_count(
                      compile_time, f"bitboard (numba, {how})")
 
     client = None
+    opened = contextlib.ExitStack()
     if scheduler is not None:
-        from dask.distributed import Client
+        from nqmip.cluster import open_cluster
 
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-        n_workers = max(len(client.scheduler_info().get("workers", {})), 1)
+        cluster = opened.enter_context(open_cluster(scheduler))
+        client, n_workers = cluster.client, cluster.slots
         engine = f"bitboard (numba, {how}) on Dask"
     else:
         n_workers = workers or 1
@@ -295,8 +297,7 @@ def run_count(
     finally:
         if sink is not None:
             sink.close()
-        if client is not None and client is not scheduler:
-            client.close()
+        opened.close()
 
     value, total = _tally(done, by_classes(size, fix) and not border, unique)
     return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,

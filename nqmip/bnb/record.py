@@ -1,0 +1,86 @@
+"""The record of bnb's search on a cluster (:mod:`nqmip.bnb.distributed`): its open
+subtrees, its incumbent and the round it is in, rewritten whole (a new file moved over the
+old one) every :data:`RECORD_SECONDS` and when it stops, so that a run killed at any moment
+leaves the last complete state. A run given the same file continues from it, as
+``nqmip-count --record`` does for a count.
+
+What is open is the whole of what is left: the subtrees not yet searched and those that
+were running (their work is done again). The record of a finished search holds nothing
+open, and continuing it proves at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: How often the record is rewritten while the search runs (seconds).
+RECORD_SECONDS = 2.0
+
+
+class RecordError(ValueError):
+    """The file is not a record of this search."""
+
+
+@dataclass
+class Snapshot:
+    """A search's state: the round (``proven``, ``delta``, ``last_nodes`` of
+    :func:`nqmip.bnb.rounds.in_rounds`; None: no rounds), the round's floor, the
+    incumbent, the open subtrees as (bound, queens, packed allowed squares) and the nodes
+    searched so far."""
+
+    round: dict[str, Any] | None
+    floor: float | None
+    incumbent: tuple[float, tuple[int, ...]] | None
+    open: list[tuple[float, tuple[int, ...], bytes]]
+    nodes: int
+
+
+def job_key(w: np.ndarray, fixed: tuple[tuple[int, int], ...], mip_gap: float) -> str:
+    """The search a record belongs to: the board's weights (maximised), its fixed queens
+    and the gap."""
+    digest = hashlib.sha256(np.ascontiguousarray(w, dtype=np.float64).tobytes())
+    digest.update(repr((sorted(fixed), mip_gap)).encode())
+    return f"bnb n={w.shape[0]} {digest.hexdigest()[:24]}"
+
+
+def write(path: Path, job: str, snap: Snapshot) -> None:
+    """The record of ``snap``, written to a new file and moved over ``path``."""
+    body = {"job": job, "round": snap.round, "floor": snap.floor, "nodes": snap.nodes,
+            "incumbent": None if snap.incumbent is None else
+            [snap.incumbent[0], list(snap.incumbent[1])],
+            "open": [[b, list(q), u.hex()] for b, q, u in snap.open]}
+    fresh = path.with_name(path.name + ".new")
+    with fresh.open("w") as out:
+        json.dump(body, out)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(fresh, path)
+
+
+def read(path: Path, job: str) -> Snapshot | None:
+    """The record at ``path`` (None: no file yet); :class:`RecordError` when it is not a
+    record of ``job``."""
+    if not path.exists():
+        return None
+    try:
+        body = json.loads(path.read_text())
+        if body["job"] != job:
+            raise RecordError(f"record {path} belongs to another search ({body['job']}), "
+                              f"not {job}; give a new file for this one")
+        inc = body["incumbent"]
+        return Snapshot(body["round"], body["floor"],
+                        None if inc is None else (float(inc[0]), tuple(int(c) for c in inc[1])),
+                        [(float(b), tuple(int(s) for s in q), bytes.fromhex(u))
+                         for b, q, u in body["open"]], int(body["nodes"]))
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(f"record {path} is not a record of bnb's search; give a new "
+                          "file to start over") from None

@@ -1,0 +1,67 @@
+"""The one way the package reaches a Dask cluster: a scheduler's address (or a Client
+already made), or a local cluster of ``workers`` one-thread worker processes started for
+the run and closed after it. ``nqmip-compare --workers/--scheduler`` and the branch and
+bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`) both open it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+#: How long a connection to a scheduler's address may take before it is refused.
+CONNECT_TIMEOUT = "10s"
+
+
+class ClusterError(ValueError):
+    """Dask is not installed, or the scheduler cannot be reached (a bad address)."""
+
+
+@dataclass
+class Cluster:
+    """An open cluster: the client, and how many tasks run at once (the workers' threads)."""
+
+    client: Any
+    slots: int
+
+    def refresh(self) -> int:
+        """The workers' threads now (workers join and leave)."""
+        info = self.client.scheduler_info().get("workers", {})
+        self.slots = max(sum(w.get("nthreads", 1) for w in info.values()), 1)
+        return self.slots
+
+
+@contextmanager
+def open_cluster(scheduler: Any = None, workers: int | None = None,
+                 processes: bool = True) -> Iterator[Cluster]:
+    """A :class:`Cluster` on ``scheduler`` (an address such as ``tcp://host:8786``, or a
+    ``distributed.Client``, which is left open), else a local cluster of ``workers``
+    one-thread workers (``processes``: each its own process) closed on leaving."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError('Dask is not installed: pip install "nqmip[dask]"') from None
+    local = None
+    if scheduler is not None and isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
+                               f"{exc}") from None
+    else:
+        local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
+                             processes=processes, dashboard_address=None)
+        client = Client(local)
+    try:
+        cluster = Cluster(client, 1)
+        cluster.refresh()
+        yield cluster
+    finally:
+        if client is not scheduler:
+            client.close()
+        if local is not None:
+            local.close()

@@ -1,0 +1,182 @@
+"""bnb's LP search on a Dask cluster (nqmip.bnb.distributed): the same optimum and proof as
+in one process and as HiGHS, with a worker killed mid-proof too; the options refused where
+they make no sense."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import nqmip
+from nqmip.budget import Deadline
+from nqmip.instances.families import toulbar2_tutorial
+from nqmip.result import Status
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """Two one-thread workers in this process (fast to start)."""
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+def board(n: int, seed: int) -> np.ndarray:
+    return np.asarray(toulbar2_tutorial(n, seed).weights, dtype=float)
+
+
+@pytest.mark.solver("highs")
+@pytest.mark.parametrize("n,seed,sense,fixed", [
+    (9, 1, "max", None), (10, 2, "min", None), (11, 3, "max", {0: 3}),
+    (12, 4, "min", {2: 5, 5: 0}), (12, 123456789, "max", None)])
+def test_the_cluster_proves_the_optimum_of_one_process_and_highs(
+        client: Any, n: int, seed: int, sense: str, fixed: dict[int, int] | None) -> None:
+    w = board(n, seed)
+    spread = nqmip.solve(n, w, fixed=fixed, method="bnb", sense=sense, scheduler=client)
+    alone = nqmip.solve(n, w, fixed=fixed, method="bnb", sense=sense)
+    highs = nqmip.solve(n, w, fixed=fixed, method="highs", sense=sense)
+    assert spread.status is Status.OPTIMAL
+    assert spread.objective == spread.bound == alone.objective == highs.objective
+    assert spread.placement is not None
+    for row, col in (fixed or {}).items():
+        assert spread.placement[row] == col
+    tasks = spread.extra["cluster"]
+    assert tasks["workers"] == 2 and tasks["tasks"] == len(tasks["task_seconds"])
+    assert tasks["tasks"] > 0 or n < 10  # n = 9: the ramp-up in the caller ends the proof
+
+
+def test_a_board_whose_fixed_queens_allow_nothing_is_infeasible(client: Any) -> None:
+    # two queens that leave no completion: (0, 0) and (1, 2) on n = 4
+    result = nqmip.solve(4, board(4, 1), fixed={0: 0, 1: 2}, method="bnb", scheduler=client)
+    assert result.status is Status.INFEASIBLE
+
+
+def test_a_killed_worker_has_its_tasks_rerun_and_the_same_optimum_is_proven() -> None:
+    """Two worker processes; one is killed (SIGKILL) while the proof runs: Dask reruns its
+    tasks elsewhere (its nanny starts a new worker) and the optimum is proven as in one
+    process."""
+    from dask.distributed import Client, LocalCluster
+
+    w = board(24, 123456789)
+    alone = nqmip.solve(24, w, method="bnb", time_limit=120)
+    assert alone.status is Status.OPTIMAL
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        c.run(lambda: nqmip.solve(8, "random", method="bnb"))  # kernels loaded before
+        out: dict[str, Any] = {}
+        run = threading.Thread(target=lambda: out.setdefault(
+            "result", nqmip.solve(24, w, method="bnb", scheduler=c, time_limit=180)))
+        run.start()
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and run.is_alive() and time.monotonic() < deadline:
+            busy = {ws for ws, tasks in c.processing().items() if tasks}
+            if busy:
+                pids = c.run(os.getpid, workers=[sorted(busy)[0]])
+                killed = next(iter(pids.values()))
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.05)
+        run.join(200)
+    assert killed is not None, "the proof ended before a worker could be killed"
+    result = out["result"]
+    assert result.status is Status.OPTIMAL
+    assert result.objective == result.bound == alone.objective
+
+
+@pytest.mark.solver("highs")
+def test_auto_given_a_scheduler_keeps_its_plan_and_runs_its_bnb_there(client: Any) -> None:
+    from dask.distributed import get_task_stream
+
+    w = board(20, 1)
+    with get_task_stream(client=client) as stream:
+        result = nqmip.solve(20, w, method="auto", scheduler=client, time_limit=120)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == nqmip.solve(20, w, method="highs").objective
+    assert "bnb" in result.provenance.plan
+    assert any(str(task["key"]).startswith("nqmip-bnb-") for task in stream.data)
+
+
+def test_a_stopped_run_continues_from_its_record(client: Any, tmp_path: Path) -> None:
+    """Stopped (its deadline cancelled) once its record is written, the search leaves its
+    open subtrees and incumbent there; the same call given the file proves the optimum of
+    one process, and given it again (a finished record) proves at once."""
+    w = board(22, 5)
+    record = tmp_path / "bnb.json"
+    nqmip.solve(8, "random", method="bnb", scheduler=client)  # the kernels loaded
+    stop = Deadline(None)
+
+    def cancel_once_recorded(report: Any) -> None:
+        if record.exists():
+            stop.cancel()
+
+    first = nqmip.solve(22, w, method="bnb", scheduler=client, record=record,
+                        time_limit=stop, on_progress=cancel_once_recorded)
+    assert first.status is not Status.OPTIMAL, "the proof ended before it could be stopped"
+    kept = json.loads(record.read_text())
+    # the round it was in, its open subtrees (none if it stopped between two rounds)
+    assert kept["round"] is not None and kept["nodes"] > 0
+    resumed = nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    alone = nqmip.solve(22, w, method="bnb")
+    assert resumed.status is Status.OPTIMAL
+    assert resumed.objective == resumed.bound == alone.objective
+    assert resumed.extra["cluster"]["resumed"] == len(kept["open"])
+    assert json.loads(record.read_text())["open"] == []
+    again = nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    assert again.status is Status.OPTIMAL and again.objective == alone.objective
+    assert again.extra["cluster"]["tasks"] == 0
+
+
+def test_a_record_of_another_board_is_refused(client: Any, tmp_path: Path) -> None:
+    record = tmp_path / "bnb.json"
+    nqmip.solve(8, board(8, 1), method="bnb", scheduler=client, record=record)
+    with pytest.raises(ValueError, match="belongs to another search"):
+        nqmip.solve(8, board(8, 2), method="bnb", scheduler=client, record=record)
+    record.write_text("not a record")
+    with pytest.raises(ValueError, match="is not a record"):
+        nqmip.solve(8, board(8, 1), method="bnb", scheduler=client, record=record)
+
+
+def test_workers_and_scheduler_are_bnb_options_only() -> None:
+    with pytest.raises(ValueError, match="does not take workers"):
+        nqmip.solve(8, "random", method="highs", workers=2)
+    with pytest.raises(ValueError, match="does not take workers"):  # auto: a scheduler
+        nqmip.solve(8, "random", method="auto", workers=2)
+    with pytest.raises(ValueError, match="exclude each other"):
+        nqmip.solve(8, "random", method="bnb", workers=2, scheduler="tcp://127.0.0.1:1")
+    with pytest.raises(ValueError, match="threads with workers"):
+        nqmip.solve(8, "random", method="bnb", workers=2, threads=2)
+    with pytest.raises(ValueError, match="work_limit with scheduler"):
+        nqmip.solve(8, "random", method="bnb", scheduler="tcp://127.0.0.1:1", work_limit=5)
+    with pytest.raises(TypeError, match="scheduler must be"):
+        nqmip.solve(8, "random", method="bnb", scheduler=8786)
+    with pytest.raises(ValueError, match="give workers or scheduler too"):
+        nqmip.solve(8, "random", method="bnb", record="run.json")
+
+
+@pytest.mark.parametrize("argv,flags", [
+    (["--workers", "2", "--threads", "2"], ("--threads with --workers", "drop one")),
+    (["--scheduler", "tcp://127.0.0.1:1", "--work-limit", "5"],
+     ("--work-limit with --scheduler", "drop one")),
+    (["--record", "run.json"], ("--record keeps", "give --workers or --scheduler too")),
+    (["--workers", "0"], ("--workers", "from 1 to 256")),
+])
+def test_the_solve_command_refuses_a_bad_cluster_in_one_line_naming_its_flags(
+        argv: list[str], flags: tuple[str, ...]) -> None:
+    from nqmip.cli.solve import solve_weighted_main
+    from tests.test_inputs_environments import assert_one_line_refusal, run_main
+
+    assert_one_line_refusal(*run_main(solve_weighted_main,
+                                      ["--n", "10", "--method", "bnb", *argv]), *flags)
