@@ -37,6 +37,15 @@ from nqmip.bnb import parallel
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
+from nqmip.bnb.rins import (
+    FREE_START,
+    RINS_EVERY,
+    RINS_SECONDS,
+    RINS_SHARE,
+    Step,
+    improve,
+    next_free,
+)
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
@@ -54,6 +63,35 @@ class Level:
     children: list[tuple[float, int]]
     pos: int = 0
     queen: int = -1
+
+
+#: The neighbourhood step by default (a benchmark's switch: before and after, one run).
+NEIGHBOURHOOD = True
+
+
+@dataclass
+class Rins:
+    """When the neighbourhood step (:mod:`nqmip.bnb.rins`) runs: every ``RINS_EVERY``
+    nodes at most, while the steps have taken less than ``RINS_SHARE`` of the search's
+    time (as SCIP paces its heuristics); ``deadline`` is the search's."""
+
+    deadline: Deadline
+    began: float = field(default_factory=time.perf_counter)
+    used: float = 0.0
+    last: int = -RINS_EVERY
+    calls: int = 0
+    found: int = 0
+    free: int = FREE_START  # the neighbourhood's free rows
+
+    def due(self, nodes: int) -> bool:
+        return nodes - self.last >= RINS_EVERY and \
+            self.used <= RINS_SHARE * (time.perf_counter() - self.began)
+
+    def spent(self, nodes: int, seconds: float, step: Step) -> None:
+        self.last, self.used = nodes, self.used + seconds
+        self.calls += 1
+        self.found += int(step.found is not None)
+        self.free = next_free(self.free, step)
 
 
 @dataclass
@@ -75,6 +113,7 @@ class Tree:
     dives: int = DIVE_NODES  # nodes of the dive at every opened node (0: none)
     floor: float | None = None  # a target: only nodes that reach it are opened
     ceiling: float | None = None  # a proven bound: an incumbent that reaches it is optimal
+    rins: Rins | None = None  # the neighbourhood step's state (None: no step)
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -127,6 +166,8 @@ class Tree:
             upper[(sol.value - sol.rc < need) & (self.lower == 0)] = 0
         if self.dives:
             self._dive(sol, upper)
+        if self.rins is not None and self.best is not None and self.rins.due(self.nodes):
+            self._rins(sol)
         return Level(upper, sol.basis, self._children(sol, upper, self.need()))
 
     def _dive(self, sol: NodeSolution, upper: np.ndarray) -> None:
@@ -138,6 +179,16 @@ class Tree:
         if dive(allowed, key, self.free[0], self.free[1], self.free[2], self.free[3],
                 self.dives, out):
             self._offer_placement(out)
+
+    def _rins(self, sol: NodeSolution) -> None:
+        """The neighbourhood of the incumbent by the node's LP (:mod:`nqmip.bnb.rins`)."""
+        assert self.rins is not None and self.best is not None
+        began = time.perf_counter()
+        step = improve(self.w, sol.x, self.best, self.rins.deadline.sub(RINS_SECONDS),
+                       self.rins.free)
+        self.rins.spent(self.nodes, time.perf_counter() - began, step)
+        if step.found is not None:
+            self._offer_placement(np.asarray(step.found[1]))
 
     def _take_integral(self, x: np.ndarray) -> None:
         self._offer_placement(np.argmax(x.reshape(self.n, self.n), axis=1))
@@ -235,12 +286,16 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
                         start: tuple[int, ...] | None = None, *, mip_gap: float = 0.0,
                         report: Callable[[float | None, float | None], None] | None = None,
                         incumbent: Callable[[], tuple[float, tuple[int, ...]] | None]
-                        | None = None, rounds: bool = True, threads: int = 1) -> Outcome:
+                        | None = None, rounds: bool = True, threads: int = 1,
+                        neighbourhood: bool | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``; the arguments
     are those of :func:`nqmip.bnb.search.branch_and_bound`. On whole weights (and no
     ``mip_gap``) the search runs in rounds of a falling target (:mod:`nqmip.bnb.rounds`)
     unless ``rounds`` is False; ``threads`` workers share the tree
-    (:mod:`nqmip.bnb.parallel`)."""
+    (:mod:`nqmip.bnb.parallel`); ``neighbourhood``: the incumbent's neighbourhood step at
+    the nodes (:mod:`nqmip.bnb.rins`; None: ``NEIGHBOURHOOD``)."""
+    if neighbourhood is None:
+        neighbourhood = NEIGHBOURHOOD
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -260,6 +315,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             tree = _tree(instance, w, lp)
             assert tree is not None  # as the probe
             tree.floor, tree.ceiling = floor, ceiling
+            tree.rins = Rins(deadline) if neighbourhood else None
             trees.append(tree)
         pool = parallel.Pool(len(trees))
         if begin is not None:
