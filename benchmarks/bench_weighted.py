@@ -121,7 +121,7 @@ def primal(args: argparse.Namespace) -> list[dict[str, Any]]:
     order alternated from board to board (a shared machine's load shifts by the minute)."""
     rows = []
     target = f"{Path(__file__).resolve()}:solve_family"
-    with RowWriter(PRIMAL_RESULTS) as out:
+    with RowWriter(args.records) as out:
         turn = 0
         for n in args.n:
             for seed in args.seeds:
@@ -424,6 +424,8 @@ def main() -> int:
     parser.add_argument("--primal", choices=sorted(PARTS),
                         help="bnb alone with this part of its LP search on and off, "
                              "alternated: time to the optimum and to the proof, nodes")
+    parser.add_argument("--records", type=Path, default=PRIMAL_RESULTS,
+                        help="--primal's records (one file per sweep running at once)")
     args = parser.parse_args()
     if args.primal:
         print(primal_table(primal(args), args.primal))

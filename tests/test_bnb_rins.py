@@ -68,3 +68,12 @@ def test_the_lp_search_proves_the_same_optimum_with_the_step(seed: int) -> None:
         assert out.termination is nqmip.Termination.OPTIMAL
         assert out.placement is not None and nqmip.is_solution(out.placement)
         assert out.objective == out.bound == best_value(n, w)
+
+
+def test_the_board_s_fixed_queens_are_always_kept() -> None:
+    n = 6
+    x = np.zeros((n, n))
+    best = (1, 3, 5, 0, 2, 4)
+    x[0, 1] = 1.0
+    assert rins.neighbourhood(x, best, free=5, fixed=((3, 0),)) == [(0, 1), (3, 0)]
+    assert rins.neighbourhood(x, best, free=6, fixed=((3, 0),)) == [(3, 0)]

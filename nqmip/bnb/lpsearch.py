@@ -114,6 +114,7 @@ class Tree:
     floor: float | None = None  # a target: only nodes that reach it are opened
     ceiling: float | None = None  # a proven bound: an incumbent that reaches it is optimal
     rins: Rins | None = None  # the neighbourhood step's state (None: no step)
+    fixed: tuple[tuple[int, int], ...] = ()  # the board's fixed queens
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -185,7 +186,7 @@ class Tree:
         assert self.rins is not None and self.best is not None
         began = time.perf_counter()
         step = improve(self.w, sol.x, self.best, self.rins.deadline.sub(RINS_SECONDS),
-                       self.rins.free)
+                       self.rins.free, fixed=self.fixed)
         self.rins.spent(self.nodes, time.perf_counter() - began, step)
         if step.found is not None:
             self._offer_placement(np.asarray(step.found[1]))
@@ -273,7 +274,7 @@ def _tree(instance: Instance, w: np.ndarray, lp: NodeLP) -> Tree | None:
     free = [np.ones(n, np.int8), np.ones(n, np.int8), np.ones(2 * n - 1, np.int8),
             np.ones(2 * n - 1, np.int8)]
     tree = Tree(w, need_step(instance), lp, np.zeros(n * n, np.int8), lines, free,
-                qcol=np.full(n, -1, np.int64))
+                qcol=np.full(n, -1, np.int64), fixed=tuple(instance.fixed))
     for row, col in instance.fixed:
         square = row * n + col
         if not all(free[kind][lines[kind, square]] for kind in range(4)):

@@ -51,35 +51,41 @@ class Step:
     complete: bool
 
 
-def neighbourhood(x: np.ndarray, best: tuple[int, ...], free: int) -> list[tuple[int, int]]:
+def neighbourhood(x: np.ndarray, best: tuple[int, ...], free: int,
+                  fixed: tuple[tuple[int, int], ...] = ()) -> list[tuple[int, int]]:
     """The queens of the placement ``best`` (a column per row) kept in the neighbourhood
-    by the LP solution ``x`` (n x n): all but ``free`` of them, those the LP agrees with
-    most (the largest LP value on their square; on whole LP values, RINS's agreement)."""
+    by the LP solution ``x`` (n x n): the board's ``fixed`` queens, and all but ``free`` of
+    the others, those the LP agrees with most (the largest LP value on their square; on
+    whole LP values, RINS's agreement)."""
     n = x.shape[0]
     cols = np.asarray(best, dtype=np.int64)
-    agree = x[np.arange(n), cols]
-    order = np.argsort(-agree, kind="stable")[:max(n - free, 0)]
+    agree = x[np.arange(n), cols].copy()
+    agree[[r for r, _ in fixed]] = np.inf  # kept first, whatever the LP says
+    order = np.argsort(-agree, kind="stable")[:max(n - free, len(fixed))]
     return sorted((int(r), int(cols[r])) for r in order)
 
 
 def improve(w: np.ndarray, x: np.ndarray, best: tuple[int, ...], deadline: Deadline,
-            free: int = FREE_START, nodes: int = RINS_NODES) -> Step:
+            free: int = FREE_START, nodes: int = RINS_NODES,
+            fixed: tuple[tuple[int, int], ...] = ()) -> Step:
     """A placement better than ``best`` near the LP solution ``x`` (one value per square),
     searched by the kernel within ``nodes`` nodes and ``deadline`` in two neighbourhoods:
     the completions of the LP's whole queens (when they leave at most ``FREE_MAX`` rows
     free), then the incumbent's neighbourhood with ``free`` rows free (:func:`neighbourhood`).
-    ``w``: the weights, maximised. ``complete`` says whether the second was searched
-    whole."""
+    ``w``: the weights, maximised; ``fixed``: the board's fixed queens (``best`` has
+    them), kept in both. ``complete`` says whether the second was searched whole."""
     n = w.shape[0]
     xs = x.reshape(n, n)
     value = float(w[np.arange(n), np.asarray(best, dtype=np.int64)].sum())
-    whole = [(int(r), int(np.argmax(xs[r]))) for r in range(n) if xs[r].max() >= WHOLE]
+    whole = sorted(set(fixed) | {(int(r), int(np.argmax(xs[r]))) for r in range(n)
+                                 if xs[r].max() >= WHOLE})
     found = None
     if n - len(whole) <= FREE_MAX:
         found, _ = _search(w, whole, best, value, deadline, nodes)
         if found is not None:
             best, value = found[1], found[0]
-    better, complete = _search(w, neighbourhood(xs, best, free), best, value, deadline, nodes)
+    better, complete = _search(w, neighbourhood(xs, best, free, fixed), best, value,
+                               deadline, nodes)
     return Step(better or found, complete)
 
 
@@ -96,6 +102,8 @@ def _search(w: np.ndarray, keep: list[tuple[int, int]], best: tuple[int, ...], v
     if out.placement is None or out.objective is None or out.objective <= value + 1e-9:
         return None, complete
     placement = tuple(int(c) for c in out.placement)
+    if any(placement[r] != c for r, c in keep):
+        return None, complete
     return (float(w[np.arange(n), list(placement)].sum()), placement), complete
 
 
