@@ -18,10 +18,11 @@ whose reduced cost puts its bound below the incumbent is ruled out for the subtr
 is closed); the branching line is the free row or column with the fewest squares left
 (first fail), its squares best bound first (the node's value less the reduced cost, ties by
 the LP's value of the square); every opened node dives for a placement along its reduced
-costs (:mod:`nqmip.bnb.dive`). Depth first within a task, one level per placed queen,
-tasks best bound first among the workers (:mod:`nqmip.bnb.parallel`); on whole weights in
-rounds of a falling target (:mod:`nqmip.bnb.rounds`). The bound reported when it stops
-early is the best among the untried children and tasks.
+costs (:mod:`nqmip.bnb.dive`), and now and then the incumbent's neighbourhood by the
+node's LP is searched exactly (:mod:`nqmip.bnb.rins`). Depth first within a task, one level
+per placed queen, tasks best bound first among the workers (:mod:`nqmip.bnb.parallel`); on
+whole weights in rounds of a falling target (:mod:`nqmip.bnb.rounds`). The bound reported
+when it stops early is the best among the untried children and tasks.
 """
 
 from __future__ import annotations
@@ -65,6 +66,13 @@ class Level:
     queen: int = -1
 
 
+#: Branching by pseudo-costs (the line with the fewest children predicted to reach the
+#: incumbent): off, measured in docs/bnb.md (64,437 nodes against 71,001 over five boards
+#: of N = 28 and 32, 1.6 to 1.8 times the nodes on two of them); a benchmark's switch.
+PSEUDO_COSTS = False
+#: Reduced-cost fixing at every node (a benchmark's switch: 1.5 to 2.8 times the nodes
+#: without it at N = 28).
+REDUCED_COST_FIXING = True
 #: The neighbourhood step by default (a benchmark's switch: before and after, one run).
 NEIGHBOURHOOD = True
 
@@ -115,6 +123,9 @@ class Tree:
     ceiling: float | None = None  # a proven bound: an incumbent that reaches it is optimal
     rins: Rins | None = None  # the neighbourhood step's state (None: no step)
     fixed: tuple[tuple[int, int], ...] = ()  # the board's fixed queens
+    # pseudo-costs: per square, the sum and number of (child's estimate - child's LP)
+    pseudo: np.ndarray | None = None
+    seen: float | None = None  # the last opened node's LP value (None: infeasible)
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -156,6 +167,7 @@ class Tree:
         self.nodes += 1
         need = self.need()
         sol = self.lp.solve(self.lower, upper, basis, need)
+        self.seen = need if sol is None else sol.value
         if sol is None or (need is not None and sol.value < need):
             return None
         if _integral(sol.x):
@@ -163,7 +175,7 @@ class Tree:
             return None
         upper = upper.copy()
         need = self.need()
-        if need is not None:  # reduced-cost fixing: these squares cannot reach `need`
+        if need is not None and REDUCED_COST_FIXING:  # these squares cannot reach `need`
             upper[(sol.value - sol.rc < need) & (self.lower == 0)] = 0
         if self.dives:
             self._dive(sol, upper)
@@ -218,6 +230,10 @@ class Tree:
         xs = sol.x.reshape(n, n)  # ties: the line whose largest LP value is least
         row_keys = live[rows].sum(axis=1) + 0.5 * xs[rows].max(axis=1)
         col_keys = live[:, cols].sum(axis=0) + 0.5 * xs[:, cols].max(axis=0)
+        if self.pseudo is not None and need is not None:
+            kept = live & self._predicted(sol, need)
+            row_keys = row_keys + (n + 1) * kept[rows].sum(axis=1)
+            col_keys = col_keys + (n + 1) * kept[:, cols].sum(axis=0)
         if col_keys.min() < row_keys.min():
             c = int(cols[np.argmin(col_keys)])
             squares = np.flatnonzero(live[:, c]) * n + c
@@ -228,6 +244,16 @@ class Tree:
         keep = est >= need if need is not None else np.ones(squares.size, bool)
         order = np.lexsort((-sol.x[squares[keep]], -est[keep]))
         return [(float(est[keep][i]), int(squares[keep][i])) for i in order]
+
+    def _predicted(self, sol: NodeSolution, need: float) -> np.ndarray:
+        """The squares whose child the pseudo-costs predict to reach ``need`` (n x n): the
+        node's value less the reduced cost and the square's average loss so far (the
+        average of all squares where it has none)."""
+        assert self.pseudo is not None
+        total, count = self.pseudo
+        mean = total.sum() / max(count.sum(), 1.0)
+        loss = np.where(count > 0, total / np.maximum(count, 1.0), mean)
+        return (sol.value - np.maximum(sol.rc, 0.0) - loss >= need).reshape(self.n, self.n)
 
     def advance(self) -> bool:
         """Open the next node; True when nothing is left open."""
@@ -242,6 +268,9 @@ class Tree:
                     continue
                 self.place(square, 1)
                 level = self.open(top.upper, top.basis)
+                if self.pseudo is not None and self.seen is not None:
+                    self.pseudo[0, square] += max(bound - self.seen, 0.0)
+                    self.pseudo[1, square] += 1
                 if level is None:
                     self.place(square, -1)
                 else:
@@ -317,6 +346,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             assert tree is not None  # as the probe
             tree.floor, tree.ceiling = floor, ceiling
             tree.rins = Rins(deadline) if neighbourhood else None
+            tree.pseudo = np.zeros((2, n * n)) if PSEUDO_COSTS else None
             trees.append(tree)
         pool = parallel.Pool(len(trees))
         if begin is not None:
