@@ -147,9 +147,13 @@ def _primal_line(r: dict[str, Any]) -> str:
     proof = sec(r.get("wall_time")) if r.get("status") == "optimal" else \
         f"> {sec(r.get('time_limit'))} ({_short(r.get('objective'))} / {_short(r.get('bound'))})"
     return (f"| {r['n']} | {r['seed']} | {'on' if r['on'] else 'off'} | "
-            f"{_short(r.get('objective'))} | {r.get('nodes') or '-'} | "
+            f"{_short(r.get('objective'))} | {_nodes(r) or '-'} | "
             f"{sec(r.get('optimum_wall'))} | {proof} | {sec(r.get('optimum_cpu'))} | "
             f"{sec(r.get('cpu_time'))} |")
+
+
+def _nodes(r: dict[str, Any]) -> int | None:
+    return (r.get("counters") or {}).get("nodes")
 
 
 def primal_table(rows: list[dict[str, Any]], part: str) -> str:
@@ -160,22 +164,31 @@ def primal_table(rows: list[dict[str, Any]], part: str) -> str:
              "optimum at (CPU s) | CPU s |",
              "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     lines += [_primal_line(r) for r in rows]
-    lines += ["", "| N | median on: optimum at / proof | median off: optimum at / proof | "
-              "ratio on / off (proof) | nodes on / off |", "| ---: | ---: | ---: | ---: | ---: |"]
+    lines += ["", "Medians per N (an unproven run counts its limit):", "",
+              "| N | boards | on: optimum at / proof (s) | off: optimum at / proof (s) | "
+              "on / off: optimum at | proof | CPU | nodes |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for n in sorted({r["n"] for r in rows}):
         med = {}
         for on in (True, False):
             runs = [r for r in rows if r["n"] == n and r["on"] is on]
-            proof = [float(r["wall_time"]) if r.get("status") == "optimal"
-                     else float(r["time_limit"]) for r in runs]
-            found = [float(r.get("optimum_wall") or r["time_limit"]) for r in runs]
-            nodes = [float(r.get("nodes") or 0) for r in runs]
-            med[on] = (statistics.median(found), statistics.median(proof),
-                       statistics.median(nodes))
-        lines.append(f"| {n} | {med[True][0]:.1f} / {med[True][1]:.1f} | "
-                     f"{med[False][0]:.1f} / {med[False][1]:.1f} | "
-                     f"{med[True][1] / med[False][1]:.2f} | "
-                     f"{med[True][2] / max(med[False][2], 1.0):.2f} |")
+            if not runs:
+                break
+            limit = [float(r["time_limit"]) for r in runs]
+            med[on] = [statistics.median(v) for v in (
+                [float(r["optimum_wall"]) if r.get("optimum_wall") is not None else t
+                 for r, t in zip(runs, limit, strict=True)],
+                [float(r["wall_time"]) if r.get("status") == "optimal" else t
+                 for r, t in zip(runs, limit, strict=True)],
+                [float(r.get("cpu_time") or 0.0) for r in runs],
+                [float(_nodes(r) or 0) for r in runs])]
+        if len(med) < 2:
+            continue
+        ratio = [a / b if b else float("nan") for a, b in zip(med[True], med[False], strict=True)]
+        boards = len({r["seed"] for r in rows if r["n"] == n})
+        lines.append(f"| {n} | {boards} | {med[True][0]:.1f} / {med[True][1]:.1f} | "
+                     f"{med[False][0]:.1f} / {med[False][1]:.1f} | " +
+                     " | ".join(f"{v:.2f}" for v in ratio) + " |")
     return "\n".join(lines)
 
 
@@ -427,8 +440,11 @@ def main() -> int:
     parser.add_argument("--records", type=Path, default=PRIMAL_RESULTS,
                         help="--primal's records (one file per sweep running at once)")
     args = parser.parse_args()
-    if args.primal:
-        print(primal_table(primal(args), args.primal))
+    if args.primal:  # with --report-only: the table of the records
+        rows = read_rows(args.records, runs=False) if args.report_only else primal(args)
+        rows = [r for r in rows if r.get("part") == args.primal and r.get("family") == args.family
+                and r["n"] in args.n and r["seed"] in args.seeds]
+        print(primal_table(rows, args.primal))
         return 0
     if args.family == "aaai26" and not args.report_only:
         from nqmip.instances.families import AAAI26_SEEDS, AAAI26_SIZES

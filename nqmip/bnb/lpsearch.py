@@ -67,10 +67,10 @@ class Level:
 
 
 #: Branching by pseudo-costs (the line with the fewest children predicted to reach the
-#: incumbent): off, measured in docs/bnb.md (64,437 nodes against 71,001 over five boards
-#: of N = 28 and 32, 1.6 to 1.8 times the nodes on two of them); a benchmark's switch.
+#: incumbent): off, measured in docs/bnb.md (85,936 nodes against 73,310 over six boards
+#: of N = 28 and 32, fewer on two of them); a benchmark's switch.
 PSEUDO_COSTS = False
-#: Reduced-cost fixing at every node (a benchmark's switch: 1.5 to 2.8 times the nodes
+#: Reduced-cost fixing at every node (a benchmark's switch: 1.5 to 2.9 times the nodes
 #: without it at N = 28).
 REDUCED_COST_FIXING = True
 #: The neighbourhood step by default (a benchmark's switch: before and after, one run).
