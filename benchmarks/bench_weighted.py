@@ -126,8 +126,9 @@ def primal(args: argparse.Namespace) -> list[dict[str, Any]]:
         for n in args.n:
             for seed in args.seeds:
                 for on in ((True, False) if turn % 2 == 0 else (False, True)):
-                    spec = {"family": args.family, "n": n, "seed": seed, "method": "bnb",
-                            "time_limit": args.time_limit, "part": args.primal, "on": on}
+                    spec = {"family": args.family, "n": n, "seed": seed,
+                            "method": args.primal_method, "time_limit": args.time_limit,
+                            "part": args.primal, "on": on}
                     outcome = run_in_process(target, spec, args.time_limit + 30)
                     row = {**(outcome.value or {}), **spec, "weights": args.family,
                            "status": (outcome.value or {}).get("status", outcome.status)}
@@ -437,12 +438,15 @@ def main() -> int:
     parser.add_argument("--primal", choices=sorted(PARTS),
                         help="bnb alone with this part of its LP search on and off, "
                              "alternated: time to the optimum and to the proof, nodes")
+    parser.add_argument("--primal-method", default="bnb", choices=("bnb", DEFAULT_AUTO),
+                        help="--primal's method (auto-default: auto as installed by default)")
     parser.add_argument("--records", type=Path, default=PRIMAL_RESULTS,
                         help="--primal's records (one file per sweep running at once)")
     args = parser.parse_args()
     if args.primal:  # with --report-only: the table of the records
         rows = read_rows(args.records, runs=False) if args.report_only else primal(args)
         rows = [r for r in rows if r.get("part") == args.primal and r.get("family") == args.family
+                and r.get("method") == args.primal_method
                 and r["n"] in args.n and r["seed"] in args.seeds]
         print(primal_table(rows, args.primal))
         return 0

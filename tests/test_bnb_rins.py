@@ -77,3 +77,17 @@ def test_the_board_s_fixed_queens_are_always_kept() -> None:
     x[0, 1] = 1.0
     assert rins.neighbourhood(x, best, free=4, fixed=((3, 0),)) == [(0, 1), (3, 0)]
     assert rins.neighbourhood(x, best, free=6, fixed=((3, 0),)) == [(3, 0)]
+
+
+@pytest.mark.parametrize("fixed", [{0: 2}, {1: 3, 4: 1}, {0: 0, 2: 1, 4: 2}])
+def test_the_step_keeps_the_fixed_queens_in_the_lp_search(fixed: dict[int, int]) -> None:
+    n = 8
+    w = np.random.default_rng(5).integers(1, 10, (n, n)).astype(float)
+    out = lpsearch.lp_branch_and_bound(make_instance(n, w, fixed=fixed), Deadline(None),
+                                       neighbourhood=True)
+    expected = best_value(n, w, fixed)
+    if expected is None:
+        assert out.placement is None
+    else:
+        assert out.placement is not None and nqmip.is_solution(out.placement, fixed)
+        assert out.objective == expected

@@ -18,11 +18,12 @@ whose reduced cost puts its bound below the incumbent is ruled out for the subtr
 is closed); the branching line is the free row or column with the fewest squares left
 (first fail), its squares best bound first (the node's value less the reduced cost, ties by
 the LP's value of the square); every opened node dives for a placement along its reduced
-costs (:mod:`nqmip.bnb.dive`), and now and then the incumbent's neighbourhood by the
-node's LP is searched exactly (:mod:`nqmip.bnb.rins`). Depth first within a task, one level
-per placed queen, tasks best bound first among the workers (:mod:`nqmip.bnb.parallel`); on
-whole weights in rounds of a falling target (:mod:`nqmip.bnb.rounds`). The bound reported
-when it stops early is the best among the untried children and tasks.
+costs (:mod:`nqmip.bnb.dive`), and, when switched on, now and then the incumbent's
+neighbourhood by the node's LP is searched exactly (:mod:`nqmip.bnb.rins`). Depth first
+within a task, one level per placed queen, tasks best bound first among the workers
+(:mod:`nqmip.bnb.parallel`); on whole weights in rounds of a falling target
+(:mod:`nqmip.bnb.rounds`). The bound reported when it stops early is the best among the
+untried children and tasks.
 """
 
 from __future__ import annotations
@@ -73,8 +74,12 @@ PSEUDO_COSTS = False
 #: Reduced-cost fixing at every node (a benchmark's switch: 1.5 to 2.9 times the nodes
 #: without it at N = 28).
 REDUCED_COST_FIXING = True
-#: The neighbourhood step by default (a benchmark's switch: before and after, one run).
-NEIGHBOURHOOD = True
+#: The neighbourhood step by default: off. Measured on and off alternated (docs/bnb.md,
+#: toulbar2 N = 36 and 40, seeds 1-3): the median proof 1.01-1.03 times as long with it in
+#: ``bnb``, 1.12 in auto's two workers (N = 36, seeds 1 and 2); it found the optimum of one
+#: board of six (N = 40 seed 1, 137 against 139 at 300 s) and nothing the dives had not on
+#: the others. ``lp_branch_and_bound(neighbourhood=True)`` turns it on.
+NEIGHBOURHOOD = False
 
 
 @dataclass
