@@ -7,6 +7,8 @@
     python benchmarks/bench_weighted.py --family aaai26 --methods auto-default \\
         --time-limit 120                 # the AAAI-26 setting to N = 40: 190 boards
     python benchmarks/bench_weighted.py --report-only     # docs/weighted.md from the records
+    python benchmarks/bench_weighted.py --n 36,40 --seeds 1,2,3 --time-limit 300 \
+        --primal neighbourhood        # bnb with and without a part, alternated (docs/bnb.md)
 
 Each run is its own process with a hard limit (nqmip.compare.harness.run_in_process), so a
 solver that hangs costs one cell; rows go to benchmarks/results/weighted.jsonl (compare's
@@ -30,6 +32,10 @@ from nqmip.compare.harness import run_in_process  # noqa: E402
 from nqmip.compare.store import RowWriter, read_rows  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "weighted.jsonl"
+#: ``--primal``'s records (bnb with a part of the LP search on and off).
+PRIMAL_RESULTS = ROOT / "benchmarks" / "results" / "weighted_primal.jsonl"
+#: ``--primal PART``: the switch of each part of the LP search the option can turn off.
+PARTS = {"neighbourhood": "nqmip.bnb.lpsearch:NEIGHBOURHOOD"}
 PAGE = ROOT / "docs" / "weighted.md"
 TAUS = (1, 2, 4, 8, 16, 64)
 #: auto as ``pip install nqmip`` has it: gurobipy and pyscipopt hidden in the worker (auto
@@ -61,10 +67,28 @@ def solve_family(spec: dict[str, Any]) -> dict[str, Any]:
     threads = None if method in ("toulbar2", "sa", "scip") else 1  # the rest: one thread
     import time
 
+    if spec.get("part"):  # --primal: the part on or off, in this worker only
+        import importlib
+
+        where, name = PARTS[spec["part"]].split(":")
+        setattr(importlib.import_module(where), name, spec["on"])
     cpu = time.process_time()  # every thread of this process: read beside a loaded machine
-    result = nqmip.solve(instance, method=method, time_limit=spec["time_limit"], seed=0,
-                         threads=threads)
-    return {**result.to_dict(), "cpu_time": time.process_time() - cpu}
+    seen: list[tuple[float, float, float]] = []  # (wall, cpu, incumbent) at each improvement
+
+    def heard(event: Any) -> None:
+        if event.incumbent is not None and (not seen or event.incumbent != seen[-1][2]):
+            seen.append((event.elapsed, time.process_time() - cpu, float(event.incumbent)))
+
+    result = nqmip.solve(instance, method=method, time_limit=spec["time_limit"],
+                         seed=None if method == "bnb" else 0,  # bnb takes none
+                         threads=threads, on_progress=heard)
+    out = {**result.to_dict(), "cpu_time": time.process_time() - cpu}
+    if result.objective is not None:  # when the final placement was first had
+        final = abs(float(result.objective))
+        first = next((point for point in seen if abs(point[2]) == final), None)
+        out["optimum_wall"] = None if first is None else first[0]
+        out["optimum_cpu"] = None if first is None else first[1]
+    return out
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -90,6 +114,83 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                           f"time={row.get('wall_time') or outcome.process_time:.2f}s",
                           flush=True)
     return rows
+
+
+def primal(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``--primal PART``: bnb on every board with PART on and off, one after the other, the
+    order alternated from board to board (a shared machine's load shifts by the minute)."""
+    rows = []
+    target = f"{Path(__file__).resolve()}:solve_family"
+    with RowWriter(args.records) as out:
+        turn = 0
+        for n in args.n:
+            for seed in args.seeds:
+                for on in ((True, False) if turn % 2 == 0 else (False, True)):
+                    spec = {"family": args.family, "n": n, "seed": seed,
+                            "method": args.primal_method, "time_limit": args.time_limit,
+                            "part": args.primal, "on": on}
+                    outcome = run_in_process(target, spec, args.time_limit + 30)
+                    row = {**(outcome.value or {}), **spec, "weights": args.family,
+                           "status": (outcome.value or {}).get("status", outcome.status)}
+                    row.pop("placement", None)
+                    row.pop("trajectory", None)
+                    out.write(row)
+                    rows.append(row)
+                    print(_primal_line(row), flush=True)
+                turn += 1
+    return rows
+
+
+def _primal_line(r: dict[str, Any]) -> str:
+    def sec(v: Any) -> str:
+        return "-" if v is None else f"{float(v):.1f}"
+
+    proof = sec(r.get("wall_time")) if r.get("status") == "optimal" else \
+        f"> {sec(r.get('time_limit'))} ({_short(r.get('objective'))} / {_short(r.get('bound'))})"
+    return (f"| {r['n']} | {r['seed']} | {'on' if r['on'] else 'off'} | "
+            f"{_short(r.get('objective'))} | {_nodes(r) or '-'} | "
+            f"{sec(r.get('optimum_wall'))} | {proof} | {sec(r.get('optimum_cpu'))} | "
+            f"{sec(r.get('cpu_time'))} |")
+
+
+def _nodes(r: dict[str, Any]) -> int | None:
+    return (r.get("counters") or {}).get("nodes")
+
+
+def primal_table(rows: list[dict[str, Any]], part: str) -> str:
+    """The runs of ``--primal`` side by side, and per N the medians and the ratios on / off
+    of the time to the optimum and to the proof (an unproven run: its limit)."""
+    lines = [f"{part}: on / off", "",
+             "| N | seed | part | objective | nodes | optimum at (s) | proof (s) | "
+             "optimum at (CPU s) | CPU s |",
+             "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines += [_primal_line(r) for r in rows]
+    lines += ["", "Medians per N (an unproven run counts its limit):", "",
+              "| N | boards | on: optimum at / proof (s) | off: optimum at / proof (s) | "
+              "on / off: optimum at | proof | CPU | nodes |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for n in sorted({r["n"] for r in rows}):
+        med = {}
+        for on in (True, False):
+            runs = [r for r in rows if r["n"] == n and r["on"] is on]
+            if not runs:
+                break
+            limit = [float(r["time_limit"]) for r in runs]
+            med[on] = [statistics.median(v) for v in (
+                [float(r["optimum_wall"]) if r.get("optimum_wall") is not None else t
+                 for r, t in zip(runs, limit, strict=True)],
+                [float(r["wall_time"]) if r.get("status") == "optimal" else t
+                 for r, t in zip(runs, limit, strict=True)],
+                [float(r.get("cpu_time") or 0.0) for r in runs],
+                [float(_nodes(r) or 0) for r in runs])]
+        if len(med) < 2:
+            continue
+        ratio = [a / b if b else float("nan") for a, b in zip(med[True], med[False], strict=True)]
+        boards = len({r["seed"] for r in rows if r["n"] == n})
+        lines.append(f"| {n} | {boards} | {med[True][0]:.1f} / {med[True][1]:.1f} | "
+                     f"{med[False][0]:.1f} / {med[False][1]:.1f} | " +
+                     " | ".join(f"{v:.2f}" for v in ratio) + " |")
+    return "\n".join(lines)
 
 
 def profile(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
@@ -334,7 +435,21 @@ def main() -> int:
                         default=["auto", "highs", "cpsat", "scip", "toulbar2"])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--primal", choices=sorted(PARTS),
+                        help="bnb alone with this part of its LP search on and off, "
+                             "alternated: time to the optimum and to the proof, nodes")
+    parser.add_argument("--primal-method", default="bnb", choices=("bnb", DEFAULT_AUTO),
+                        help="--primal's method (auto-default: auto as installed by default)")
+    parser.add_argument("--records", type=Path, default=PRIMAL_RESULTS,
+                        help="--primal's records (one file per sweep running at once)")
     args = parser.parse_args()
+    if args.primal:  # with --report-only: the table of the records
+        rows = read_rows(args.records, runs=False) if args.report_only else primal(args)
+        rows = [r for r in rows if r.get("part") == args.primal and r.get("family") == args.family
+                and r.get("method") == args.primal_method
+                and r["n"] in args.n and r["seed"] in args.seeds]
+        print(primal_table(rows, args.primal))
+        return 0
     if args.family == "aaai26" and not args.report_only:
         from nqmip.instances.families import AAAI26_SEEDS, AAAI26_SIZES
 

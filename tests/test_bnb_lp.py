@@ -182,3 +182,20 @@ def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
     assert not dive(allowed, rng.random((n, n)), *[np.ones_like(a) for a in lines],
                     10**6, out)
     assert (out == -1).all()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reduced_cost_fixing_and_pseudo_costs_keep_the_optimum(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reduced-cost fixing rules squares out for whole subtrees: with it, without it and
+    with pseudo-cost branching the LP search proves the brute-force optimum."""
+    n = 7
+    w = np.random.default_rng(100 + seed).integers(1, 40, (n, n)).astype(float)
+    for fixing, pseudo in ((True, False), (False, False), (True, True)):
+        monkeypatch.setattr(lpsearch, "REDUCED_COST_FIXING", fixing)
+        monkeypatch.setattr(lpsearch, "PSEUDO_COSTS", pseudo)
+        out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None),
+                                           neighbourhood=False)
+        assert out.termination is nqmip.Termination.OPTIMAL
+        assert out.placement is not None and nqmip.is_solution(out.placement)
+        assert out.objective == out.bound == best_value(n, w)

@@ -18,10 +18,12 @@ whose reduced cost puts its bound below the incumbent is ruled out for the subtr
 is closed); the branching line is the free row or column with the fewest squares left
 (first fail), its squares best bound first (the node's value less the reduced cost, ties by
 the LP's value of the square); every opened node dives for a placement along its reduced
-costs (:mod:`nqmip.bnb.dive`). Depth first within a task, one level per placed queen,
-tasks best bound first among the workers (:mod:`nqmip.bnb.parallel`); on whole weights in
-rounds of a falling target (:mod:`nqmip.bnb.rounds`). The bound reported when it stops
-early is the best among the untried children and tasks.
+costs (:mod:`nqmip.bnb.dive`), and, when switched on, now and then the incumbent's
+neighbourhood by the node's LP is searched exactly (:mod:`nqmip.bnb.rins`). Depth first
+within a task, one level per placed queen, tasks best bound first among the workers
+(:mod:`nqmip.bnb.parallel`); on whole weights in rounds of a falling target
+(:mod:`nqmip.bnb.rounds`). The bound reported when it stops early is the best among the
+untried children and tasks.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ from nqmip.bnb import parallel
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
+from nqmip.bnb.rins import (
+    FREE_START,
+    RINS_EVERY,
+    RINS_SECONDS,
+    RINS_SHARE,
+    Step,
+    improve,
+    next_free,
+)
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
@@ -54,6 +65,46 @@ class Level:
     children: list[tuple[float, int]]
     pos: int = 0
     queen: int = -1
+
+
+#: Branching by pseudo-costs (the line with the fewest children predicted to reach the
+#: incumbent): off, measured in docs/bnb.md (85,936 nodes against 73,310 over six boards
+#: of N = 28 and 32, fewer on two of them); a benchmark's switch.
+PSEUDO_COSTS = False
+#: Reduced-cost fixing at every node (a benchmark's switch: 1.5 to 2.9 times the nodes
+#: without it at N = 28).
+REDUCED_COST_FIXING = True
+#: The neighbourhood step by default: off. Measured on and off alternated (docs/bnb.md,
+#: toulbar2 N = 36 and 40, seeds 1-3): the median proof 1.01-1.03 times as long with it in
+#: ``bnb``, 1.12 in auto's two workers (N = 36, seeds 1 and 2); it found the optimum of one
+#: board of six (N = 40 seed 1, 137 against 139 at 300 s) and nothing the dives had not on
+#: the others. ``lp_branch_and_bound(neighbourhood=True)`` turns it on.
+NEIGHBOURHOOD = False
+
+
+@dataclass
+class Rins:
+    """When the neighbourhood step (:mod:`nqmip.bnb.rins`) runs: every ``RINS_EVERY``
+    nodes at most, while the steps have taken less than ``RINS_SHARE`` of the search's
+    time (as SCIP paces its heuristics); ``deadline`` is the search's."""
+
+    deadline: Deadline
+    began: float = field(default_factory=time.perf_counter)
+    used: float = 0.0
+    last: int = -RINS_EVERY
+    calls: int = 0
+    found: int = 0
+    free: int = FREE_START  # the neighbourhood's free rows
+
+    def due(self, nodes: int) -> bool:
+        return nodes - self.last >= RINS_EVERY and \
+            self.used <= RINS_SHARE * (time.perf_counter() - self.began)
+
+    def spent(self, nodes: int, seconds: float, step: Step) -> None:
+        self.last, self.used = nodes, self.used + seconds
+        self.calls += 1
+        self.found += int(step.found is not None)
+        self.free = next_free(self.free, step)
 
 
 @dataclass
@@ -75,6 +126,11 @@ class Tree:
     dives: int = DIVE_NODES  # nodes of the dive at every opened node (0: none)
     floor: float | None = None  # a target: only nodes that reach it are opened
     ceiling: float | None = None  # a proven bound: an incumbent that reaches it is optimal
+    rins: Rins | None = None  # the neighbourhood step's state (None: no step)
+    fixed: tuple[tuple[int, int], ...] = ()  # the board's fixed queens
+    # pseudo-costs: per square, the sum and number of (child's estimate - child's LP)
+    pseudo: np.ndarray | None = None
+    seen: float | None = None  # the last opened node's LP value (None: infeasible)
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -116,6 +172,7 @@ class Tree:
         self.nodes += 1
         need = self.need()
         sol = self.lp.solve(self.lower, upper, basis, need)
+        self.seen = need if sol is None else sol.value
         if sol is None or (need is not None and sol.value < need):
             return None
         if _integral(sol.x):
@@ -123,10 +180,12 @@ class Tree:
             return None
         upper = upper.copy()
         need = self.need()
-        if need is not None:  # reduced-cost fixing: these squares cannot reach `need`
+        if need is not None and REDUCED_COST_FIXING:  # these squares cannot reach `need`
             upper[(sol.value - sol.rc < need) & (self.lower == 0)] = 0
         if self.dives:
             self._dive(sol, upper)
+        if self.rins is not None and self.best is not None and self.rins.due(self.nodes):
+            self._rins(sol)
         return Level(upper, sol.basis, self._children(sol, upper, self.need()))
 
     def _dive(self, sol: NodeSolution, upper: np.ndarray) -> None:
@@ -138,6 +197,16 @@ class Tree:
         if dive(allowed, key, self.free[0], self.free[1], self.free[2], self.free[3],
                 self.dives, out):
             self._offer_placement(out)
+
+    def _rins(self, sol: NodeSolution) -> None:
+        """The neighbourhood of the incumbent by the node's LP (:mod:`nqmip.bnb.rins`)."""
+        assert self.rins is not None and self.best is not None
+        began = time.perf_counter()
+        step = improve(self.w, sol.x, self.best, self.rins.deadline.sub(RINS_SECONDS),
+                       self.rins.free, fixed=self.fixed)
+        self.rins.spent(self.nodes, time.perf_counter() - began, step)
+        if step.found is not None:
+            self._offer_placement(np.asarray(step.found[1]))
 
     def _take_integral(self, x: np.ndarray) -> None:
         self._offer_placement(np.argmax(x.reshape(self.n, self.n), axis=1))
@@ -166,6 +235,10 @@ class Tree:
         xs = sol.x.reshape(n, n)  # ties: the line whose largest LP value is least
         row_keys = live[rows].sum(axis=1) + 0.5 * xs[rows].max(axis=1)
         col_keys = live[:, cols].sum(axis=0) + 0.5 * xs[:, cols].max(axis=0)
+        if self.pseudo is not None and need is not None:
+            kept = live & self._predicted(sol, need)
+            row_keys = row_keys + (n + 1) * kept[rows].sum(axis=1)
+            col_keys = col_keys + (n + 1) * kept[:, cols].sum(axis=0)
         if col_keys.min() < row_keys.min():
             c = int(cols[np.argmin(col_keys)])
             squares = np.flatnonzero(live[:, c]) * n + c
@@ -176,6 +249,16 @@ class Tree:
         keep = est >= need if need is not None else np.ones(squares.size, bool)
         order = np.lexsort((-sol.x[squares[keep]], -est[keep]))
         return [(float(est[keep][i]), int(squares[keep][i])) for i in order]
+
+    def _predicted(self, sol: NodeSolution, need: float) -> np.ndarray:
+        """The squares whose child the pseudo-costs predict to reach ``need`` (n x n): the
+        node's value less the reduced cost and the square's average loss so far (the
+        average of all squares where it has none)."""
+        assert self.pseudo is not None
+        total, count = self.pseudo
+        mean = total.sum() / max(count.sum(), 1.0)
+        loss = np.where(count > 0, total / np.maximum(count, 1.0), mean)
+        return (sol.value - np.maximum(sol.rc, 0.0) - loss >= need).reshape(self.n, self.n)
 
     def advance(self) -> bool:
         """Open the next node; True when nothing is left open."""
@@ -190,6 +273,9 @@ class Tree:
                     continue
                 self.place(square, 1)
                 level = self.open(top.upper, top.basis)
+                if self.pseudo is not None and self.seen is not None:
+                    self.pseudo[0, square] += max(bound - self.seen, 0.0)
+                    self.pseudo[1, square] += 1
                 if level is None:
                     self.place(square, -1)
                 else:
@@ -222,7 +308,7 @@ def _tree(instance: Instance, w: np.ndarray, lp: NodeLP) -> Tree | None:
     free = [np.ones(n, np.int8), np.ones(n, np.int8), np.ones(2 * n - 1, np.int8),
             np.ones(2 * n - 1, np.int8)]
     tree = Tree(w, need_step(instance), lp, np.zeros(n * n, np.int8), lines, free,
-                qcol=np.full(n, -1, np.int64))
+                qcol=np.full(n, -1, np.int64), fixed=tuple(instance.fixed))
     for row, col in instance.fixed:
         square = row * n + col
         if not all(free[kind][lines[kind, square]] for kind in range(4)):
@@ -237,14 +323,19 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
                         incumbent: Callable[[], tuple[float, tuple[int, ...]] | None]
                         | None = None, rounds: bool = True, threads: int = 1,
                         spread: Callable[[np.ndarray, float], Any] | None = None,
-                        state: dict[str, Any] | None = None) -> Outcome:
+                        state: dict[str, Any] | None = None,
+                        neighbourhood: bool | None = None) -> Outcome:
     """Solve ``instance`` (maximised) to optimality or until ``deadline``; the arguments
     are those of :func:`nqmip.bnb.search.branch_and_bound`. On whole weights (and no
     ``mip_gap``) the search runs in rounds of a falling target (:mod:`nqmip.bnb.rounds`)
     unless ``rounds`` is False; ``threads`` workers share the tree
     (:mod:`nqmip.bnb.parallel`); or ``spread(weights, root LP value)`` makes the engine
     that runs each search instead (:func:`nqmip.bnb.distributed.cluster_engine`: a Dask
-    cluster's workers share the tree); ``state``: the rounds' (:func:`in_rounds`)."""
+    cluster's workers share the tree); ``state``: the rounds' (:func:`in_rounds`);
+    ``neighbourhood``: the incumbent's neighbourhood step at the nodes
+    (:mod:`nqmip.bnb.rins`; None: ``NEIGHBOURHOOD``)."""
+    if neighbourhood is None:
+        neighbourhood = NEIGHBOURHOOD
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -264,6 +355,8 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             tree = _tree(instance, w, lp)
             assert tree is not None  # as the probe
             tree.floor, tree.ceiling = floor, ceiling
+            tree.rins = Rins(deadline) if neighbourhood else None
+            tree.pseudo = np.zeros((2, n * n)) if PSEUDO_COSTS else None
             trees.append(tree)
         pool = parallel.Pool(len(trees))
         if begin is not None:

@@ -1,0 +1,72 @@
+"""The LP search's nodes with a part switched on and off (docs/bnb.md, issue 44's parts 2
+and 3): one thread, no neighbourhood step (whose pace follows the clock), from the explicit
+start, so the node counts are the same on any machine and any load.
+
+    python benchmarks/bench_bnb_nodes.py --part fixing --n 28 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --part pseudo_costs --n 28,32 --seeds 123456789,1,2
+
+Parts: ``fixing`` (reduced-cost fixing at every node, on by default) and ``pseudo_costs``
+(branching by pseudo-costs, off by default). Prints one row per board: nodes and CPU
+seconds with the part on and off, and the ratio of the nodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+from nqmip.bnb import lpsearch
+from nqmip.bnb.search import warm_up
+from nqmip.budget import Deadline
+from nqmip.construct import explicit_solution
+from nqmip.instances.families import toulbar2_tutorial
+from nqmip.sense import to_maximisation
+
+PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS"}
+
+
+def nodes(n: int, seed: int, part: str, on: bool, limit: float) -> tuple[int, float, str]:
+    """The LP search's nodes and CPU seconds on the toulbar2 board, and how it ended."""
+    setattr(lpsearch, PARTS[part], on)
+    instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
+    start = explicit_solution(n)
+    cpu = time.process_time()
+    out = lpsearch.lp_branch_and_bound(
+        instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
+        neighbourhood=False)
+    return out.nodes, time.process_time() - cpu, out.termination.value
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=sorted(PARTS), required=True)
+    parser.add_argument("--n", type=lambda t: [int(x) for x in t.split(",")], default=[28])
+    parser.add_argument("--seeds", type=lambda t: [int(x) for x in t.split(",")],
+                        default=[123456789, 1, 2])
+    parser.add_argument("--time-limit", type=float, default=600.0)
+    args = parser.parse_args()
+    warm_up()
+    print(f"| N | seed | nodes {args.part} on | CPU s | nodes off | CPU s | on / off |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    turn = 0
+    for n in args.n:
+        for seed in args.seeds:
+            runs = {}
+            for on in ((True, False) if turn % 2 == 0 else (False, True)):
+                runs[on] = nodes(n, seed, args.part, on, args.time_limit)
+            turn += 1
+            (a, ca, wa), (b, cb, wb) = runs[True], runs[False]
+            note = "" if wa == wb == "optimal" else f" ({wa} / {wb})"
+            print(f"| {n} | {seed} | {a:,} | {ca:.1f} | {b:,} | {cb:.1f} | "
+                  f"{a / max(b, 1):.2f}{note} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
