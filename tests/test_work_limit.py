@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import nqmip
@@ -58,6 +58,7 @@ def _solve(method: str, seed: int, scale: float = 1.0) -> nqmip.Result:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(CASES)), st.integers(0, 2**20), st.sampled_from([0.5, 1.0]))
+@example("cpsat", 1143, 1.0)
 def test_the_same_work_limit_gives_the_same_answer(method: str, seed: int,
                                                    scale: float) -> None:
     if METHODS[method].kind == "exact" and not get_backend(method).available():
@@ -68,7 +69,9 @@ def test_the_same_work_limit_gives_the_same_answer(method: str, seed: int,
     assert first.termination == second.termination
     assert first.termination in (Termination.ITERATION_LIMIT, Termination.SOLUTION_FOUND,
                                  Termination.OPTIMAL), first.termination
-    if method != "minconflicts":  # the limit, not the clock, ended it
+    # the limit, not the clock, ended it, unless the search was over within it (CP-SAT
+    # proved n = 16 seed 1143 within 0.1 units, found by CI: the same both times)
+    if method != "minconflicts" and first.termination is not Termination.OPTIMAL:
         assert first.termination is Termination.ITERATION_LIMIT, (method, first.message)
 
 
