@@ -89,9 +89,9 @@ def check(method: str, n: int, weights: Any, params: dict[str, Any], after: floa
     bound = SLOW_TO_HEAR.get(method, BOUND)
     seconds, result = cancelled_after(method, n, weights, params, after)
     if seconds > bound:  # a busy core stole the time: once more
-        assert seconds <= max(bound, HARD_BOUND), f"{method}: {seconds:.3f} s after the cancel"
+        first = seconds
         seconds, result = cancelled_after(method, n, weights, params, after)
-    assert seconds <= bound, f"{method}: {seconds:.3f} s after the cancel"
+        assert seconds <= bound, f"{method}: {first:.3f} s, then {seconds:.3f} s after the cancel"
     assert result is not None
     if result.status != "unknown":  # a search that had found nothing has nothing to give
         assert nqmip.is_solution(result.placement)
