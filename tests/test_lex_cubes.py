@@ -77,3 +77,25 @@ def test_lex_first_with_workers(pool: Workers) -> None:
         nqmip.lex_first(10, workers=0)
     with pytest.raises(TypeError, match="workers"):
         nqmip.lex_first(10, method="search", workers=2)
+
+
+def test_cubes_on_a_dask_cluster() -> None:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        pool = Workers(scheduler=cluster.scheduler_address)
+        assert pool.count == 2
+        for n in (12, 16):
+            oracle = CubeOracle("first-fail", n, pool, split_after=0.0, cube_budget=0.0,
+                                max_depth=2)
+            try:
+                run = descend(make_instance(n), oracle, Deadline(120))
+            finally:
+                oracle.close()
+            assert run.complete
+            assert run.placement == descend(make_instance(n), FirstFail(n)).placement
+            assert oracle.counters["cube_questions"] > 0
+        pool.close()
+    finally:
+        cluster.close()

@@ -201,7 +201,9 @@ class Workers:
         """End the pool (or the Dask client opened)."""
         if self._stop is not None:
             self._stop.value = -1
-        self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor.shutdown(wait=True, cancel_futures=True)
+        else:  # the cubes were halted by their questions; Dask's executor stops no future
+            self.executor.shutdown(wait=False)
         if self._client is not None and self._own_client:
             self._client.close()
 
