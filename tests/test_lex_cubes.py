@@ -99,3 +99,17 @@ def test_cubes_on_a_dask_cluster() -> None:
         pool.close()
     finally:
         cluster.close()
+
+
+def test_cli_workers_for_lex_first_only() -> None:
+    import json
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "nqmip.cli.solve", "--n", "12"]
+    out = subprocess.run([*command, "--lex-first", "--workers", "2", "--json"],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["placement"] == list(nqmip.lex_first(12).placement or ())
+    bad = subprocess.run([*command, "--workers", "2"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0 and "--workers" in bad.stderr

@@ -38,6 +38,7 @@ from nqmip.cli.parser import (
     seed_int,
     target_float,
     threads_int,
+    typed,
     work_amount,
     write_file,
 )
@@ -138,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=threads_int,
                         help="solver threads (1 to 256; what each method honours: "
                              "docs/api.md)")
+    parser.add_argument("--workers", type=typed("workers"), default=None,
+                        help="--lex-first: split its hard questions into cubes conquered "
+                             "by this many processes (1 to 256; docs/lex-first.md)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="--lex-first: conquer the cubes on a Dask cluster "
+                             "(tcp://host:8786)")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -392,10 +399,16 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError("--minimize needs weights (costs): --lex-first orders "
                              "placements and has none")
         given.pop("verbose", None)  # the command's own output: nothing to pass on
+        for name in ("workers", "scheduler"):
+            if getattr(args, name) is not None:
+                options[name] = getattr(args, name)
     else:
         spec = METHODS.get(args.method)
         if spec is None:
             raise UsageError(f"--method {args.method} answers --lex-first only")
+        if args.workers is not None or args.scheduler is not None:
+            raise UsageError("--workers and --scheduler split --lex-first's questions into "
+                             "cubes: give them with --lex-first")
     names = refused(spec, given)
     if names:
         flags = ", ".join(FLAGS.get(name, name) for name in names)

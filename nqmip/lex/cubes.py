@@ -154,43 +154,55 @@ class Workers:
         self._own_client = False
         self._stop: Any = None
         self._event = f"nqmip-lex-{uuid.uuid4().hex}"
+        self._executor: Executor | None = None
+        self._scheduler = scheduler
         self.qid = 0
         self._warm: list[Future[Any]] = []
+        self.count = workers or default_workers()
         if scheduler is not None:
             from dask.distributed import Client
 
             self._own_client = not isinstance(scheduler, Client)
             self._client = Client(scheduler) if self._own_client else scheduler
             self.count = max(len(self._client.scheduler_info().get("workers", {})), 1)
-            self.executor: Executor = self._client.get_executor(pure=False)
-            return
-        from concurrent.futures import ProcessPoolExecutor
+            self._executor = self._client.get_executor(pure=False)
 
-        self.count = workers or default_workers()
-        context = multiprocessing.get_context("spawn")
-        self._stop = context.Value("q", 0)
-        self.executor = ProcessPoolExecutor(max_workers=self.count, mp_context=context,
-                                            initializer=_init, initargs=(self._stop,))
-        # load the kernels in every worker while the first questions run here
-        self._warm = [self.executor.submit(conquer, "first-fail", 8, (), None,
-                                           ("value", 0)) for _ in range(self.count)]
+    @property
+    def executor(self) -> Executor:
+        """The pool, started at the first cube (a descent whose questions are all answered
+        within ``split_after`` starts no process)."""
+        if self._executor is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            context = multiprocessing.get_context("spawn")
+            self._stop = context.Value("q", self.qid)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.count, mp_context=context, initializer=_init,
+                initargs=(self._stop,))
+            # every worker loads the kernels (a second or more each, in parallel)
+            self._warm = [self._executor.submit(conquer, "first-fail", 8, (), None,
+                                                ("value", self.qid))
+                          for _ in range(self.count)]
+        return self._executor
 
     def ready(self) -> None:
-        """Wait until the local workers have loaded the kernels."""
+        """Start the pool and wait until its workers have loaded the kernels."""
+        self.executor  # noqa: B018 - started on first use
         wait(self._warm)
 
     def next_question(self) -> tuple[str, Any]:
         """A new question's stop token (the workers of earlier ones stop)."""
         self.qid += 1
+        if self._scheduler is not None:
+            return ("event", f"{self._event}-{self.qid}")
         if self._stop is not None:
             self._stop.value = self.qid
-            return ("value", self.qid)
-        return ("event", f"{self._event}-{self.qid}")
+        return ("value", self.qid)
 
     def halt(self, token: tuple[str, Any]) -> None:
         """Stop the workers on the question of ``token``."""
-        if self._stop is not None:
-            if int(self._stop.value) == token[1]:
+        if self._scheduler is None:
+            if self._stop is not None and int(self._stop.value) == token[1]:
                 self._stop.value = -1
             return
         from distributed import Event
@@ -201,9 +213,10 @@ class Workers:
         """End the pool (or the Dask client opened)."""
         if self._stop is not None:
             self._stop.value = -1
-            self.executor.shutdown(wait=True, cancel_futures=True)
-        else:  # the cubes were halted by their questions; Dask's executor stops no future
-            self.executor.shutdown(wait=False)
+        if self._scheduler is None and self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+        elif self._executor is not None:  # halted by their questions; Dask stops no future
+            self._executor.shutdown(wait=False)
         if self._client is not None and self._own_client:
             self._client.close()
 
