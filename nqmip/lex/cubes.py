@@ -58,8 +58,13 @@ _ORACLES: dict[tuple[str, int], Oracle] = {}
 
 
 def _init(stop: Any) -> None:
+    """A local worker: the stop mark; Ctrl-C is the descent's to hear (it stops the
+    workers by the mark), not each worker's."""
+    import signal
+
     global _STOP
     _STOP = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stop_check(token: tuple[str, Any]) -> Callable[[], bool]:
