@@ -9,7 +9,8 @@ cube is then an independent question to the same oracle (its placed queens, no r
 restricted), conquered in a pool of worker processes (the local cores, or a Dask cluster).
 The question is refuted when every cube is, answered yes when any cube is (the outstanding
 ones are stopped then: the workers look at a shared stop mark between two slices). A cube
-not answered within ``cube_budget`` seconds is split again by one more row, up to
+not answered within ``cube_budget`` seconds while no other cube waits for a worker (in a
+local pool; on Dask at the budget) is split again by one more row, up to
 ``max_depth`` rows beyond the question's, and conquered to the end below that: the
 dynamic splitting of cube-and-conquer (Heule, Kullmann, Wieringa and Biere, "Cube and
 Conquer: Guiding CDCL SAT Solvers by Lookaheads", 2011) with a time budget in place of the
@@ -35,7 +36,8 @@ from nqmip.lex.descent import SUMS, Oracle, Placed, _Board, make_oracle
 
 #: Seconds a question is asked in this process before it is split into cubes.
 SPLIT_AFTER = 1.0
-#: Seconds a worker spends on a cube before it is split by one more row.
+#: Seconds a worker spends on a cube before it is split by one more row, when no other
+#: cube waits for a worker (a split cube's work is lost).
 CUBE_BUDGET = 2.0
 #: Rows a cube may place beyond the question's prefix; a cube this deep is conquered to
 #: the end.
@@ -53,17 +55,20 @@ Key = tuple[tuple[int, int], ...]
 
 #: In a local worker: the shared mark, the id of the question still wanted.
 _STOP: Any = None
+#: In a local worker: the cubes submitted to the pool and the cubes its workers started.
+_COUNTS: Any = None
 #: A worker's oracles, kept between cubes (CaDiCaL keeps its learnt clauses).
 _ORACLES: dict[tuple[str, int], Oracle] = {}
 
 
-def _init(stop: Any) -> None:
-    """A local worker: the stop mark; Ctrl-C is the descent's to hear (it stops the
-    workers by the mark), not each worker's."""
+def _init(stop: Any, counts: Any = None) -> None:
+    """A local worker: the stop mark and the pool's counts; Ctrl-C is the descent's to
+    hear (it stops the workers by the mark), not each worker's."""
     import signal
 
-    global _STOP
+    global _STOP, _COUNTS
     _STOP = stop
+    _COUNTS = counts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -88,13 +93,22 @@ def _stop_check(token: tuple[str, Any]) -> Callable[[], bool]:
     return check
 
 
+def _queued() -> bool:
+    """True while cubes wait in the local pool's queue (no worker idles)."""
+    return _COUNTS is not None and int(_COUNTS[0]) - int(_COUNTS[1]) > 0
+
+
 def conquer(kind: str, n: int, placed: Key, budget: float | None,
             token: tuple[str, Any]) -> tuple[bool | None, tuple[int, ...] | None,
                                              dict[str, int]]:
     """One cube in a worker: ``placed`` (no row restricted) asked of the oracle ``kind``
-    for at most ``budget`` seconds (None: to the end) or until its question is stopped.
-    Returns the answer (None: not answered), the completion of a yes, and the oracle's
-    counters spent on it."""
+    until its question is stopped, or past ``budget`` seconds (None: never) once no cube
+    waits for a worker in a local pool (a cube's work is lost when it is split, so a
+    worker splits only to feed an idle one; on Dask at the budget). Returns the answer
+    (None: not answered), the completion of a yes, and the oracle's counters spent."""
+    if _COUNTS is not None:
+        with _COUNTS.get_lock():
+            _COUNTS[1] += 1
     oracle = _ORACLES.get((kind, n))
     if oracle is None:
         oracle = _ORACLES[kind, n] = make_oracle(kind, n)
@@ -102,7 +116,7 @@ def conquer(kind: str, n: int, placed: Key, budget: float | None,
     stopped = _stop_check(token)
     end = math.inf if budget is None else time.perf_counter() + budget
     answer = oracle.begin(list(placed), -1, n)
-    while answer is None and not stopped() and time.perf_counter() < end:
+    while answer is None and not stopped() and (time.perf_counter() < end or _queued()):
         answer = oracle.step()
     after = oracle.stats()
     spent = {k: v - before.get(k, 0) for k, v in after.items()}
@@ -158,6 +172,7 @@ class Workers:
         self._client: Any = None
         self._own_client = False
         self._stop: Any = None
+        self._counts: Any = None
         self._event = f"nqmip-lex-{uuid.uuid4().hex}"
         self._executor: Executor | None = None
         self._scheduler = scheduler
@@ -181,14 +196,30 @@ class Workers:
 
             context = multiprocessing.get_context("spawn")
             self._stop = context.Value("q", self.qid)
+            self._counts = context.Array("q", 2)
             self._executor = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=context, initializer=_init,
-                initargs=(self._stop,))
+                initargs=(self._stop, self._counts))
             # every worker loads the kernels (a second or more each, in parallel)
-            self._warm = [self._executor.submit(conquer, "first-fail", 8, (), None,
-                                                ("value", self.qid))
+            self._warm = [self.submit("first-fail", 8, (), None, ("value", self.qid))
                           for _ in range(self.count)]
         return self._executor
+
+    def submit(self, kind: str, n: int, cube: Key, budget: float | None,
+               token: tuple[str, Any]) -> Future[Any]:
+        """One cube to :func:`conquer` in the pool, counted as submitted."""
+        future = self.executor.submit(conquer, kind, n, cube, budget, token)
+        if self._counts is not None:
+            with self._counts.get_lock():
+                self._counts[0] += 1
+        return future
+
+    def withdraw(self, futures: list[Future[Any]]) -> None:
+        """Cancel ``futures``; the ones no worker will start are no longer counted."""
+        gone = sum(1 for future in futures if future.cancel())
+        if self._counts is not None and gone:
+            with self._counts.get_lock():
+                self._counts[0] -= gone
 
     def ready(self) -> None:
         """Start the pool and wait until its workers have loaded the kernels."""
@@ -309,8 +340,7 @@ class CubeOracle:
         """Stop the cubes of the current question (cancel the waiting, mark the rest)."""
         if not self._pending:
             return
-        for future in self._pending:
-            future.cancel()
+        self.pool.withdraw(list(self._pending))
         self._pending.clear()
         self.pool.halt(self._token)
 
@@ -356,8 +386,7 @@ class CubeOracle:
 
     def _submit(self, cube: Key, depth: int) -> None:
         budget = None if depth >= self.max_depth else self.cube_budget
-        future = self.pool.executor.submit(conquer, self.kind, self.n, cube, budget,
-                                           self._token)
+        future = self.pool.submit(self.kind, self.n, cube, budget, self._token)
         self._pending[future] = (cube, depth)
         self.counters["cubes"] += 1
 
