@@ -113,3 +113,17 @@ def test_cli_workers_for_lex_first_only() -> None:
     bad = subprocess.run([*command, "--workers", "2"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0 and "--workers" in bad.stderr
+
+
+def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
+    # cube_budget=0: past its budget at once, a cube still goes on while others wait in
+    # the queue (its work would be lost); before, every cube not settled by propagation
+    # was split, down to max_depth rows (n = 16: 802,007 cubes)
+    n = 18
+    oracle = always_split(n, pool, depth=6)
+    try:
+        run = descend(make_instance(n), oracle, Deadline(60))
+    finally:
+        oracle.close()
+    assert run.complete and run.placement == descend(make_instance(n), FirstFail(n)).placement
+    assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
