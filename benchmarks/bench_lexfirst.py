@@ -12,6 +12,12 @@ solution, or at the limit the leading rows proven minimal. Every solution is ver
     python benchmarks/bench_lexfirst.py --n 46-61 --time-limit 600
     python benchmarks/bench_lexfirst.py --table        # docs/lex-first.md from the results
     python benchmarks/bench_lexfirst.py --compare --n 28-33 --oracle search,first-fail,sat
+    python benchmarks/bench_lexfirst.py --compare --runs 1 --record --check sat \
+        --n 30-35,37 --oracle first-fail,first-fail@1,first-fail@2   # cube-and-conquer
+
+An oracle ``X@W`` is the descent with oracle X by cube-and-conquer on W local processes
+(``nqmip.lex.cubes``; the pool is started and its kernels loaded before the clock, as
+the kernels are for every route).
 
 Rows are appended to benchmarks/results/lexfirst.jsonl (in the table, the latest row per n,
 a settled row before an unsettled one). The machine is shared and noisy: times are single
@@ -26,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -80,22 +87,60 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
             "method": "propagation + first-fail prefix oracle"
             if found.oracle_from >= 0 else "propagation"}
     else:
-        descend(make_instance(8), make_oracle(oracle, 8))  # load the kernels and solver
-        begin = time.perf_counter()
-        run = descend(make_instance(n), make_oracle(oracle, n), Deadline(time_limit))
-        seconds = time.perf_counter() - begin
+        kind, _, workers = oracle.partition("@")
+        descend(make_instance(8), make_oracle(kind, 8))  # load the kernels and solver
+        if workers:
+            run, seconds = _cubes(n, kind, int(workers), time_limit)
+        else:
+            begin = time.perf_counter()
+            run = descend(make_instance(n), make_oracle(oracle, n), Deadline(time_limit))
+            seconds = time.perf_counter() - begin
         row = {"complete": run.complete, "proven_rows": run.proven_rows,
                "placement": run.placement, "questions": run.questions,
                "improvements": run.improvements, "stats": run.stats,
                "nodes": run.stats.get("ff_nodes", 0),
                "row_seconds": [round(t, 2) for t in run.row_seconds],
                "pending": run.pending,
-               "method": f"descent ({run.oracle})"}
+               "method": f"descent ({run.oracle}"
+               + (f", {workers} processes)" if workers else ")")}
     placement = row["placement"]
     if placement is not None and not is_solution(placement):  # type: ignore[arg-type]
         raise RuntimeError(f"n = {n}: the search returned a non-solution")
     row["placement"] = None if placement is None else [c + 1 for c in placement]  # type: ignore[attr-defined]
     return {"n": n, "time_limit": time_limit, "seconds": round(seconds, 3), **row}
+
+
+def _cubes(n: int, kind: str, workers: int, time_limit: float) -> tuple[Any, float]:
+    """The descent by cube-and-conquer on ``workers`` processes, started before the clock."""
+    from nqmip.budget import Deadline
+    from nqmip.instance import make_instance
+    from nqmip.lex.cubes import CubeOracle, Workers
+    from nqmip.lex.descent import descend
+
+    pool = Workers(workers)
+    pool.ready()
+    try:
+        begin = time.perf_counter()
+        oracle = CubeOracle(kind, n, pool)
+        try:
+            run = descend(make_instance(n), oracle, Deadline(time_limit))
+        finally:
+            oracle.close()
+        return run, time.perf_counter() - begin
+    finally:
+        pool.close()
+
+
+def check_row(row: dict[str, object], route: str, per_call: float) -> None:
+    """Re-derive a settled row's first solution by tools/check_lexfirst.py."""
+    cols = " ".join(map(str, row["placement"]))  # type: ignore[call-overload]
+    begin = time.perf_counter()
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "check_lexfirst.py"),
+                           "--n", str(row["n"]), "--columns", cols, "--route", route,
+                           "--per-call", str(per_call)], capture_output=True, text=True)
+    row["checked"] = done.returncode == 0
+    row["check_route"] = route
+    row["check_seconds"] = round(time.perf_counter() - begin, 1)
 
 
 def measure(n: int, time_limit: float, check: str | None, oracle: str,
@@ -105,15 +150,7 @@ def measure(n: int, time_limit: float, check: str | None, oracle: str,
                          text=True, check=True)
     row: dict[str, object] = json.loads(out.stdout)
     if check and row["complete"]:
-        cols = " ".join(map(str, row["placement"]))  # type: ignore[arg-type]
-        begin = time.perf_counter()
-        done = subprocess.run([sys.executable, str(ROOT / "tools" / "check_lexfirst.py"),
-                               "--n", str(n), "--columns", cols, "--route", check,
-                               "--per-call", str(per_call)],
-                              capture_output=True, text=True)
-        row["checked"] = done.returncode == 0
-        row["check_route"] = check
-        row["check_seconds"] = round(time.perf_counter() - begin, 1)
+        check_row(row, check, per_call)
     return row
 
 
@@ -161,26 +198,43 @@ def write_table() -> None:
     print("\n".join(lines))
 
 
-def compare(sizes: list[int], time_limit: float, oracles: list[str], runs: int = 3) -> None:
+def compare(sizes: list[int], time_limit: float, oracles: list[str], runs: int = 3,
+            record: bool = False, check: str | None = None, per_call: float = 60.0) -> None:
     """The routes side by side in one process, each n: median seconds of ``runs`` runs
-    (inf: not settled within the limit) and the ratio of each to the first route."""
+    (inf: not settled within the limit) and the ratio of each to the first route. With
+    ``record`` every run is appended to the results; with ``check`` the first solution of
+    each n is checked once (the routes must agree on it; every settled row says so)."""
     import statistics
 
-    print(f"{'n':>4} " + " ".join(f"{o:>12}" for o in oracles) + "  ratios to the first")
+    print(f"{'n':>4} " + " ".join(f"{o:>14}" for o in oracles) + "  ratios to the first")
     for n in sizes:
         medians = []
+        rows = []
         for oracle in oracles:
             times = []
             for _ in range(runs):
-                row = json.loads(subprocess.run(
-                    [sys.executable, __file__, "--child", str(n), "--time-limit",
-                     str(time_limit), "--oracle", oracle], capture_output=True, text=True,
-                    check=True).stdout)
+                row = measure(n, time_limit, None, oracle)
+                rows.append(row)
                 times.append(row["seconds"] if row["complete"] else float("inf"))
-            medians.append(statistics.median(times))
+            medians.append(statistics.median(times))  # type: ignore[type-var]
+        settled = {tuple(r["placement"]) for r in rows if r["complete"]}  # type: ignore[call-overload]
+        if len(settled) > 1:
+            raise RuntimeError(f"n = {n}: the routes disagree on the first solution")
+        if check and settled:
+            first = next(r for r in rows if r["complete"])
+            check_row(first, check, per_call)
+            for r in rows:
+                if r["complete"]:
+                    r.update({k: first[k] for k in ("checked", "check_route",
+                                                    "check_seconds")})
+        if record:
+            with RESULTS.open("a") as f:
+                for r in rows:
+                    f.write(json.dumps(r) + "\n")
         ratios = [medians[0] / m if m > 0 else float("nan") for m in medians[1:]]
-        print(f"{n:>4} " + " ".join(f"{m:>12.3f}" for m in medians) + "  "
-              + " ".join(f"{r:.2f}" for r in ratios), flush=True)
+        checked = f"  checked={rows[0].get('checked')}" if check and settled else ""
+        print(f"{n:>4} " + " ".join(f"{m:>14.3f}" for m in medians) + "  "
+              + " ".join(f"{r:.2f}" for r in ratios) + checked, flush=True)
 
 
 def main() -> int:
@@ -198,6 +252,9 @@ def main() -> int:
     parser.add_argument("--table", action="store_true", help="write docs/lex-first.md")
     parser.add_argument("--compare", action="store_true",
                         help="the routes of --oracle side by side (median of 3 runs)")
+    parser.add_argument("--runs", type=int, default=3, help="--compare: runs per route")
+    parser.add_argument("--record", action="store_true",
+                        help="--compare: append every run to the results")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -207,7 +264,8 @@ def main() -> int:
         write_table()
         return 0
     if args.compare:
-        compare(parse_sizes(args.n), args.time_limit, args.oracle.split(","))
+        compare(parse_sizes(args.n), args.time_limit, args.oracle.split(","), args.runs,
+                args.record, args.check, args.per_call)
         return 0
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'n':>4} {'proven':>8} {'time':>8}  work; solution/prefix")

@@ -144,9 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     cluster = parser.add_mutually_exclusive_group()
     cluster.add_argument("--workers", type=typed("workers"), metavar="N",
                          help="--method bnb: its search's subtrees as tasks on a local Dask "
-                              "cluster of N one-thread worker processes (docs/cluster.md)")
+                              "cluster of N one-thread worker processes (docs/cluster.md); "
+                              "--lex-first: its hard questions split into cubes conquered "
+                              "by N processes (docs/lex-first.md)")
     cluster.add_argument("--scheduler", metavar="ADDRESS",
-                         help="--method bnb: the same on this Dask scheduler's workers, "
+                         help="the same on this Dask scheduler's workers, "
                               "e.g. tcp://127.0.0.1:8786")
     parser.add_argument("--record", metavar="FILE", help="with --workers or --scheduler: "
                         "keep the search's state in FILE, which the same command continues")
@@ -407,6 +409,13 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError("--minimize needs weights (costs): --lex-first orders "
                              "placements and has none")
         given.pop("verbose", None)  # the command's own output: nothing to pass on
+        for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
+            if getattr(args, name) is not None:
+                if spec.name not in ("first-fail", "sat"):
+                    raise UsageError(f"--lex-first --method {spec.name} does not take "
+                                     f"--{name} (--method first-fail, sat do: their "
+                                     "questions split into cubes)")
+                options[name] = given.pop(name)
     else:
         spec = METHODS.get(args.method)
         if spec is None:

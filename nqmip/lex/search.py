@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from nqmip.result import Termination
 
 if TYPE_CHECKING:  # pragma: no cover
     from nqmip.instance import FixedSpec
+    from nqmip.lex.descent import Descent
     from nqmip.result import Result
 
 #: Nodes per kernel call between two looks at the deadline (oracle nodes included; one
@@ -142,7 +143,8 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
 
 def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None, *,
                      oracle: str | None = None, oracle_from: int | None = None,
-                     oracle_cap: int | None = None) -> Result:
+                     oracle_cap: int | None = None, workers: int | None = None,
+                     scheduler: Any = None) -> Result:
     """The first solution as a verified :class:`~nqmip.result.Result`.
 
     ``oracle`` chooses the route: the lexicographic descent of :mod:`nqmip.lex.descent`
@@ -151,13 +153,18 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     row-ordered search of :func:`first_solution` (``oracle_from`` and ``oracle_cap`` are
     its parameters, and giving one of them without ``oracle`` chooses it).
 
+    ``workers`` (processes, the local cores) or ``scheduler`` (a Dask scheduler address or
+    ``distributed.Client``) answer the descent's hard questions by cube-and-conquer
+    (:mod:`nqmip.lex.cubes`): a question not answered within a second is split into cubes
+    conquered in parallel by the same oracle ("first-fail" or "sat").
+
     ``status`` optimal: ``placement`` is the first solution (``extra["proven_rows"] == n``);
     feasible: stopped at the limit, ``placement`` the smallest solution met and its first
     ``extra["proven_rows"]`` rows those of the first solution, proven; infeasible: the fixed
     queens leave no solution. ``objective`` is None (the order is lexicographic, not a
     number); ``method`` says the route (``"lex-first first-fail"``, ``"lex-first search"``).
     """
-    from nqmip.lex.descent import DEFAULT_ORACLE, descend, make_oracle
+    from nqmip.lex.descent import DEFAULT_ORACLE
 
     if oracle is None:
         oracle = "search" if (oracle_from, oracle_cap) != (None, None) else DEFAULT_ORACLE
@@ -165,7 +172,7 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
         if (oracle_from, oracle_cap) != (None, None):
             raise TypeError(f"oracle_from and oracle_cap are parameters of the 'search' "
                             f"route, not of the {oracle!r} oracle")
-        run = descend(instance, make_oracle(oracle, instance.n), deadline)
+        run = _descend(instance, oracle, deadline, workers, scheduler)
         extra: dict[str, object] = {"oracle": run.oracle, "questions": run.questions,
                                     "improvements": run.improvements, **run.stats}
         return _lex_result(instance, seed, run.placement, run.complete, run.exhausted,
@@ -173,6 +180,9 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
                            f"{run.questions} questions to the {run.oracle} oracle "
                            f"({run.improvements} answered by a smaller solution)",
                            f"lex-first descent ({run.oracle})", extra)
+    if (workers, scheduler) != (None, None):
+        raise TypeError("workers and scheduler split the descent's questions into cubes: "
+                        "the 'search' route takes neither")
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
                            oracle_cap=ORACLE_CAP if oracle_cap is None else oracle_cap)
     extra = {"oracle": "search", "oracle_nodes": found.oracle_nodes,
@@ -182,6 +192,28 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
                        found.proven_rows, found.stopped_by, found.seconds, found.nodes,
                        f"{found.nodes} nodes", "lex-first search (propagation + "
                        "first-fail prefix oracle)", extra)
+
+
+def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int | None,
+             scheduler: Any) -> Descent:
+    """The descent with ``oracle``, by cube-and-conquer when ``workers`` or ``scheduler``
+    is given (the pool ended when the descent ends)."""
+    from nqmip.lex.descent import descend, make_oracle
+
+    if workers is None and scheduler is None:
+        return descend(instance, make_oracle(oracle, instance.n), deadline)
+    if oracle not in ("first-fail", "sat"):
+        raise ValueError(f"cube-and-conquer (workers, scheduler) splits the questions of "
+                         f"the 'first-fail' or 'sat' oracle, not of {oracle!r}")
+    from nqmip.lex.cubes import CubeOracle, Workers
+
+    pool = Workers(workers, scheduler)
+    cubes = CubeOracle(oracle, instance.n, pool)
+    try:
+        return descend(instance, cubes, deadline)
+    finally:
+        cubes.close()
+        pool.close()
 
 
 def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...] | None,

@@ -28,6 +28,9 @@ from nqmip.watchdog import run_watched
 
 #: The parameters of the exact search (``method="search"``).
 SEARCH_PARAMS = ("oracle_from", "oracle_cap")
+#: The parameters of the descent's cube-and-conquer (``method`` "auto", "first-fail" or
+#: "sat"; :mod:`nqmip.lex.cubes`).
+CUBE_PARAMS = ("workers", "scheduler")
 
 
 def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
@@ -42,7 +45,10 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
         ``"highs-pyomo"`` (:data:`nqmip.methods.LEX_METHODS`).
     :param time_limit: seconds for the whole call (compile included), or a
         :class:`~nqmip.budget.Deadline`; None: no limit.
-    :param params: the search's own (``oracle_from``, ``oracle_cap``).
+    :param params: the search's own (``oracle_from``, ``oracle_cap``); for the descent
+        with ``"first-fail"`` or ``"sat"``, ``workers`` (1 to 256 processes) or
+        ``scheduler`` (a Dask scheduler address or ``distributed.Client``): its hard
+        questions answered by cube-and-conquer (:mod:`nqmip.lex.cubes`).
     :returns: a verified :class:`~nqmip.result.Result`: ``optimal`` with the first
         solution; ``infeasible`` when there is none (n = 2, 3, or fixed queens that leave
         none); at a limit ``feasible`` with the smallest solution met and
@@ -66,12 +72,17 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
         if not sat.available():
             raise ValueError(f"lex_first method {spec.name!r} needs python-sat: "
                              'pip install "nqmip[sat]"')
-    allowed = SEARCH_PARAMS if spec.name == "search" else ()
+    allowed = SEARCH_PARAMS if spec.name == "search" else (
+        CUBE_PARAMS if spec.name in ("first-fail", "sat") else ())
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise TypeError(f"unexpected parameters for lex_first method {spec.name!r}: "
                         f"{', '.join(unknown)}"
                         + (f" (it takes {', '.join(allowed)})" if allowed else ""))
+    if "workers" in params:
+        from nqmip.option_types import check_value
+
+        params["workers"] = check_value("workers", params["workers"])
     check_fits(instance.n, method=f"lex_first method {spec.name!r}",
                exact_model=spec.name not in ("first-fail", "search"),
                need=lex_bytes(instance.n, spec.name))

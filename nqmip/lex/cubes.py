@@ -1,0 +1,446 @@
+"""Cube-and-conquer for the descent's hard questions (:mod:`nqmip.lex.descent`).
+
+A question of the descent ("can these rows be completed with row r left of the model's
+column?") is first asked of the oracle in this process, as before. One not answered within
+``split_after`` seconds is *split into cubes*: each cube adds the placements of the next
+rows (row r on one column left of the limit, then the next free rows on any column), kept
+only when the prefix with them survives the oracle's propagation and diagonal sums; each
+cube is then an independent question to the same oracle (its placed queens, no row
+restricted), conquered in a pool of worker processes (the local cores, or a Dask cluster).
+The question is refuted when every cube is, answered yes when any cube is (the outstanding
+ones are stopped then: the workers look at a shared stop mark between two slices). A cube
+not answered within ``cube_budget`` seconds while no other cube waits for a worker (in a
+local pool; on Dask at the budget) is split again by one more row, up to
+``max_depth`` rows beyond the question's, and conquered to the end below that: the
+dynamic splitting of cube-and-conquer (Heule, Kullmann, Wieringa and Biere, "Cube and
+Conquer: Guiding CDCL SAT Solvers by Lookaheads", 2011) with a time budget in place of the
+look-ahead's cut-off.
+
+Every refuted cube is remembered for the rest of the descent (a refuted set of queens
+stays refuted): when a smaller solution sends the descent back to the same row with a
+smaller limit, the cubes refuted before are not asked again.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from typing import Any
+
+from nqmip.lex.descent import SUMS, Oracle, Placed, _Board, make_oracle
+
+#: Seconds a question is asked in this process before it is split into cubes.
+SPLIT_AFTER = 1.0
+#: Seconds a worker spends on a cube before it is split by one more row, when no other
+#: cube waits for a worker (a split cube's work is lost).
+CUBE_BUDGET = 2.0
+#: Rows a cube may place beyond the question's prefix; a cube this deep is conquered to
+#: the end.
+MAX_DEPTH = 6
+#: The first split goes row by row until it has this many cubes per worker (or MAX_DEPTH).
+CUBES_PER_WORKER = 8
+#: Seconds the descent's thread waits for a cube between two looks at its deadline.
+WAIT = 0.05
+#: Seconds between two looks of a Dask worker at the stop mark (a round trip each).
+STOP_POLL = 0.5
+
+Key = tuple[tuple[int, int], ...]
+
+# ---- the worker's side -------------------------------------------------------------
+
+#: In a local worker: the shared mark, the id of the question still wanted.
+_STOP: Any = None
+#: In a local worker: the cubes submitted to the pool and the cubes its workers started.
+_COUNTS: Any = None
+#: A worker's oracles, kept between cubes (CaDiCaL keeps its learnt clauses).
+_ORACLES: dict[tuple[str, int], Oracle] = {}
+
+
+def _init(stop: Any, counts: Any = None) -> None:
+    """A local worker: the stop mark and the pool's counts; Ctrl-C is the descent's to
+    hear (it stops the workers by the mark), not each worker's."""
+    import signal
+
+    global _STOP, _COUNTS
+    _STOP = stop
+    _COUNTS = counts
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_check(token: tuple[str, Any]) -> Callable[[], bool]:
+    """True once the question of ``token`` is no longer wanted: ("value", question id)
+    against the local pool's shared mark, or ("event", name) a Dask event."""
+    kind, key = token
+    if kind == "value":
+        return lambda: _STOP is not None and int(_STOP.value) != key
+    from distributed import Event
+
+    event = Event(key)
+    last = [time.monotonic()]
+
+    def check() -> bool:
+        now = time.monotonic()
+        if now - last[0] < STOP_POLL:
+            return False
+        last[0] = now
+        return bool(event.is_set())
+
+    return check
+
+
+def _queued() -> bool:
+    """True while cubes wait in the local pool's queue (no worker idles)."""
+    return _COUNTS is not None and int(_COUNTS[0]) - int(_COUNTS[1]) > 0
+
+
+def conquer(kind: str, n: int, placed: Key, budget: float | None,
+            token: tuple[str, Any]) -> tuple[bool | None, tuple[int, ...] | None,
+                                             dict[str, int]]:
+    """One cube in a worker: ``placed`` (no row restricted) asked of the oracle ``kind``
+    until its question is stopped, or past ``budget`` seconds (None: never) once no cube
+    waits for a worker in a local pool (a cube's work is lost when it is split, so a
+    worker splits only to feed an idle one; on Dask at the budget). Returns the answer
+    (None: not answered), the completion of a yes, and the oracle's counters spent."""
+    if _COUNTS is not None:
+        with _COUNTS.get_lock():
+            _COUNTS[1] += 1
+    oracle = _ORACLES.get((kind, n))
+    if oracle is None:
+        oracle = _ORACLES[kind, n] = make_oracle(kind, n)
+    before = oracle.stats()
+    stopped = _stop_check(token)
+    end = math.inf if budget is None else time.perf_counter() + budget
+    answer = oracle.begin(list(placed), -1, n)
+    while answer is None and not stopped() and (time.perf_counter() < end or _queued()):
+        answer = oracle.step()
+    after = oracle.stats()
+    spent = {k: v - before.get(k, 0) for k, v in after.items()}
+    return answer, (oracle.model() if answer else None), spent
+
+
+# ---- the cubes ---------------------------------------------------------------------
+
+
+def children(board: _Board, n: int, placed: Key, row: int, limit: int
+             ) -> tuple[list[Key], int]:
+    """The cubes one row deeper than ``placed``: row ``row`` (when it is free; its columns
+    below ``limit``), else the first free row, on each column that leaves a board the
+    propagation and the diagonal sums do not refute. Also how many were refuted on sight.
+    An empty list: ``placed`` has no free row left (it is a solution)."""
+    taken = {r for r, _ in placed}
+    if row >= 0 and row not in taken:
+        nxt, top = row, limit
+    else:
+        nxt = next((r for r in range(n) if r not in taken), -1)
+        top = n
+    if nxt < 0:
+        return [], 0
+    from nqmip.lex import descent_kernels as k
+
+    out: list[Key] = []
+    refuted = 0
+    for c in range(top):
+        if any(c == q or abs(c - q) == abs(nxt - r) for r, q in placed):
+            continue
+        cube = tuple(sorted((*placed, (nxt, c))))
+        if board.setup(list(cube), -1, n, False, SUMS) == k.EXHAUSTED:
+            refuted += 1
+            continue
+        out.append(cube)
+    return out, refuted
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return max(os.cpu_count() or 1, 1)
+
+
+class Workers:
+    """Where cubes are conquered: a pool of ``workers`` local processes (default: the
+    cores), or the workers of the Dask ``scheduler`` (an address or a
+    ``distributed.Client``; a client it opens it closes), with the stop mark the workers
+    look at. One pool serves any number of :class:`CubeOracle` in turn."""
+
+    def __init__(self, workers: int | None = None, scheduler: Any = None) -> None:
+        self._client: Any = None
+        self._own_client = False
+        self._stop: Any = None
+        self._counts: Any = None
+        self._event = f"nqmip-lex-{uuid.uuid4().hex}"
+        self._executor: Executor | None = None
+        self._scheduler = scheduler
+        self.qid = 0
+        self._warm: list[Future[Any]] = []
+        self.count = workers or default_workers()
+        if scheduler is not None:
+            from dask.distributed import Client
+
+            self._own_client = not isinstance(scheduler, Client)
+            self._client = Client(scheduler) if self._own_client else scheduler
+            self.count = max(len(self._client.scheduler_info().get("workers", {})), 1)
+            self._executor = self._client.get_executor(pure=False)
+
+    @property
+    def executor(self) -> Executor:
+        """The pool, started at the first cube (a descent whose questions are all answered
+        within ``split_after`` starts no process)."""
+        if self._executor is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            context = multiprocessing.get_context("spawn")
+            self._stop = context.Value("q", self.qid)
+            self._counts = context.Array("q", 2)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.count, mp_context=context, initializer=_init,
+                initargs=(self._stop, self._counts))
+            # every worker loads the kernels (a second or more each, in parallel)
+            self._warm = [self.submit("first-fail", 8, (), None, ("value", self.qid))
+                          for _ in range(self.count)]
+        return self._executor
+
+    def submit(self, kind: str, n: int, cube: Key, budget: float | None,
+               token: tuple[str, Any]) -> Future[Any]:
+        """One cube to :func:`conquer` in the pool, counted as submitted."""
+        future = self.executor.submit(conquer, kind, n, cube, budget, token)
+        if self._counts is not None:
+            with self._counts.get_lock():
+                self._counts[0] += 1
+        return future
+
+    def withdraw(self, futures: list[Future[Any]]) -> None:
+        """Cancel ``futures``; the ones no worker will start are no longer counted."""
+        gone = sum(1 for future in futures if future.cancel())
+        if self._counts is not None and gone:
+            with self._counts.get_lock():
+                self._counts[0] -= gone
+
+    def ready(self) -> None:
+        """Start the pool and wait until its workers have loaded the kernels."""
+        self.executor  # noqa: B018 - started on first use
+        wait(self._warm)
+
+    def next_question(self) -> tuple[str, Any]:
+        """A new question's stop token (the workers of earlier ones stop)."""
+        self.qid += 1
+        if self._scheduler is not None:
+            return ("event", f"{self._event}-{self.qid}")
+        if self._stop is not None:
+            self._stop.value = self.qid
+        return ("value", self.qid)
+
+    def halt(self, token: tuple[str, Any]) -> None:
+        """Stop the workers on the question of ``token``."""
+        if self._scheduler is None:
+            if self._stop is not None and int(self._stop.value) == token[1]:
+                self._stop.value = -1
+            return
+        from distributed import Event
+
+        Event(token[1], client=self._client).set()
+
+    def close(self) -> None:
+        """End the pool (or the Dask client opened)."""
+        if self._stop is not None:
+            self._stop.value = -1
+        if self._scheduler is None and self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+        elif self._executor is not None:  # halted by their questions; Dask stops no future
+            self._executor.shutdown(wait=False)
+        if self._client is not None and self._own_client:
+            self._client.close()
+
+
+class CubeOracle:
+    """An oracle of the descent (the same interface) that asks a question of ``kind``'s
+    oracle in this process first and splits it into cubes for ``workers`` (a
+    :class:`Workers`) when it takes longer than ``split_after`` seconds (0: every question
+    not answered by propagation alone is split at once). :meth:`close` stops its cubes."""
+
+    def __init__(self, kind: str, n: int, workers: Workers,
+                 split_after: float = SPLIT_AFTER, cube_budget: float = CUBE_BUDGET,
+                 max_depth: int = MAX_DEPTH) -> None:
+        self.kind = kind
+        self.n = n
+        self.pool = workers
+        self.workers = workers.count
+        self.inner = make_oracle(kind, n)
+        self.name = f"{self.inner.name} cubes"
+        self.proves_row = self.inner.proves_row
+        self.split_after = split_after
+        self.cube_budget = cube_budget
+        self.max_depth = max_depth
+        self._board = _Board(n)
+        self._refuted: set[Key] = set()
+        self._pending: dict[Future[Any], tuple[Key, int]] = {}
+        self._parent: dict[Key, Key | None] = {}
+        self._open: dict[Key, int] = {}
+        self._question: tuple[Key, int, int] = ((), -1, n)
+        self._token: tuple[str, Any] = ("value", 0)
+        self._split = False
+        self._began = 0.0
+        self._model: tuple[int, ...] = ()
+        self.counters = {"cube_questions": 0, "cubes": 0, "cubes_refuted": 0,
+                         "cubes_on_sight": 0, "cubes_split": 0, "cubes_reused": 0,
+                         "cube_wins": 0}
+        self._worker_stats: dict[str, int] = {}
+
+    # -- the oracle's interface
+
+    def begin(self, placed: Placed, row: int, limit: int) -> bool | None:
+        self._halt()
+        self._token = self.pool.next_question()
+        self._question = (tuple(sorted(placed)), row, limit)
+        self._split = False
+        self._began = time.perf_counter()
+        self.proves_row = self.inner.proves_row
+        answer = self.inner.begin(placed, row, limit)
+        if answer:
+            self._model = self.inner.model()
+        if answer is None and self.split_after <= 0:
+            return self._split_question()
+        return answer
+
+    def step(self) -> bool | None:
+        if not self._split:
+            answer = self.inner.step()
+            if answer is not None:
+                if answer:
+                    self._model = self.inner.model()
+                return answer
+            if time.perf_counter() - self._began < self.split_after:
+                return None
+            return self._split_question()
+        return self._collect()
+
+    def model(self) -> tuple[int, ...]:
+        return self._model
+
+    def stats(self) -> dict[str, int]:
+        out = dict(self.inner.stats())
+        for k, v in self._worker_stats.items():
+            out[k] = out.get(k, 0) + v
+        out.update(self.counters)
+        out["cube_workers"] = self.workers
+        return out
+
+    def close(self) -> None:
+        """Stop the cubes still running (the pool stays)."""
+        self._halt()
+
+    # -- the cubes of one question
+
+    def _halt(self) -> None:
+        """Stop the cubes of the current question (cancel the waiting, mark the rest)."""
+        if not self._pending:
+            return
+        self.pool.withdraw(list(self._pending))
+        self._pending.clear()
+        self.pool.halt(self._token)
+
+    def _split_question(self) -> bool | None:
+        """The question into cubes, row by row until there are enough of them."""
+        self._split = True
+        self.counters["cube_questions"] += 1
+        _, row, limit = self._question
+        root = self._root()
+        self._parent = {root: None}
+        self._open = {}
+        level = [root]
+        depth = 0
+        want = CUBES_PER_WORKER * self.workers
+        while level and depth < self.max_depth:
+            deeper: list[Key] = []
+            for cube in level:
+                deeper += self._expand(cube, row, limit)
+            level = deeper
+            depth += 1
+            if len(level) >= want:
+                break
+        for cube in level:
+            self._submit(cube, depth)
+        return self._settled()
+
+    def _expand(self, cube: Key, row: int, limit: int) -> list[Key]:
+        """``cube``'s children, the ones refuted before or on sight counted as refuted."""
+        base = self._question[0] if cube == self._root() else cube
+        kids, on_sight = children(self._board, self.n, base, row, limit)
+        self.counters["cubes_on_sight"] += on_sight
+        fresh = []
+        for kid in kids:
+            if kid in self._refuted:
+                self.counters["cubes_reused"] += 1
+            else:
+                self._parent[kid] = cube
+                fresh.append(kid)
+        self._open[cube] = len(fresh)
+        if not fresh:
+            self._refute(cube)
+        return fresh
+
+    def _submit(self, cube: Key, depth: int) -> None:
+        budget = None if depth >= self.max_depth else self.cube_budget
+        future = self.pool.submit(self.kind, self.n, cube, budget, self._token)
+        self._pending[future] = (cube, depth)
+        self.counters["cubes"] += 1
+
+    def _refute(self, cube: Key) -> None:
+        """``cube`` has no completion; so has its parent once all its children are
+        refuted."""
+        while True:
+            self._refuted.add(cube)
+            parent = self._parent.get(cube)
+            if parent is None:
+                return
+            self._open[parent] -= 1
+            if self._open[parent] > 0:
+                return
+            cube = parent
+
+    def _root(self) -> Key:
+        """The key of the question itself (no set of queens: its row is restricted)."""
+        return ((-1, self.pool.qid),)
+
+    def _settled(self) -> bool | None:
+        """False once the question is refuted (every cube), else None."""
+        return False if self._root() in self._refuted else None
+
+    def _collect(self) -> bool | None:
+        """The cubes that ended within WAIT seconds: a yes answers the question, a
+        refutation counts, a cube out of budget is split by one more row."""
+        done, _ = wait(list(self._pending), timeout=WAIT, return_when=FIRST_COMPLETED)
+        for future in done:
+            cube, depth = self._pending.pop(future)
+            answer, model, spent = future.result()
+            for k, v in spent.items():
+                self._worker_stats[k] = self._worker_stats.get(k, 0) + v
+            if answer:
+                self.counters["cube_wins"] += 1
+                self._model = tuple(model or ())
+                self._proves(self._model)
+                self._halt()
+                return True
+            if answer is False:
+                self.counters["cubes_refuted"] += 1
+                self._refute(cube)
+            else:
+                self.counters["cubes_split"] += 1
+                for kid in self._expand(cube, *self._question[1:]):
+                    self._submit(kid, depth + 1)
+        return self._settled()
+
+    def _proves(self, model: tuple[int, ...]) -> None:
+        """A yes settles the asked row when every column left of the model's is refuted
+        (each first-level cube, or the square refuted on sight)."""
+        placed, row, _ = self._question
+        if row < 0:
+            self.proves_row = False
+            return
+        kids, _ = children(self._board, self.n, placed, row, model[row])
+        self.proves_row = all(kid in self._refuted for kid in kids)

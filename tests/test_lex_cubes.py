@@ -1,0 +1,129 @@
+"""Cube-and-conquer for the lexicographic descent (:mod:`nqmip.lex.cubes`): the same first
+solutions as the descent with one oracle, refutations that stay refutations when split.
+
+The pool is shared by the tests of this file (starting two processes that load the
+kernels takes a few seconds); ``split_after=0`` splits every question the propagation does
+not settle, ``cube_budget=0`` splits every cube again, down to ``max_depth`` rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import nqmip
+from nqmip.budget import Deadline
+from nqmip.instance import make_instance
+from nqmip.lex.cubes import CubeOracle, Workers
+from nqmip.lex.descent import FirstFail, ask, descend
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[Workers]:
+    workers = Workers(2)
+    workers.ready()
+    yield workers
+    workers.close()
+
+
+def always_split(n: int, pool: Workers, depth: int = 2) -> CubeOracle:
+    return CubeOracle("first-fail", n, pool, split_after=0.0, cube_budget=0.0,
+                      max_depth=depth)
+
+
+@pytest.mark.parametrize("n,fixed", [*((n, {}) for n in range(8, 21)),
+                                     (10, {1: 7}), (12, {0: 5, 11: 0}), (14, {3: 3}),
+                                     (16, {15: 15, 4: 2})])
+def test_cubes_give_the_descents_first_solution(pool: Workers, n: int,
+                                                fixed: dict[int, int]) -> None:
+    instance = make_instance(n, None, fixed)
+    alone = descend(instance, FirstFail(n))
+    oracle = always_split(n, pool)
+    try:
+        cubes = descend(instance, oracle, Deadline(60))
+    finally:
+        oracle.close()
+    assert cubes.complete and alone.complete
+    assert cubes.placement == alone.placement
+    assert oracle.counters["cube_questions"] > 0  # the questions went to the cubes
+
+
+def test_a_refuted_question_split_into_cubes_stays_refuted(pool: Workers) -> None:
+    # n = 8, queen (0, 0): the first solution has row 1 on column 4, so "row 1 left of
+    # column 4" is refuted, and "left of column 5" answered by it
+    placed = [(0, 0)]
+    assert ask(FirstFail(8), placed, 1, 4, Deadline(10)) is False
+    oracle = always_split(8, pool, depth=3)
+    try:
+        assert ask(oracle, placed, 1, 4, Deadline(30)) is False
+        split = oracle.counters["cube_questions"]
+        assert split == 1 and oracle.counters["cubes"] > 0
+        assert ask(oracle, placed, 1, 5, Deadline(30)) is True
+        model = oracle.model()
+        assert model[:2] == (0, 4)
+        # every column left of 4 refuted by the cubes before: the row is settled
+        assert oracle.proves_row
+        assert oracle.counters["cubes_reused"] > 0
+    finally:
+        oracle.close()
+
+
+def test_lex_first_with_workers(pool: Workers) -> None:
+    expected = nqmip.lex_first(14).placement
+    result = nqmip.lex_first(14, workers=1)
+    assert result.status == "optimal" and result.placement == expected
+    with pytest.raises(ValueError, match="workers"):
+        nqmip.lex_first(10, workers=0)
+    with pytest.raises(TypeError, match="workers"):
+        nqmip.lex_first(10, method="search", workers=2)
+
+
+def test_cubes_on_a_dask_cluster() -> None:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        pool = Workers(scheduler=cluster.scheduler_address)
+        assert pool.count == 2
+        for n in (12, 16):
+            oracle = CubeOracle("first-fail", n, pool, split_after=0.0, cube_budget=0.0,
+                                max_depth=2)
+            try:
+                run = descend(make_instance(n), oracle, Deadline(120))
+            finally:
+                oracle.close()
+            assert run.complete
+            assert run.placement == descend(make_instance(n), FirstFail(n)).placement
+            assert oracle.counters["cube_questions"] > 0
+        pool.close()
+    finally:
+        cluster.close()
+
+
+def test_cli_workers_for_lex_first_only() -> None:
+    import json
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "nqmip.cli.solve", "--n", "12"]
+    out = subprocess.run([*command, "--lex-first", "--workers", "2", "--json"],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["placement"] == list(nqmip.lex_first(12).placement or ())
+    bad = subprocess.run([*command, "--workers", "2"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0 and "--workers" in bad.stderr
+
+
+def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
+    # cube_budget=0: past its budget at once, a cube still goes on while others wait in
+    # the queue (its work would be lost); before, every cube not settled by propagation
+    # was split, down to max_depth rows (n = 16: 802,007 cubes)
+    n = 18
+    oracle = always_split(n, pool, depth=6)
+    try:
+        run = descend(make_instance(n), oracle, Deadline(60))
+    finally:
+        oracle.close()
+    assert run.complete and run.placement == descend(make_instance(n), FirstFail(n)).placement
+    assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
