@@ -105,3 +105,16 @@ def test_the_solve_commands_param_is_refused_in_one_line_naming_it(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("solve_weighted: error: --param iterations_of_nothing"), err
     assert f"{method} has no parameter" in err or "unknown GA parameter" in err, err
+
+
+def test_numpy_scalars_are_taken_as_python_numbers_are() -> None:
+    """The API takes numpy's scalars wherever it takes Python numbers (a whole number as
+    np.int64, a number as np.float32), and refuses a fraction where a whole one belongs."""
+    import numpy as np
+
+    result = nqmip.solve(12, "chess", method="tabu", time_limit=2, samples=np.int32(8),
+                         max_iterations=np.int64(50_000))
+    assert result.placement is not None
+    nqmip.solve(12, "chess", method="sa", time_limit=0.5, cooling=np.float32(0.9))
+    with pytest.raises(ValueError, match="max_iterations takes a whole number"):
+        nqmip.solve(12, "chess", method="sa", time_limit=0.5, max_iterations=np.float64(5.5))

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from nqmip.heuristics.common import Bound, ParameterError
 from nqmip.methods import METHODS, resolve
@@ -25,8 +28,8 @@ GIVEN = ("instance", "seed", "time_limit", "on_progress")
 #: What each declared type is called in a refusal.
 WORDS = {"int": "a whole number", "float": "a finite number", "bool": "true or false",
          "str": "a string", "None": "null"}
-_OK = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-       "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+_OK = {"int": lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_),
+       "float": lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)
        and math.isfinite(v),
        "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str)}
 
@@ -105,7 +108,7 @@ def check_own_value(method: str, name: str, value: Any, *, command_line: bool = 
             raise CommandLineValueError(f"{method}'s {name} takes {text or 'an object'}, "
                                         "which a command line cannot give")
         return
-    if objects and not command_line and not isinstance(value, int | float | bool | str):
+    if objects and not command_line and not isinstance(value, numbers.Real | str):
         return  # an object for the API: the heuristic checks it
     if not any(_OK[k](value) for k in known):
         want = " or ".join(WORDS[k] for k in kinds if k in WORDS)
