@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from typing import Any, Protocol
@@ -47,21 +47,10 @@ def run_local(sweep: Sweep, jobs: int, events: Events) -> None:
         futures: dict[Future[dict[str, Any]], int] = {}
         try:
             while not sweep.finished:
-                while len(futures) < jobs:
-                    taken = sweep.take(time.perf_counter())
-                    if taken is None:
-                        break
-                    ticket, cell = taken
-                    events.started(cell)
-                    futures[pool.submit(run_cell, cell)] = ticket
-                if not futures:  # nothing runs and nothing is ready: cannot happen
-                    raise RuntimeError("the sweep is stuck: no cell is ready")
+                _fill(sweep, events, futures, jobs,
+                      lambda ticket, cell: pool.submit(run_cell, cell))
                 done, _ = wait(futures, timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    ticket = futures.pop(future)
-                    row = future.result()
-                    events.finished(sweep.finish(ticket, row), row)
-                events.tick()
+                _finish(sweep, events, futures, done)
         except BaseException:
             for future in futures:
                 future.cancel()
@@ -90,22 +79,34 @@ def _sweep_on(client: Any, slots: int, sweep: Sweep, events: Events) -> None:
     tag = uuid.uuid4().hex[:12]
     futures: dict[Any, int] = {}
     while not sweep.finished:
-        while len(futures) < slots:
-            taken = sweep.take(time.perf_counter())
-            if taken is None:
-                break
-            ticket, cell = taken
-            events.started(cell)
-            futures[client.submit(run_cell, asdict(cell), pure=False,
-                                  key=f"nqmip-{tag}-{ticket}")] = ticket
-        if not futures:
-            raise RuntimeError("the sweep is stuck: no cell is ready")
+        _fill(sweep, events, futures, slots,
+              lambda ticket, cell: client.submit(run_cell, asdict(cell), pure=False,
+                                                 key=f"nqmip-{tag}-{ticket}"))
         try:
             done = dask_wait(list(futures), timeout=0.5, return_when="FIRST_COMPLETED").done
         except TimeoutError:
             done = set()
-        for future in done:
-            ticket = futures.pop(future)
-            row = future.result()
-            events.finished(sweep.finish(ticket, row), row)
-        events.tick()
+        _finish(sweep, events, futures, done)
+
+
+def _fill(sweep: Sweep, events: Events, futures: dict[Any, int], slots: int,
+          submit: Callable[[int, Any], Any]) -> None:
+    """Start ready cells (``submit(ticket, cell)``: its future) until ``slots`` run."""
+    while len(futures) < slots:
+        taken = sweep.take(time.perf_counter())
+        if taken is None:
+            break
+        ticket, cell = taken
+        events.started(cell)
+        futures[submit(ticket, cell)] = ticket
+    if not futures:  # nothing runs and nothing is ready: cannot happen
+        raise RuntimeError("the sweep is stuck: no cell is ready")
+
+
+def _finish(sweep: Sweep, events: Events, futures: dict[Any, int], done: Any) -> None:
+    """Record the ``done`` futures' rows, then tick the progress."""
+    for future in done:
+        ticket = futures.pop(future)
+        row = future.result()
+        events.finished(sweep.finish(ticket, row), row)
+    events.tick()
