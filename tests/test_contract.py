@@ -91,7 +91,7 @@ def _solve(method: str, **options: Any) -> nqmip.Result:
     spec = METHODS[method]
     n = 20 if method == "quota" else 10
     # lns and quota improve until their limit; the others end by themselves
-    limit = 2 if method in ("lns", "quota") and "target" not in options else 30
+    limit = 1 if method in ("lns", "quota") and "target" not in options else 30
     return nqmip.solve(n, weights_for(spec), method=method, time_limit=limit, **options)
 
 

@@ -102,7 +102,7 @@ def _valid_run(method: str, option: str, sense: str, fixed: str | None) -> None:
     if option == "target" and sense == "min":  # a cost to reach from above: any placement
         kwargs["target"] = np.float32(9 * n)
     result = nqmip.solve(n, _weights(spec), method=method, sense=sense, fixed=fixed,
-                         time_limit=2 if method in ("lns", "quota", "topsquares") else 20,
+                         time_limit=0.5 if method in ("lns", "quota", "topsquares") else 20,
                          **kwargs)
     # taken, and answered: a placement, or (a heuristic out of time, topsquares on the small
     # board) none, said so

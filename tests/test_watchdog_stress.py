@@ -65,4 +65,4 @@ def test_the_solve_command_under_sigint_and_its_time_limit() -> None:
 
 @pytest.mark.slow
 def test_a_long_stress_of_the_watchdog() -> None:
-    check(41, 120, 6)
+    check(41, 60, 4)
