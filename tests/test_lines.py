@@ -21,7 +21,7 @@ from nqmip.colour.exact_cover import find_exact_cover
 from nqmip.colour.proof import colour_proof
 from nqmip.colour.search import search_black_count, search_line_sets
 from nqmip.formulation import colour_bound as S
-from tests.oracle import solutions, solutions_by_backtracking
+from tests.oracle import solutions
 
 
 def black_counts(n: int) -> np.ndarray:
@@ -203,12 +203,56 @@ def quarter_symmetric(p: np.ndarray) -> bool:
     return bool(np.all(rotated == p))
 
 
+def quarter_turn_solutions(n: int) -> list[np.ndarray]:
+    """Every quarter-turn-symmetric placement by plain backtracking over the orbits of four
+    squares ((i, j) -> (j, n-1-i)), independent of the package: the 73,712 placements of
+    n = 13 take 11 s to list in pure Python, their quarter-turn ones a fraction of that."""
+    found: list[np.ndarray] = []
+    p = [-1] * n
+
+    def orbit(i: int, j: int) -> list[tuple[int, int]]:
+        return [(i, j), (j, n - 1 - i), (n - 1 - i, n - 1 - j), (n - 1 - j, i)]
+
+    def place() -> None:
+        row = next((i for i in range(n) if p[i] < 0), None)
+        if row is None:
+            found.append(np.array(p, dtype=np.int64))
+            return
+        for c in range(n):
+            squares = set(orbit(row, c))
+            rows = [i for i, _ in squares]
+            if len(set(rows)) < len(rows) or any(p[i] >= 0 for i in rows):
+                continue
+            trial = list(p)
+            for i, j in squares:
+                trial[i] = j
+            placed = [(i, j) for i, j in enumerate(trial) if j >= 0]
+            if len({j for _, j in placed}) < len(placed) or \
+                    len({i + j for i, j in placed}) < len(placed) or \
+                    len({i - j for i, j in placed}) < len(placed):
+                continue
+            saved = list(p)
+            p[:] = trial
+            place()
+            p[:] = saved
+
+    place()
+    return found
+
+
+def test_quarter_turn_solutions_are_those_of_the_plain_list() -> None:
+    sizes = [len(quarter_turn_solutions(n)) for n in range(1, 14)]
+    assert sizes == [1, 0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 8, 8]  # OEIS A033148
+    for n in range(1, 10):
+        plain = {tuple(map(int, q)) for q in solutions(n) if quarter_symmetric(q)}
+        assert {tuple(map(int, q)) for q in quarter_turn_solutions(n)} == plain, n
+
+
 @pytest.mark.parametrize("n", [5, 13])
 def test_quarter_covers_are_exactly_the_quarter_turn_placements(n: int) -> None:
     from ortools.sat.python import cp_model
 
-    sols = solutions(n) if n < 10 else solutions_by_backtracking(n)
-    quarter = [p for p in sols if quarter_symmetric(p)]
+    quarter = quarter_turn_solutions(n)
     assert quarter  # n = 5 and 13 have quarter-turn-symmetric solutions (9 has none)
     for p in quarter:
         lines = L.LineSet.of(p)
@@ -221,8 +265,7 @@ def test_quarter_covers_are_exactly_the_quarter_turn_placements(n: int) -> None:
         placements = placements_of_covers(L.quarter_realisation_options(n, lines), n // 4,
                                           lambda chosen: L.quarter_placement(n, chosen))
         assert tuple(int(c) for c in p) in placements
-        on_lines = {tuple(int(c) for c in q) for q in sols
-                    if quarter_symmetric(q) and L.LineSet.of(q) == lines}
+        on_lines = {tuple(int(c) for c in q) for q in quarter if L.LineSet.of(q) == lines}
         assert placements == on_lines
 
 
