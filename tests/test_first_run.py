@@ -126,10 +126,13 @@ def test_the_annealing_beside_waits_for_its_kernels(ready: object, steps: set[st
 def test_the_numpy_climb_improves_the_construction_without_conflicts() -> None:
     instance = make_instance(100, "chess")
     start = np.asarray(explicit_result(instance, 0).placement)
-    found = climb_result(instance, start, Deadline(30.0), seed=0)  # verified: no conflict
+    found = climb_result(instance, start, Deadline(3.0), seed=0)  # verified: no conflict
     assert found.placement is not None and found.objective is not None
     assert found.objective > instance.objective(start) == 150
-    placement, weight, swaps = swap_climb(instance, start, Deadline(30.0), seed=0)
+    # a climb by conflict-free swaps alone stopped at 168 (every seed); the warm 5 s
+    # example answers 172 to 174, and 2 % below 172 is 168.6
+    assert found.objective >= 170
+    placement, weight, swaps = swap_climb(instance, start, Deadline(1.0), seed=0)
     assert weight == instance.objective(placement) and swaps > 0
 
 
@@ -162,3 +165,4 @@ def test_a_first_run_under_a_short_limit_answers_a_search(tmp_path: Path) -> Non
     if float(found["objective"]) <= CONSTRUCTION:  # type: ignore[arg-type]
         found = _first_run(tmp_path / "second")  # the loaded machine's second try
     assert float(found["objective"]) > CONSTRUCTION  # type: ignore[arg-type]
+
