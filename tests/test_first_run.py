@@ -208,3 +208,17 @@ def test_a_first_run_of_the_readme_example_is_within_two_percent_of_a_warm_one(
     assert float(found["objective"]) >= 0.98 * WARM_5S  # type: ignore[arg-type]
     plan = found["provenance"]["plan"]  # type: ignore[index]
     assert "explicit" in plan and "swap climb" in plan  # the steps, also past the limit
+
+
+def test_the_colour_quota_plan_loads_no_annealing(tmp_path: Path) -> None:
+    # beyond the colour proof's range both cores run the quota search: the annealing's and
+    # min-conflicts' kernels (its plan listed them: 12 s of CPU on a first run) are not
+    # even imported
+    code = ("import sys, nqmip; r = nqmip.solve(129, 'chess', time_limit=2.0); "
+            "print(r.objective, [m for m in ('nqmip.heuristics.anneal', "
+            "'nqmip.heuristics.minconflicts') if m in sys.modules])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, timeout=300)
+    assert p.returncode == 0, p.stderr
+    objective, loaded = p.stdout.split(" ", 1)
+    assert float(objective) > 0 and loaded.strip() == "[]"

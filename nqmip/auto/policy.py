@@ -168,7 +168,7 @@ PLANS: tuple[Plan, ...] = (
          ("anneal-start", "bnb")),
     Plan("colour-quota", f"weights constant per colour, n >= {COLOUR_QUOTA_MIN_N}",
          ("core 1: the quota search from the explicit solution",
-          "core 2: the quota search from a random start"), ("anneal-start", "quota")),
+          "core 2: the quota search from a random start"), ("quota",)),
     Plan("topsquares", f"dense weights, n >= {TOPSQUARES_MIN_N}",
          ("core 1: the search on the heaviest squares, then the annealing",
           "core 2: the annealing"), ("anneal-start", "topsquares")),
