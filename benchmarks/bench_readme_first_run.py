@@ -10,7 +10,8 @@ the cache is run again, at most three more times, and the last one counts). The 
 what the command
 decides: status and objective of the solve command (read from the JSON that ``--output``
 writes beside the run; ``--output`` changes nothing else), the count of ``nqmip-count``,
-each board's best objective and proofs for ``nqmip-compare``. The answers agree when they
+each board's best objective, the runs that reached it and those that proved it for
+``nqmip-compare``. The answers agree when they
 are equal, or, for a command under a time limit whose warm run proves nothing, when the cold
 objective is within 2 % of the warm one. Wall seconds, CPU seconds (user + system, child
 processes included); the load average (1 min) before each run on stderr; a Markdown table
@@ -121,17 +122,20 @@ def solve_answer(folder: Path, out: str) -> tuple[str, bool, float | None]:
 
 
 def compare_answer(folder: Path) -> str:
-    """Per board: the best objective any run found, and the runs that proved it."""
-    best: dict[int, float] = {}
-    proofs: dict[int, int] = {}
+    """Per board: the best objective of its runs, how many runs reached it, and how many
+    proved it (the first line is the grid, not a run)."""
+    runs: dict[int, list[dict[str, object]]] = {}
     for line in (folder / "runs.jsonl").read_text().splitlines():
         row = json.loads(line)
-        n = int(row["n"])
-        if row.get("objective") is not None:
-            best[n] = max(best.get(n, float("-inf")), float(row["objective"]))
-        proofs[n] = proofs.get(n, 0) + (row.get("status") == "optimal")
-    return ", ".join(f"n={n}: {best.get(n, float('nan')):g} ({proofs[n]} proofs)"
-                     for n in sorted(proofs))
+        if "n" in row:
+            runs.setdefault(int(row["n"]), []).append(row)
+    cells = []
+    for n, rows in sorted(runs.items()):
+        found = [float(r["objective"]) for r in rows if r.get("objective") is not None]
+        best = max(found, default=float("nan"))
+        cells.append(f"n={n}: {best:g}, {sum(f == best for f in found)}/{len(rows)} at it, "
+                     f"{sum(r.get('status') == 'optimal' for r in rows)} proved")
+    return "; ".join(cells)
 
 
 ANSWERS: dict[str, Callable[[Path, str], tuple[str, bool, float | None]]] = {
@@ -172,6 +176,11 @@ def run(command: Command, cache: Path, folder: Path) -> Run:
     return Run(wall, cpu, load, answer, proved, objective, cached(cache) > files)
 
 
+def reached(answer: str) -> int:
+    """The runs of a compare answer that reached their board's best."""
+    return sum(int(cell.split(", ")[1].split("/")[0]) for cell in answer.split("; "))
+
+
 def agree(cold: Run, warm: Run, command: Command) -> str:
     if command.kind == "warm-up":  # its answer is what it compiled: all of it, then nothing
         ok = cold.answer.startswith("ready") and warm.answer == "nothing to compile"
@@ -179,6 +188,11 @@ def agree(cold: Run, warm: Run, command: Command) -> str:
     limited = command.limited
     if cold.answer == warm.answer:
         return "yes"
+    if command.kind == "compare":  # the boards' best agree; a heuristic's run may miss it
+        best = [[cell.split(",")[0] for cell in run.answer.split("; ")] for run in (cold, warm)]
+        return ("same best on every board; runs at it: "
+                f"{reached(cold.answer)} cold, {reached(warm.answer)} warm"
+                if best[0] == best[1] else "NO")
     if limited and not warm.proved and cold.objective and warm.objective:
         off = abs(warm.objective - cold.objective) / abs(warm.objective)
         return f"{'yes' if off <= TOLERANCE else 'NO'} ({100 * off:.1f} %)"
