@@ -40,6 +40,12 @@ class Progress:
     # What the method is doing when it is not searching (numba compiling its kernels on a
     # first run), for a live display; "" when that is over.
     note: str | None = None
+    # auto's steps so far and where its incumbent and bound came from (its provenance),
+    # with the placement it hands over: the call's answer names them if auto has not
+    # returned by the time limit (a compile that cannot be interrupted).
+    steps: tuple[str, ...] | None = None
+    incumbent_source: str | None = None
+    bound_source: str | None = None
 
 
 ProgressCallback = Callable[[Progress], None]

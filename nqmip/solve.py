@@ -471,13 +471,15 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
         what = "and no placement is known"
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
+    steps, bound_from, incumbent_from = trajectory.sources(
+        bound, source if placement is not None else None)
     return make_result(
         instance, method, placement, termination, solver="" if placement is None else
         ("explicit construction" if source == "explicit" else method),
         proven=proven, bound=bound, message=f"{why}: the {method} search {state}, {what}",
-        provenance=Provenance(plan=(method,), proof="bound" if proven else None,
-                              bound_source="reported" if bound is not None else None,
-                              incumbent_source=source if placement is not None else None))
+        provenance=Provenance(plan=steps or (method,), proof="bound" if proven else None,
+                              bound_source=bound_from, incumbent_source=incumbent_from))
+
 
 
 def fallback_result(instance: Instance, method: str, elapsed: float, *,

@@ -66,6 +66,11 @@ class Trajectory:
         self.target_time: float | None = None
         #: the incumbent's placement, where a reporter handed one over (auto's parts)
         self.placement: Sequence[int] | Any | None = None
+        #: the provenance the reporter gave with it (auto's steps, the incumbent's and the
+        #: bound's sources): what the call's fallback answer says
+        self.steps: tuple[str, ...] = ()
+        self.incumbent_source: str | None = None
+        self.bound_source: str | None = None
         self._lock = threading.Lock()
 
     @property
@@ -120,10 +125,29 @@ class Trajectory:
 
         def on_progress(report: Progress) -> None:
             self.note(report.incumbent, report.bound, report.placement)
+            if report.steps is not None:
+                with self._lock:
+                    self.steps = report.steps
+                    self.incumbent_source = report.incumbent_source
+                    self.bound_source = report.bound_source
             if forward is not None:
                 forward(report)
 
         return on_progress
+
+    def sources(self, bound: float | None,
+                source: str | None) -> tuple[tuple[str, ...], str | None, str | None]:
+        """The steps, the bound's source and the incumbent's of an answer built from these
+        reports when the method did not return in time (:func:`nqmip.solve.fallback`):
+        auto's, as its last report gave them with its placement (``source`` "reported");
+        a ``bound`` that is not the reported one (the best square of each row) is said to
+        be "reported" as before, and no steps are known from other methods."""
+        bound_source = None if bound is None else "reported"
+        if bound is not None and bound == self.bound and self.bound_source:
+            bound_source = self.bound_source
+        if source == "reported" and self.incumbent_source:
+            source = self.incumbent_source
+        return self.steps, bound_source, source
 
     def finish(self, objective: float | None, bound: float | None) -> None:
         """The result's own objective and bound, recorded now if no report carried them

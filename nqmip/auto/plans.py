@@ -435,7 +435,7 @@ def _colour_proof(call: Call) -> None:
 
 
 def first_climb(run: Portfolio, deadline: Deadline) -> None:
-    """A first run: the numpy swap climb from the incumbent (``FIRST_CLIMB_SECONDS``),
+    """A first run: the numpy swap search from the incumbent (``FIRST_CLIMB_SECONDS``),
     while the annealing's kernels compile in another process."""
     from nqmip.heuristics.swapclimb import MAX_N, climb_result
 

@@ -103,7 +103,10 @@ class Portfolio:
         best = self.best
         self.on_progress(Progress("auto", self.deadline.elapsed(),
                                   None if best is None else best.objective, self.bound,
-                                  placement=None if best is None else best.placement))
+                                  placement=None if best is None else best.placement,
+                                  steps=tuple(self.plan),
+                                  incumbent_source=self.incumbent_source,
+                                  bound_source=self.bound_from))
 
     def tighten(self, bound: float | None, source: str) -> None:
         with self.lock:
