@@ -222,7 +222,7 @@ def takaken_all(n: int) -> tuple[int, int, int]:
         c8 += a
         c4 += b
         c2 += c
-    bound1 = np.int64(1)
+    bound1 = np.int64(1)  # type: ignore[assignment]  # (as above)
     while bound1 < last - bound1:  # side: row 0 in column bound1
         bit = 1 << bound1
         board[0] = bit
