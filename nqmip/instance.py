@@ -117,23 +117,28 @@ class Instance:
         return self.dense[rows, cols]
 
     def kernel_weights(self) -> np.ndarray:
-        """The weights as the numba kernels read them, ``w[i, j]``, with memory that matches
-        the data: the dense matrix itself (no copy when it is float64), for colour weights
-        an n x n read-only *view* of 2n - 1 alternating values (``w[i, j] = base[i + j]``,
-        O(n) memory), and a 1 x 1 dummy for feasibility, read-only as the dense matrix is
-        (one array type: a kernel compiles once for both)."""
+        """The weights as the numba kernels read them, ``w[i, j]``, one array type for every
+        kind of weights (2-D float64, strided, read-only: a kernel compiles once, not once
+        per kind): for colour weights an n x n *view* of 2n - 1 alternating values
+        (``w[i, j] = base[i + j]``, O(n) memory), a dense matrix copied into rows one
+        element longer (a contiguous array would be a type of its own), and a 1 x 2 dummy
+        of zero strides for feasibility (n = 1: a 1 x 1 array is contiguous whatever its
+        strides, a type of its own)."""
+        from numpy.lib.stride_tricks import as_strided
+
         if self.colours is not None:
             base = np.where(np.arange(2 * self.n - 1) % 2 == 0, self.colours.black,
                             self.colours.white).astype(np.float64)
             step = base.strides[0]
-            view = np.lib.stride_tricks.as_strided(base, shape=(self.n, self.n),
-                                                   strides=(step, step), writeable=False)
-            return view
+            return as_strided(base, shape=(self.n, self.n), strides=(step, step),
+                              writeable=False)
         if self.dense is None:
-            dummy = np.zeros((1, 1), dtype=np.float64)
-            dummy.flags.writeable = False
-            return dummy
-        return np.asarray(self.dense, dtype=np.float64)
+            return as_strided(np.zeros(1), shape=(1, 2), strides=(0, 0), writeable=False)
+        padded = np.empty((self.n, self.n + 1), dtype=np.float64)
+        weights = padded[:, :self.n]
+        weights[...] = self.dense
+        weights.flags.writeable = False
+        return weights
 
     @cached_property
     def integral(self) -> bool:

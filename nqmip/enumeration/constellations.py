@@ -95,7 +95,7 @@ def starts(n: int) -> tuple[np.ndarray, np.ndarray]:
                         continue
                     if (top == m) != (right == 0) or (bottom == m) != (right == m):
                         continue
-                    k = 0
+                    k = np.int64(0)  # not a literal 0 (numba: a compile of _image for it)
                     for r, c in ((0, top), (m, bottom), (left, 0), (right, m)):
                         seen = False
                         for i in range(k):

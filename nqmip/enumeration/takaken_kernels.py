@@ -215,16 +215,19 @@ def takaken_all(n: int) -> tuple[int, int, int]:
     for bound1 in range(2, last):  # corner: row 0 in column 0, row 1 in column bound1
         bit = 1 << bound1
         board[1] = bit
-        a, b, c = takaken_subtree(n, True, bound1, 2, board, (2 | bit) << 1, 1 | bit,
-                                  bit >> 1)
+        # numpy scalars, not literals: numba compiles a callee once per literal argument,
+        # and the count's tasks call it with plain values (one compile for all)
+        a, b, c = takaken_subtree(n, np.True_, bound1, np.int64(2), board, (2 | bit) << 1,
+                                  1 | bit, bit >> 1)
         c8 += a
         c4 += b
         c2 += c
-    bound1 = 1
+    bound1 = np.int64(1)  # type: ignore[assignment]  # (as above)
     while bound1 < last - bound1:  # side: row 0 in column bound1
         bit = 1 << bound1
         board[0] = bit
-        a, b, c = takaken_subtree(n, False, bound1, 1, board, bit << 1, bit, bit >> 1)
+        a, b, c = takaken_subtree(n, np.False_, bound1, np.int64(1), board, bit << 1, bit,
+                                  bit >> 1)
         c8 += a
         c4 += b
         c2 += c

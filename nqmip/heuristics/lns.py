@@ -38,6 +38,7 @@ from nqmip.heuristics.common import (
     stop_clock,
     timed_compile,
 )
+from nqmip.heuristics.kernels import copy_into
 from nqmip.heuristics.localsearch import counters_for
 from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
@@ -128,7 +129,7 @@ def lns_chunk(perm: np.ndarray, inv: np.ndarray, diag: np.ndarray, anti: np.ndar
             return fstate[0] >= bound - 1e-9
         state[STEPS_DONE] += 1
         # --- the window: a targeted part, then uniform rows ---
-        size = 0
+        size = np.int64(0)  # not a literal 0: numba would compile _take for it too
         attempts = 0
         while size < k // 2 and attempts < 4:
             attempts += 1
@@ -171,7 +172,7 @@ def lns_chunk(perm: np.ndarray, inv: np.ndarray, diag: np.ndarray, anti: np.ndar
                     counts[a] += 1
                     if weights[r, c] > top[a]:
                         top[a] = weights[r, c]
-        order[:] = np.argsort(counts, kind="mergesort")
+        copy_into(order, np.argsort(counts, kind="mergesort"))
         suffix[k] = 0.0
         for t in range(k - 1, -1, -1):
             suffix[t] = suffix[t + 1] + top[order[t]]

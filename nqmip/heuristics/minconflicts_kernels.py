@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
+from nqmip.heuristics.kernels import NO_ROW, apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import (
     CONFLICTS,
     EVALUATIONS,
@@ -75,7 +75,7 @@ def greedy_chunk(
     window_draws = 64
     for idx in range(start, stop):
         row = _row(free_rows, idx)
-        chosen = -1
+        chosen = NO_ROW
         left = free_count - idx
         span = min(window, left)
         for attempt in range(max_attempts):
@@ -203,7 +203,7 @@ def min_conflicts_chunk(
         if row < 0:
             return state[CONFLICTS] == 0
         best_delta = 1 << 40
-        best_partner = -1
+        best_partner = NO_ROW
         for _ in range(samples):
             partner = free_rows[np.random.randint(0, free_count)]
             if partner == row:

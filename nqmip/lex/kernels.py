@@ -38,6 +38,9 @@ META_SIZE = 7
 RUNNING, FOUND, EXHAUSTED, BLOCKED = 0, 1, 2, 3
 
 ONE = np.uint64(1)
+#: Level 0 as an argument: numba compiles a callee once per *literal* argument (a plain
+#: ``0`` beside a variable level would compile it twice), never for a numpy scalar.
+LEVEL0 = np.int64(0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -48,10 +51,17 @@ def _has(avail: np.ndarray, lv: int, row: int, col: int) -> bool:
 @njit(cache=True, nogil=True)
 def _copy(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
           queen: np.ndarray, src: int, dst: int) -> None:
-    avail[dst] = avail[src]
-    row_count[dst] = row_count[src]
-    col_count[dst] = col_count[src]
-    queen[dst] = queen[src]
+    # element by element: a row assigned whole compiles numba's shape-mismatch error (its
+    # message formatting, a second of compile) for a check that cannot fail here
+    for r in range(avail.shape[1]):
+        for w in range(avail.shape[2]):
+            avail[dst, r, w] = avail[src, r, w]
+    for r in range(row_count.shape[1]):
+        row_count[dst, r] = row_count[src, r]
+    for c in range(col_count.shape[1]):
+        col_count[dst, c] = col_count[src, c]
+    for r in range(queen.shape[1]):
+        queen[dst, r] = queen[src, r]
 
 
 @njit(cache=True, nogil=True)
@@ -87,7 +97,7 @@ def _assign(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     in conflict)."""
     queue[0, 0] = row
     queue[0, 1] = col
-    return _propagate(avail, row_count, col_count, queen, lv, queue, 1)
+    return _propagate(avail, row_count, col_count, queen, lv, queue, np.int64(1))
 
 
 @njit(cache=True, nogil=True)
@@ -293,11 +303,11 @@ def start(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     queen[0] = -1
     meta[:] = 0
     for i in range(fixed.shape[0]):
-        if not _assign(avail, row_count, col_count, queen, 0, fixed[i, 0], fixed[i, 1],
+        if not _assign(avail, row_count, col_count, queen, LEVEL0, fixed[i, 0], fixed[i, 1],
                        queue):
             meta[STATUS] = BLOCKED
             return
-    branch_row[0] = _first_free(queen, 0)
+    branch_row[0] = _first_free(queen, LEVEL0)
     next_col[0] = 0
     meta[LEVEL] = 0
     meta[STATUS] = RUNNING

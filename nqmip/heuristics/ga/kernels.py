@@ -77,7 +77,7 @@ from nqmip.heuristics.ga.operator_kernels import (
     select_tournament,
     swap_mutation,
 )
-from nqmip.heuristics.kernels import fill_counters
+from nqmip.heuristics.kernels import NO_ROW, copy_into, fill_counters
 from nqmip.numba_cache import njit
 
 # ---------------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def _record(
             counters[C_SOLVED_AT] = counters[C_EVALS]
             counters[C_FOUND_IN_INIT] = 1 if in_init else 0
         counters[C_FOUND] = 1
-        best[:] = perm
+        copy_into(best, perm)
         best_weight[0] = weight
 
 
@@ -188,9 +188,9 @@ def _crossover(
         if two:
             gene_draw(p1, p2, child_b, free, used)
     else:
-        child_a[:] = p1
+        copy_into(child_a, p1)
         if two:
-            child_b[:] = p2
+            copy_into(child_b, p2)
 
 
 @njit(cache=True, nogil=True)
@@ -205,7 +205,7 @@ def _mutate(perm: np.ndarray, free: np.ndarray, icfg: np.ndarray, fcfg: np.ndarr
 @njit(cache=True, nogil=True)
 def _worst(cost: np.ndarray, weight: np.ndarray, skip: int) -> int:
     """Index of the worst individual (the first one on ties), ``skip`` excluded."""
-    worst = -1
+    worst = NO_ROW
     for i in range(cost.size):
         if i == skip:
             continue
@@ -285,7 +285,7 @@ def ga_chunk(
         weight[i] = w
         hashes[i] = perm_hash(pop[i])
         counters[C_INIT_DONE] += 1
-        _record(pop[i], c, w, best, best_weight, counters, True)
+        _record(pop[i], c, w, best, best_weight, counters, np.True_)
         if icfg[I_STOP_IN_INIT] != 0 and _goal_reached(icfg, fcfg, counters, best_weight):
             return RUN_SOLVED
     if _goal_reached(icfg, fcfg, counters, best_weight):
@@ -320,20 +320,21 @@ def ga_chunk(
                     x = _select(cost, weight, icfg, fitness, total_fitness, scratch)
                     y = _select(cost, weight, icfg, fitness, total_fitness, scratch)
                     _crossover(pop[x], pop[y], new_pop[slot], child_b, free, icfg, used,
-                               position, scratch, False)
+                               position, scratch, np.False_)
                 else:
                     x = _select(cost, weight, icfg, fitness, total_fitness, scratch)
-                    new_pop[slot] = pop[x]
+                    copy_into(new_pop[slot], pop[x])
             for slot in range(size):
                 _mutate(new_pop[slot], free, icfg, fcfg)
                 c, w = _evaluate_and_improve(new_pop[slot], diag, anti, free, weights, icfg,
-                                             counters, True)
+                                             counters, np.True_)
                 new_cost[slot] = c
                 new_weight[slot] = w
-                _record(new_pop[slot], c, w, best, best_weight, counters, False)
-            pop[:] = new_pop
-            cost[:] = new_cost
-            weight[:] = new_weight
+                _record(new_pop[slot], c, w, best, best_weight, counters, np.False_)
+            for slot in range(size):
+                copy_into(pop[slot], new_pop[slot])
+            copy_into(cost, new_cost)
+            copy_into(weight, new_weight)
             for slot in range(size):
                 hashes[slot] = perm_hash(pop[slot])
         else:
@@ -342,37 +343,37 @@ def ga_chunk(
             if m >= 2 and icfg[I_CROSSOVER] != X_NONE and fcfg[F_P_CROSSOVER] < 1.0 and (
                 np.random.random() >= fcfg[F_P_CROSSOVER]
             ):
-                child_a[:] = pop[x]
-                child_b[:] = pop[y]
+                copy_into(child_a, pop[x])
+                copy_into(child_b, pop[y])
             else:
                 _crossover(pop[x], pop[y], child_a, child_b, free, icfg, used, position,
                            scratch, children == 2)
             # Replace-the-worst picks its victims before the children enter (001's code
             # sorts the population once, then overwrites the worst, then the next worst).
-            victim_a = -1
-            victim_b = -1
+            victim_a = NO_ROW
+            victim_b = NO_ROW
             if replacement == REP_WORST:
-                victim_a = _worst(cost, weight, -1)
+                victim_a = _worst(cost, weight, NO_ROW)
                 if children == 2:
                     victim_b = _worst(cost, weight, victim_a)
             for which in range(children):
                 child = child_a if which == 0 else child_b
                 _mutate(child, free, icfg, fcfg)
                 c, w = _evaluate_and_improve(child, diag, anti, free, weights, icfg,
-                                             counters, True)
-                _record(child, c, w, best, best_weight, counters, False)
+                                             counters, np.True_)
+                _record(child, c, w, best, best_weight, counters, np.False_)
                 h = perm_hash(child)
                 if replacement == REP_WORST:
                     slot = victim_a if which == 0 else victim_b
                     if slot < 0:
                         continue
                 else:
-                    slot = _worst(cost, weight, -1)
+                    slot = _worst(cost, weight, NO_ROW)
                     if not better(c, w, cost[slot], weight[slot]):
                         continue
                     if _is_duplicate(pop, cost, weight, hashes, child, c, w, h):
                         continue
-                pop[slot] = child
+                copy_into(pop[slot], child)
                 cost[slot] = c
                 weight[slot] = w
                 hashes[slot] = h

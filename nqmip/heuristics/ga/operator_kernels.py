@@ -26,7 +26,9 @@ from nqmip.heuristics.ga.codes import (
     PARTNERS_FIRST,
 )
 from nqmip.heuristics.kernels import (
+    NO_ROW,
     apply_swap,
+    copy_into,
     queen_conflicts,
     swap_delta,
     swap_weight_delta,
@@ -162,7 +164,7 @@ def pmx(
     ``position`` is scratch of size n (column -> free index).
     """
     m = free.size
-    child[:] = base
+    copy_into(child, base)
     if m < 2:
         return
     if seg_max <= 0:
@@ -201,7 +203,7 @@ def cut_crossfill(
     """Cut-and-crossfill (Eiben & Smith): ``head``'s first ``cut`` free genes, then the
     remaining values in ``tail``'s order starting at the cut and wrapping around."""
     m = free.size
-    child[:] = head
+    copy_into(child, head)
     if m < 2:
         return
     used[:] = False
@@ -234,8 +236,8 @@ def crossfill_001(
     followed by the altered first half of ``second``. Both are permutations.
     """
     m = free.size
-    child_a[:] = first
-    child_b[:] = first
+    copy_into(child_a, first)
+    copy_into(child_b, first)
     if m < 2:
         return
     half = m // 2
@@ -283,7 +285,7 @@ def gene_draw(
     parent's first gene not yet in the child. O(m): each parent's read pointer only moves on.
     """
     m = free.size
-    child[:] = x
+    copy_into(child, x)
     used[:] = False
     px = 0
     py = 0
@@ -377,7 +379,7 @@ def improve_most_attacked(
     while max_steps == 0 or steps < max_steps:
         if cost == 0:
             break
-        worst_row = -1
+        worst_row = NO_ROW
         worst = 0
         ties = 0
         for i in range(m):
@@ -397,7 +399,7 @@ def improve_most_attacked(
         own_anti = worst_row + perm[worst_row]
         best_delta = 0
         best_gain = 0.0
-        best_partner = -1
+        best_partner = NO_ROW
         offset = np.random.randint(0, m) if partners == PARTNERS_FIRST else 0
         for t in range(m):
             row = free[(offset + t) % m]
@@ -426,7 +428,7 @@ def improve_most_attacked(
     if weighted and weight_step and cost == 0 and m >= 2:
         row = free[np.random.randint(0, m)]
         best_gain = 1e-9
-        best_partner = -1
+        best_partner = NO_ROW
         for i in range(m):
             other = free[i]
             if other == row:
