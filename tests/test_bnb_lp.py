@@ -4,11 +4,14 @@ fixed queens and real weights, rounds or not; a stopped search keeps a valid bou
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 import nqmip
 from nqmip.bnb import lpsearch, parallel, rounds, search
+from nqmip.bnb.lp import NodeLP
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
@@ -199,3 +202,30 @@ def test_reduced_cost_fixing_and_pseudo_costs_keep_the_optimum(
         assert out.termination is nqmip.Termination.OPTIMAL
         assert out.placement is not None and nqmip.is_solution(out.placement)
         assert out.objective == out.bound == best_value(n, w)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(10, 1), (11, 2), (12, 3)])
+def test_reliability_branching_proves_the_highs_optimum(
+        n: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reliability branching (trials of the children whose pseudo-costs are not yet
+    reliable, within an iteration limit, ruling squares out) proves HiGHS's optimum of
+    toulbar2 boards, and the trials do run."""
+    board = toulbar2_tutorial(n, seed)
+    expected = nqmip.solve(board, method="highs")
+    inst, offset = to_maximisation(board)
+    monkeypatch.setattr(lpsearch, "RELIABILITY", True)
+    tried = [0]
+    trial = NodeLP.trial
+
+    def counted(self: NodeLP, *args: Any) -> float | None:
+        tried[0] += 1
+        return trial(self, *args)
+
+    monkeypatch.setattr(NodeLP, "trial", counted)
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None), neighbourhood=False)
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.placement is not None and nqmip.is_solution(out.placement)
+    assert out.objective == out.bound
+    assert expected.objective is not None and out.objective is not None
+    assert offset - out.objective == pytest.approx(expected.objective)
+    assert tried[0] > 0
