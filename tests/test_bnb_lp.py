@@ -188,15 +188,19 @@ def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_reduced_cost_fixing_and_pseudo_costs_keep_the_optimum(
+def test_reduced_cost_fixing_and_branching_rules_keep_the_optimum(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reduced-cost fixing rules squares out for whole subtrees: with it, without it and
-    with pseudo-cost branching the LP search proves the brute-force optimum."""
+    """Reduced-cost fixing rules squares out for whole subtrees: with it, without it, with
+    pseudo-cost branching and with reliability branching (whose trials rule squares out
+    too) the LP search proves the brute-force optimum."""
     n = 7
     w = np.random.default_rng(100 + seed).integers(1, 40, (n, n)).astype(float)
-    for fixing, pseudo in ((True, False), (False, False), (True, True)):
+    for fixing, pseudo, reliable in ((True, False, False), (False, False, False),
+                                     (True, True, False), (True, False, True),
+                                     (False, False, True)):
         monkeypatch.setattr(lpsearch, "REDUCED_COST_FIXING", fixing)
         monkeypatch.setattr(lpsearch, "PSEUDO_COSTS", pseudo)
+        monkeypatch.setattr(lpsearch, "RELIABILITY", reliable)
         out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None),
                                            neighbourhood=False)
         assert out.termination is nqmip.Termination.OPTIMAL

@@ -67,7 +67,7 @@ def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
             return squares, bound[squares]  # forced, or no child: nothing to compare
         count = pseudo[1, squares]
         doomed = est[squares] - pseudo[0, squares] / np.maximum(count, 1.0) < need
-        unsure = squares[((count < RELIABLE) | (PROBE & doomed)) & ~tried[squares]]
+        unsure = squares[((count < RELIABLE) | (doomed & bool(PROBE))) & ~tried[squares]]
         if unsure.size:
             _trials(lp, sol, lower, upper, unsure, est, need, pseudo, bound)
             tried[unsure] = True
