@@ -60,6 +60,7 @@ class NodeLP:
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
+        self.iterations = [0, 0]  # the dual simplex iterations of the solves and the trials
         self._closed = (highspy.HighsModelStatus.kInfeasible,
                         highspy.HighsModelStatus.kObjectiveBound)
 
@@ -82,6 +83,7 @@ class NodeLP:
         h.setBasis(basis)
         highs_threads.prepare(1)
         h.run()
+        self.iterations[1] += int(h.getInfo().simplex_iteration_count)
         status = h.getModelStatus()
         if status in self._closed:
             return None
@@ -102,6 +104,7 @@ class NodeLP:
             h.setBasis(basis)
         highs_threads.prepare(1)
         h.run()
+        self.iterations[0] += int(h.getInfo().simplex_iteration_count)
         status = h.getModelStatus()
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up

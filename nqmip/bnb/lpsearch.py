@@ -17,11 +17,12 @@ whose reduced cost puts its bound below the incumbent is ruled out for the subtr
 (reduced-cost fixing); an integral LP solution is a placement (the incumbent, and the node
 is closed); the branching line is the free row or column with the fewest squares left
 (first fail), its squares best bound first (the node's value less the reduced cost, ties by
-the LP's value of the square), with ``RELIABILITY`` those whose pseudo-costs are not yet
-reliable tried first by a few dual simplex iterations, which rule out the squares that
-cannot reach the incumbent (:mod:`nqmip.bnb.reliability`); every opened node dives for a placement along its reduced
-costs (:mod:`nqmip.bnb.dive`), and, when switched on, now and then the incumbent's
-neighbourhood by the node's LP is searched exactly (:mod:`nqmip.bnb.rins`). Depth first
+the LP's value of the square), those whose pseudo-costs are not yet reliable tried first
+by a few dual simplex iterations, which rule out the squares that cannot reach the
+incumbent (:mod:`nqmip.bnb.reliability`); every opened node dives for a
+placement along its reduced costs (:mod:`nqmip.bnb.dive`), and, when switched on, now and
+then the incumbent's neighbourhood by the node's LP is searched exactly
+(:mod:`nqmip.bnb.rins`). Depth first
 within a task, one level per placed queen, tasks best bound first among the workers
 (:mod:`nqmip.bnb.parallel`); on whole weights in rounds of a falling target
 (:mod:`nqmip.bnb.rounds`). The bound reported when it stops early is the best among the
@@ -79,10 +80,11 @@ PSEUDO_COSTS = False
 REDUCED_COST_FIXING = True
 #: Reliability branching (:mod:`nqmip.bnb.reliability`): the first-fail line's children
 #: whose pseudo-costs are not yet reliable tried within an iteration limit, a child shown
-#: below the incumbent ruled out. Off (a benchmark's switch): toulbar2, seeds 123456789, 1,
-#: 2, one thread (docs/bnb.md), N = 28 and 32 38,677 nodes in 91.1 CPU s against 73,310 in
-#: 102.1, but from N = 32 no faster and at N = 36 1.3 times the CPU for 0.8 times the nodes.
-RELIABILITY = False
+#: below the incumbent ruled out. On (False: the line's children by their reduced costs
+#: alone): toulbar2, seeds 123456789, 1, 2, one thread (docs/bnb.md), N = 28, 32 and 36
+#: 65,890 nodes in 181.6 CPU s against 118,348 in 191.7; from N = 32 on, 0.6 times the
+#: nodes in the same CPU time (155.6 s against 155.2).
+RELIABILITY = True
 #: The neighbourhood step by default: off. Measured on and off alternated (docs/bnb.md,
 #: toulbar2 N = 36 and 40, seeds 1-3): the median proof 1.01-1.03 times as long with it in
 #: ``bnb``, 1.12 in auto's two workers (N = 36, seeds 1 and 2); it found the optimum of one

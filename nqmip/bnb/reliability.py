@@ -4,7 +4,8 @@ below its estimate (the parent's value less the square's reduced cost), over the
 opened or tried. Until a square has been seen ``RELIABLE`` times (and, with ``PROBE``, when
 its pseudo-cost predicts its child below the incumbent) its child's LP is tried at the node
 by the dual simplex from the parent's basis with at most ``ITERATIONS`` iterations, whose
-dual objective is then still a bound on the child. A trial that shows a child cannot reach
+dual objective is then still a bound on the child; while the trials have taken fewer than
+``SHARE`` of the node LPs' iterations. A trial that shows a child cannot reach
 the incumbent rules its square out for the node's subtree, as reduced-cost fixing does, a
 line with no child left closes the node, and a tried child's bound is its trial's.
 
@@ -39,6 +40,9 @@ CANDIDATES = 1
 #: incumbent (a trial is half a node and may rule the square out of the subtree): N = 28,
 #: seeds 2 and 123456789, 825 / 1.8 and 4,730 / 9.6 against 973 / 1.8 and 6,367 / 10.0.
 PROBE = True
+#: The trials' dual simplex iterations at most this share of the node LPs' (None: no cap),
+#: as SCIP caps its strong branching's iterations at half its LPs'.
+SHARE: float | None = 0.3
 
 
 def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
@@ -68,6 +72,8 @@ def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
         count = pseudo[1, squares]
         doomed = est[squares] - pseudo[0, squares] / np.maximum(count, 1.0) < need
         unsure = squares[((count < RELIABLE) | (doomed & bool(PROBE))) & ~tried[squares]]
+        if SHARE is not None and lp.iterations[1] > SHARE * lp.iterations[0]:
+            unsure = unsure[:0]  # the trials have had their share of the iterations
         if unsure.size:
             _trials(lp, sol, lower, upper, unsure, est, need, pseudo, bound)
             tried[unsure] = True
