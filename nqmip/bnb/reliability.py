@@ -43,6 +43,9 @@ PROBE = True
 #: The trials' dual simplex iterations at most this share of the node LPs' (None: no cap),
 #: as SCIP caps its strong branching's iterations at half its LPs'.
 SHARE: float | None = 0.3
+#: A trial stopped by its iteration limit bounds the child up to HiGHS's cost perturbation
+#: (the cut-off by ``objective_bound`` is checked on the exact costs): a relative margin.
+SLACK = 1e-5
 
 
 def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
@@ -115,7 +118,10 @@ def _trials(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
             value = lp.trial(child, upper, sol.basis, need)
             if value is not None and value == float("inf"):
                 continue  # nothing learnt
-            value = need - 1.0 if value is None else min(value, float(est[square]))
+            if value is not None:  # where the simplex stopped its costs may be perturbed
+                value = min(value + SLACK * (1.0 + abs(value)), float(est[square]))
+            else:
+                value = need - 1.0
             pseudo[0, square] += max(float(est[square]) - max(value, need), 0.0)
             pseudo[1, square] += 1
             bound[square] = value
