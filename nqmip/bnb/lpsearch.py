@@ -82,8 +82,8 @@ REDUCED_COST_FIXING = True
 #: whose pseudo-costs are not yet reliable tried within an iteration limit, a child shown
 #: below the incumbent ruled out. On (False: the line's children by their reduced costs
 #: alone): toulbar2, seeds 123456789, 1, 2, one thread (docs/bnb.md), N = 28, 32 and 36
-#: 65,890 nodes in 181.6 CPU s against 118,348 in 191.7; from N = 32 on, 0.6 times the
-#: nodes in the same CPU time (155.6 s against 155.2).
+#: 65,915 nodes in 173.9 CPU s against 118,348 in 189.6; from N = 32 on, 0.60 times the
+#: nodes in 0.97 times the CPU time (148.1 s against 153.4).
 RELIABILITY = True
 #: The neighbourhood step by default: off. Measured on and off alternated (docs/bnb.md,
 #: toulbar2 N = 36 and 40, seeds 1-3): the median proof 1.01-1.03 times as long with it in
