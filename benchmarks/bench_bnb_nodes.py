@@ -1,12 +1,14 @@
-"""The LP search's nodes with a part switched on and off (docs/bnb.md, issue 44's parts 2
-and 3): one thread, no neighbourhood step (whose pace follows the clock), from the explicit
-start, so the node counts are the same on any machine and any load.
+"""The LP search's nodes with a part switched on and off (docs/bnb.md): one thread, no
+neighbourhood step (whose pace follows the clock), from the explicit start, so the node
+counts are the same on any machine and any load.
 
     python benchmarks/bench_bnb_nodes.py --part fixing --n 28 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part pseudo_costs --n 28,32 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --part reliability --n 28,32 --seeds 123456789,1,2
 
-Parts: ``fixing`` (reduced-cost fixing at every node, on by default) and ``pseudo_costs``
-(branching by pseudo-costs, off by default). Prints one row per board: nodes and CPU
+Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
+(branching by pseudo-costs, off by default) and ``reliability`` (reliability branching,
+:mod:`nqmip.bnb.reliability`). Prints one row per board: nodes and CPU
 seconds with the part on and off, and the ratio of the nodes.
 """
 
@@ -27,7 +29,8 @@ from nqmip.construct import explicit_solution
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 
-PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS"}
+PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
+         "reliability": "RELIABILITY"}
 
 
 def nodes(n: int, seed: int, part: str, on: bool, limit: float) -> tuple[int, float, str]:

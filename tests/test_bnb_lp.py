@@ -4,11 +4,14 @@ fixed queens and real weights, rounds or not; a stopped search keeps a valid bou
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 import nqmip
 from nqmip.bnb import lpsearch, parallel, rounds, search
+from nqmip.bnb.lp import NodeLP
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
@@ -185,17 +188,48 @@ def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_reduced_cost_fixing_and_pseudo_costs_keep_the_optimum(
+def test_reduced_cost_fixing_and_branching_rules_keep_the_optimum(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reduced-cost fixing rules squares out for whole subtrees: with it, without it and
-    with pseudo-cost branching the LP search proves the brute-force optimum."""
+    """Reduced-cost fixing rules squares out for whole subtrees: with it, without it, with
+    pseudo-cost branching and with reliability branching (whose trials rule squares out
+    too) the LP search proves the brute-force optimum."""
     n = 7
     w = np.random.default_rng(100 + seed).integers(1, 40, (n, n)).astype(float)
-    for fixing, pseudo in ((True, False), (False, False), (True, True)):
+    for fixing, pseudo, reliable in ((True, False, False), (False, False, False),
+                                     (True, True, False), (True, False, True),
+                                     (False, False, True)):
         monkeypatch.setattr(lpsearch, "REDUCED_COST_FIXING", fixing)
         monkeypatch.setattr(lpsearch, "PSEUDO_COSTS", pseudo)
+        monkeypatch.setattr(lpsearch, "RELIABILITY", reliable)
         out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None),
                                            neighbourhood=False)
         assert out.termination is nqmip.Termination.OPTIMAL
         assert out.placement is not None and nqmip.is_solution(out.placement)
         assert out.objective == out.bound == best_value(n, w)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(10, 1), (11, 2), (12, 3)])
+def test_reliability_branching_proves_the_highs_optimum(
+        n: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reliability branching (trials of the children whose pseudo-costs are not yet
+    reliable, within an iteration limit, ruling squares out) proves HiGHS's optimum of
+    toulbar2 boards, and the trials do run."""
+    board = toulbar2_tutorial(n, seed)
+    expected = nqmip.solve(board, method="highs")
+    inst, offset = to_maximisation(board)
+    monkeypatch.setattr(lpsearch, "RELIABILITY", True)
+    tried = [0]
+    trial = NodeLP.trial
+
+    def counted(self: NodeLP, *args: Any) -> float | None:
+        tried[0] += 1
+        return trial(self, *args)
+
+    monkeypatch.setattr(NodeLP, "trial", counted)
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None), neighbourhood=False)
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.placement is not None and nqmip.is_solution(out.placement)
+    assert out.objective == out.bound
+    assert expected.objective is not None and out.objective is not None
+    assert offset - out.objective == pytest.approx(expected.objective)
+    assert tried[0] > 0

@@ -60,8 +60,36 @@ class NodeLP:
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
+        self.iterations = [0, 0]  # the dual simplex iterations of the solves and the trials
         self._closed = (highspy.HighsModelStatus.kInfeasible,
                         highspy.HighsModelStatus.kObjectiveBound)
+
+    def limit(self, iterations: int | None) -> None:
+        """At most ``iterations`` dual simplex iterations a solve from now on (None: no
+        limit, as HiGHS's default): for trials (:func:`trial`)."""
+        self.h.setOptionValue("simplex_iteration_limit",
+                              self._hs.kHighsIInf if iterations is None else iterations)
+
+    def trial(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
+              cutoff: float) -> float | None:
+        """A bound on the LP under ``lower``, ``upper``, from ``basis`` within the
+        iteration limit (:func:`limit`): the dual simplex's objective where it stopped
+        (the LP's value if it finished; ``inf`` if HiGHS said nothing usable), None when
+        it is infeasible or shown below ``cutoff``."""
+        h, hs = self.h, self._hs
+        h.changeColsBounds(self._all.size, self._all, lower.astype(np.float64),
+                           upper.astype(np.float64))
+        h.setOptionValue("objective_bound", -cutoff)
+        h.setBasis(basis)
+        highs_threads.prepare(1)
+        h.run()
+        self.iterations[1] += int(h.getInfo().simplex_iteration_count)
+        status = h.getModelStatus()
+        if status in self._closed:
+            return None
+        if status in (hs.HighsModelStatus.kOptimal, hs.HighsModelStatus.kIterationLimit):
+            return -float(h.getInfo().objective_function_value)
+        return float("inf")
 
     def solve(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
               cutoff: float | None) -> NodeSolution | None:
@@ -76,6 +104,7 @@ class NodeLP:
             h.setBasis(basis)
         highs_threads.prepare(1)
         h.run()
+        self.iterations[0] += int(h.getInfo().simplex_iteration_count)
         status = h.getModelStatus()
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up
