@@ -90,8 +90,10 @@ def _solve(method: str, **options: Any) -> nqmip.Result:
     queen it gives up below n = 16)."""
     spec = METHODS[method]
     n = 20 if method == "quota" else 10
-    # lns and quota improve until their limit; the others end by themselves
-    limit = 1 if method in ("lns", "quota") and "target" not in options else 30
+    # lns and quota improve until their limit (or their work limit, or target); the others
+    # end by themselves
+    ends = "target" in options or "work_limit" in options
+    limit = 1 if method in ("lns", "quota") and not ends else 30
     return nqmip.solve(n, weights_for(spec), method=method, time_limit=limit, **options)
 
 
