@@ -64,6 +64,22 @@ class NodeLP:
         self._closed = (highspy.HighsModelStatus.kInfeasible,
                         highspy.HighsModelStatus.kObjectiveBound)
 
+    def _run(self, lower: np.ndarray, upper: np.ndarray, basis: Any, cutoff: float | None,
+             count: int) -> Any:
+        """The dual simplex under ``lower``, ``upper`` from ``basis`` (None: the last one),
+        cut off below ``cutoff``; its iterations added to ``iterations[count]`` (0: the
+        solves, 1: the trials). Returns HiGHS's model status."""
+        h = self.h
+        h.changeColsBounds(self._all.size, self._all, lower.astype(np.float64),
+                           upper.astype(np.float64))
+        h.setOptionValue("objective_bound", self._hs.kHighsInf if cutoff is None else -cutoff)
+        if basis is not None:
+            h.setBasis(basis)
+        highs_threads.prepare(1)
+        h.run()
+        self.iterations[count] += int(h.getInfo().simplex_iteration_count)
+        return h.getModelStatus()
+
     def limit(self, iterations: int | None) -> None:
         """At most ``iterations`` dual simplex iterations a solve from now on (None: no
         limit, as HiGHS's default): for trials (:func:`trial`)."""
@@ -77,14 +93,7 @@ class NodeLP:
         (the LP's value if it finished; ``inf`` if HiGHS said nothing usable), None when
         it is infeasible or shown below ``cutoff``."""
         h, hs = self.h, self._hs
-        h.changeColsBounds(self._all.size, self._all, lower.astype(np.float64),
-                           upper.astype(np.float64))
-        h.setOptionValue("objective_bound", -cutoff)
-        h.setBasis(basis)
-        highs_threads.prepare(1)
-        h.run()
-        self.iterations[1] += int(h.getInfo().simplex_iteration_count)
-        status = h.getModelStatus()
+        status = self._run(lower, upper, basis, cutoff, 1)
         if status in self._closed:
             return None
         if status in (hs.HighsModelStatus.kOptimal, hs.HighsModelStatus.kIterationLimit):
@@ -97,15 +106,7 @@ class NodeLP:
         ``basis`` (None: the last one). None when it is infeasible or, with ``cutoff``,
         when its value is shown to be below ``cutoff``."""
         h, hs = self.h, self._hs
-        h.changeColsBounds(self._all.size, self._all, lower.astype(np.float64),
-                           upper.astype(np.float64))
-        h.setOptionValue("objective_bound", hs.kHighsInf if cutoff is None else -cutoff)
-        if basis is not None:
-            h.setBasis(basis)
-        highs_threads.prepare(1)
-        h.run()
-        self.iterations[0] += int(h.getInfo().simplex_iteration_count)
-        status = h.getModelStatus()
+        status = self._run(lower, upper, basis, cutoff, 0)
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up
             h.run()

@@ -208,15 +208,15 @@ class Tree:
         (:mod:`nqmip.bnb.reliability`); None if its trials closed it."""
         assert self.pseudo is not None
         n = self.n
+        est = reliability.estimates(sol)
         squares, bounds = reliability.choose(
-            self.lp, sol, self.lower, upper, self.live(upper).reshape(n, n),
+            self.lp, sol, est, self.lower, upper, self.live(upper).reshape(n, n),
             np.flatnonzero(self.free[0]), np.flatnonzero(self.free[1]), need, self.pseudo)
         if squares.size == 0:
             return None
         order = np.lexsort((-sol.x[squares], -bounds))
         children = [(float(bounds[i]), int(squares[i])) for i in order]
-        return Level(upper, sol.basis, children,
-                     est=sol.value - np.maximum(sol.rc, 0.0))
+        return Level(upper, sol.basis, children, est=est)
 
     def _dive(self, sol: NodeSolution, upper: np.ndarray) -> None:
         """A placement along the LP's reduced costs (:mod:`nqmip.bnb.dive`), offered."""

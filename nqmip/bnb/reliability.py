@@ -48,15 +48,21 @@ SHARE: float | None = 0.3
 SLACK = 1e-5
 
 
-def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
-           live: np.ndarray, rows: np.ndarray, cols: np.ndarray, need: float,
-           pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def estimates(sol: NodeSolution) -> np.ndarray:
+    """Each square's estimate at the node: its child's bound before any trial, the node's
+    value less the square's reduced cost."""
+    return sol.value - np.maximum(sol.rc, 0.0)
+
+
+def choose(lp: NodeLP, sol: NodeSolution, est: np.ndarray, lower: np.ndarray,
+           upper: np.ndarray, live: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+           need: float, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The branching line's squares that may reach ``need`` and their bounds (a tried
-    square's bound is its trial's value if lower than its estimate). ``live`` (n x n) is
-    the node's live squares; ``upper`` loses the squares a trial ruled out (in place);
-    ``pseudo`` (2 x n^2: the sum and count of losses) gains the trials."""
+    square's bound is its trial's value if lower than its estimate, ``est``:
+    :func:`estimates`). ``live`` (n x n) is the node's live squares; ``upper`` loses the
+    squares a trial ruled out (in place); ``pseudo`` (2 x n^2: the sum and count of
+    losses) gains the trials."""
     n = live.shape[0]
-    est = sol.value - np.maximum(sol.rc, 0.0)
     bound = est.copy()
     alive = (live.ravel() & (est >= need))
     tried = np.zeros(n * n, bool)
