@@ -294,6 +294,9 @@ LEX_METHODS: dict[str, Method] = {m.name: m for m in (
 #: The routes of :func:`nqmip.lex.search.lex_first_result` (an oracle of the descent, or
 #: the row-ordered search).
 LEX_ROUTES = ("first-fail", "sat", "portfolio", "search")
+#: The routes whose questions cube-and-conquer splits (``workers``, ``scheduler``:
+#: :mod:`nqmip.lex.cubes`).
+LEX_CUBE_ROUTES = ("first-fail", "sat")
 #: What ``method="auto"`` means for :func:`nqmip.lex_first`.
 LEX_DEFAULT = "first-fail"
 

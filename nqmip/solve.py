@@ -481,7 +481,6 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
                               bound_source=bound_from, incumbent_source=incumbent_from))
 
 
-
 def fallback_result(instance: Instance, method: str, elapsed: float, *,
                     interrupted: bool) -> Result:
     """:func:`fallback` for the user's instance (either sense), for a caller that got no

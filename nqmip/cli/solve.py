@@ -384,7 +384,7 @@ FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of the solve, each checked against the method table: an option the
     method does not honour is refused by its flag (exit 2), never dropped."""
-    from nqmip.methods import LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
+    from nqmip.methods import LEX_CUBE_ROUTES, LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
     from nqmip.solve import check_cluster
 
     options: dict[str, Any] = dict(args.param)
@@ -411,7 +411,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         given.pop("verbose", None)  # the command's own output: nothing to pass on
         for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
             if getattr(args, name) is not None:
-                if spec.name not in ("first-fail", "sat"):
+                if spec.name not in LEX_CUBE_ROUTES:
                     raise UsageError(f"--lex-first --method {spec.name} does not take "
                                      f"--{name} (--method first-fail, sat do: their "
                                      "questions split into cubes)")

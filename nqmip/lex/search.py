@@ -199,10 +199,11 @@ def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int |
     """The descent with ``oracle``, by cube-and-conquer when ``workers`` or ``scheduler``
     is given (the pool ended when the descent ends)."""
     from nqmip.lex.descent import descend, make_oracle
+    from nqmip.methods import LEX_CUBE_ROUTES
 
     if workers is None and scheduler is None:
         return descend(instance, make_oracle(oracle, instance.n), deadline)
-    if oracle not in ("first-fail", "sat"):
+    if oracle not in LEX_CUBE_ROUTES:
         raise ValueError(f"cube-and-conquer (workers, scheduler) splits the questions of "
                          f"the 'first-fail' or 'sat' oracle, not of {oracle!r}")
     from nqmip.lex.cubes import CubeOracle, Workers

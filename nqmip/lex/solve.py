@@ -22,7 +22,14 @@ from typing import Any
 from nqmip.budget import Deadline
 from nqmip.capacity import check_fits, lex_bytes
 from nqmip.instance import FixedSpec, Instance, make_instance
-from nqmip.methods import LEX_DEFAULT, LEX_METHODS, LEX_ROUTES, Method, method
+from nqmip.methods import (
+    LEX_CUBE_ROUTES,
+    LEX_DEFAULT,
+    LEX_METHODS,
+    LEX_ROUTES,
+    Method,
+    method,
+)
 from nqmip.result import Result, Termination
 from nqmip.watchdog import run_watched
 
@@ -73,7 +80,7 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
             raise ValueError(f"lex_first method {spec.name!r} needs python-sat: "
                              'pip install "nqmip[sat]"')
     allowed = SEARCH_PARAMS if spec.name == "search" else (
-        CUBE_PARAMS if spec.name in ("first-fail", "sat") else ())
+        CUBE_PARAMS if spec.name in LEX_CUBE_ROUTES else ())
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise TypeError(f"unexpected parameters for lex_first method {spec.name!r}: "
