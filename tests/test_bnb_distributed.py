@@ -56,6 +56,9 @@ def test_the_cluster_proves_the_optimum_of_one_process_and_highs(
     tasks = spread.extra["cluster"]
     assert tasks["workers"] == 2 and tasks["tasks"] == len(tasks["task_seconds"])
     assert tasks["tasks"] > 0 or n < 10  # n = 9: the ramp-up in the caller ends the proof
+    parents, handed = tasks["task_parent"], tasks["task_handed"]
+    assert len(parents) == len(handed) == len(tasks["task_nodes"]) == tasks["tasks"]
+    assert all(-1 <= p < i and (p < 0 or handed[p] > 0) for i, p in enumerate(parents))
 
 
 def test_a_board_whose_fixed_queens_allow_nothing_is_infeasible(client: Any) -> None:

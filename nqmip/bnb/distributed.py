@@ -203,6 +203,7 @@ class _Open:
     seq: int
     queens: tuple[int, ...] = field(compare=False)
     upper: bytes = field(compare=False)
+    parent: int = field(default=-1, compare=False)  # the seq of the task that handed it back
 
 
 @dataclass
@@ -223,6 +224,9 @@ class Board:
     seconds: list[float] = field(default_factory=list)
     ramp_up: float = 0.0  # seconds of the split in the caller
     cpu: float = 0.0  # the tasks' CPU seconds
+    #: per task, as ``seconds``: (its seq, its parent's seq or -1, its nodes, the open
+    #: nodes it handed back) (benchmarks/simulate_cluster.py replays them)
+    trace: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     def need(self) -> float | None:
         need = None if self.incumbent is None else self.incumbent + self.step
@@ -230,10 +234,11 @@ class Board:
             return self.floor
         return need
 
-    def push(self, bound: float, queens: tuple[int, ...], upper: bytes) -> None:
+    def push(self, bound: float, queens: tuple[int, ...], upper: bytes,
+             parent: int = -1) -> None:
         need = self.need()
         if need is None or bound >= need:
-            heapq.heappush(self.heap, _Open(-bound, next(self.seq), queens, upper))
+            heapq.heappush(self.heap, _Open(-bound, next(self.seq), queens, upper, parent))
 
     def offer(self, placement: tuple[int, ...] | None) -> bool:
         """A task's placement, checked and valued here; True if it is the new best."""
@@ -257,13 +262,17 @@ class Board:
             return None
         return self.incumbent, self.best
 
-    def take(self, piece: Piece) -> None:
+    def take(self, piece: Piece, task: _Open | None = None) -> None:
+        """What ``task`` (None: a split in the caller) gave back."""
         self.nodes += piece.nodes
         self.seconds.append(piece.seconds)
         self.cpu += piece.cpu
+        seq = -1 if task is None else task.seq
+        self.trace.append((seq, -1 if task is None else task.parent, piece.nodes,
+                           len(piece.open)))
         self.offer(piece.placement)
         for bound, queens, upper in piece.open:
-            self.push(bound, queens, upper)
+            self.push(bound, queens, upper, seq)
 
     def top(self) -> float:
         """The best bound of what is open or running."""
@@ -278,10 +287,11 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
                    state: dict[str, Any] | None = None) -> Callable[..., Outcome]:
     """The engine of :func:`nqmip.bnb.rounds.in_rounds` (one search from the root) on
     ``cluster`` (:class:`nqmip.cluster.Cluster`); ``root`` is the root's LP value.
-    ``stats`` gathers the tasks' count and seconds, and per search (a round) its tasks,
-    its ramp-up's seconds in the caller and its wall time. ``record``: the file of the
-    search's state (:mod:`nqmip.bnb.record`), continued where it holds the round that
-    starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`)."""
+    ``stats`` gathers the tasks' count, seconds, nodes, open nodes handed back and
+    parent (the index of the task whose hand-back it was, -1 for the ramp-up's), and per
+    search (a round) its tasks, its ramp-up's seconds in the caller and its wall time.
+    ``record``: the file of the search's state (:mod:`nqmip.bnb.record`), continued where
+    it holds the round that starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`)."""
     from nqmip.bnb import record as rec
     from nqmip.bnb.common import need_step
 
@@ -309,6 +319,10 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
         began = time.perf_counter()
         why = _drive(board, spec, cluster, deadline, root, tell, incumbent, mip_gap,
                      seeded, save)
+        at = {seq: i + stats.get("tasks", 0) for i, (seq, *_) in enumerate(board.trace)}
+        stats.setdefault("task_nodes", []).extend(t[2] for t in board.trace)
+        stats.setdefault("task_handed", []).extend(t[3] for t in board.trace)
+        stats.setdefault("task_parent", []).extend(at.get(t[1], -1) for t in board.trace)
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
         stats["task_cpu"] = round(stats.get("task_cpu", 0.0) + board.cpu, 3)
@@ -358,6 +372,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
     _ramp_up(board, spec, cluster.refresh() * TASKS_PER_WORKER)
     board.ramp_up = time.perf_counter() - began
     board.seconds.clear()  # the split's pieces ran here, not as tasks
+    board.trace.clear()
     board.cpu = 0.0
     inc, ctl = Variable(f"{spec.token}-inc", client), Variable(f"{spec.token}-ctl", client)
     inc.set(board.shared())
@@ -384,9 +399,9 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 ctl.set(word)
             done = _finished(wait, list(board.running))
             for future in done:
-                board.running.pop(future)
+                task = board.running.pop(future)
                 piece = future.result()  # a failure (not a lost worker: Dask reruns) raises
-                board.take(piece)
+                board.take(piece, task)
                 reached = reached or piece.reached
             got = None if incumbent is None else incumbent()
             if got is not None:
