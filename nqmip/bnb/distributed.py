@@ -16,6 +16,10 @@ found. A second Variable says when workers are idle (a task then stops after
 :data:`MIN_NODES` and hands back its open nodes) and when the search is over. The bound of
 a stopped search is the best bound among the open and running tasks (and the pruned ones,
 as in one process: :func:`nqmip.bnb.common.global_bound`).
+
+Reliability branching (:mod:`nqmip.bnb.reliability`): the caller keeps one pseudo-cost
+table for the run; a task starts from it as it is when handed out (:attr:`Spec.pseudo`) and
+gives back what it added (:attr:`Piece.pseudo`), which the caller adds to it, once.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +68,9 @@ class Spec:
     ceiling: float | None
     mip_gap: float
     budget: int
+    #: The pseudo-costs the task starts from, per square the sum of the losses and their
+    #: count (None: no reliability branching, the children by their reduced costs).
+    pseudo: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -79,6 +86,7 @@ class Piece:
     reached: bool
     seconds: float
     cpu: float = 0.0
+    pseudo: tuple[np.ndarray, np.ndarray] | None = None  # what it added to the pseudo-costs
 
 
 _LOCAL = threading.local()  # per worker thread: (token, tree)
@@ -100,7 +108,19 @@ def _tree_for(spec: Spec) -> Any:
     tree.step = held[2]
     tree.floor, tree.ceiling = spec.floor, spec.ceiling
     tree.incumbent, tree.best, tree.levels, tree.nodes = None, None, [], 0
+    tree.pseudo, tree.reliable = None, spec.pseudo is not None
+    if spec.pseudo is not None:  # the task's own copy: what it adds is given back
+        sums, counts = spec.pseudo
+        tree.pseudo = np.stack([sums, counts]).astype(np.float64)
     return tree
+
+
+def _added(tree: Any, start: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """What the task added to the pseudo-costs it started from (``start``)."""
+    if start is None or tree.pseudo is None:
+        return None
+    delta = tree.pseudo - start
+    return delta[0], np.rint(delta[1]).astype(np.int32)
 
 
 def weights_of(instance: Instance) -> np.ndarray:
@@ -150,6 +170,7 @@ def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
 
     begin, cpu = time.perf_counter(), time.thread_time()
     tree = _tree_for(spec)
+    start = None if tree.pseudo is None else tree.pseudo.copy()
     base_step = tree.step
     n = tree.n
     if incumbent is not None:
@@ -179,7 +200,8 @@ def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
     link.sync(tree, spec.mip_gap, base_step, force=True)
     tree.step = base_step
     return Piece(tree.nodes, tree.incumbent, tree.best, left, tree.reached(),
-                 time.perf_counter() - begin, time.thread_time() - cpu)
+                 time.perf_counter() - begin, time.thread_time() - cpu,
+                 _added(tree, start))
 
 
 def _hand_back(tree: Any, base: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], bytes]]:
@@ -227,6 +249,7 @@ class Board:
     #: per task, as ``seconds``: (its seq, its parent's seq or -1, its nodes, the open
     #: nodes it handed back) (benchmarks/simulate_cluster.py replays them)
     trace: list[tuple[int, int, int, int]] = field(default_factory=list)
+    pseudo: np.ndarray | None = None  # the run's pseudo-costs (2 x n^2: sums, counts)
 
     def need(self) -> float | None:
         need = None if self.incumbent is None else self.incumbent + self.step
@@ -262,6 +285,12 @@ class Board:
             return None
         return self.incumbent, self.best
 
+    def costs(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The pseudo-costs as a task takes them (:attr:`Spec.pseudo`)."""
+        if self.pseudo is None:
+            return None
+        return self.pseudo[0].copy(), np.rint(self.pseudo[1]).astype(np.int32)
+
     def take(self, piece: Piece, task: _Open | None = None) -> None:
         """What ``task`` (None: a split in the caller) gave back."""
         self.nodes += piece.nodes
@@ -270,6 +299,9 @@ class Board:
         seq = -1 if task is None else task.seq
         self.trace.append((seq, -1 if task is None else task.parent, piece.nodes,
                            len(piece.open)))
+        if piece.pseudo is not None and self.pseudo is not None:
+            self.pseudo[0] += piece.pseudo[0]
+            self.pseudo[1] += piece.pseudo[1]
         self.offer(piece.placement)
         for bound, queens, upper in piece.open:
             self.push(bound, queens, upper, seq)
@@ -284,18 +316,26 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
                    mip_gap: float, root: float,
                    incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
                    stats: dict[str, Any], record: Path | None = None,
-                   state: dict[str, Any] | None = None) -> Callable[..., Outcome]:
+                   state: dict[str, Any] | None = None,
+                   pseudo: np.ndarray | None = None) -> Callable[..., Outcome]:
     """The engine of :func:`nqmip.bnb.rounds.in_rounds` (one search from the root) on
     ``cluster`` (:class:`nqmip.cluster.Cluster`); ``root`` is the root's LP value.
     ``stats`` gathers the tasks' count, seconds, nodes, open nodes handed back and
     parent (the index of the task whose hand-back it was, -1 for the ramp-up's), and per
     search (a round) its tasks, its ramp-up's seconds in the caller and its wall time.
     ``record``: the file of the search's state (:mod:`nqmip.bnb.record`), continued where
-    it holds the round that starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`)."""
+    it holds the round that starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`);
+    ``pseudo`` the pseudo-costs (2 x n^2: sums, counts; None: new) the tasks share
+    (``RELIABILITY``)."""
+    from nqmip.bnb import lpsearch
     from nqmip.bnb import record as rec
     from nqmip.bnb.common import need_step
 
     board_key = uuid.uuid4().hex
+    if not lpsearch.RELIABILITY:
+        pseudo = None
+    elif pseudo is None:  # one table for all the rounds, as in one process
+        pseudo = np.zeros((2, instance.n * instance.n))
     state = {} if state is None else state
     job = rec.job_key(w, instance.fixed, mip_gap)
     resume = [None if record is None else rec.read(record, job)]
@@ -310,7 +350,7 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
     def engine(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
                ceiling: float | None) -> Outcome:
-        board = Board(instance, w, need_step(instance), floor)
+        board = Board(instance, w, need_step(instance), floor, pseudo=pseudo)
         if begin is not None:
             board.offer(tuple(begin))
         seeded, resume[0] = _resumed(board, resume[0]), None
@@ -326,6 +366,8 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
         stats["task_cpu"] = round(stats.get("task_cpu", 0.0) + board.cpu, 3)
+        if pseudo is not None:
+            stats["pseudo_costs"] = int(pseudo[1].sum())
         stats.setdefault("rounds", []).append({
             "tasks": len(board.seconds), "ramp_up": round(board.ramp_up, 4),
             "wall": round(time.perf_counter() - began, 4)})
@@ -389,8 +431,9 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 if need is not None and -task.key < need:
                     continue
                 best = board.shared()
-                future = client.submit(explore, spec, task.queens, task.upper,
-                                       -task.key, best, spec.budget, pure=False,
+                future = client.submit(explore, replace(spec, pseudo=board.costs()),
+                                       task.queens, task.upper, -task.key, best,
+                                       spec.budget, pure=False,
                                        key=f"{spec.token}-{task.seq}")
                 board.running[future] = task
             hungry = not board.heap and len(board.running) < slots
@@ -456,7 +499,8 @@ def _ramp_up(board: Board, spec: Spec, want: int) -> None:
         if need is not None and -task.key < need:
             continue
         best = board.shared()
-        piece = explore(spec, task.queens, task.upper, -task.key, best, 1, shared=False)
+        piece = explore(replace(spec, pseudo=board.costs()), task.queens, task.upper,
+                        -task.key, best, 1, shared=False)
         board.take(piece)
 
 
