@@ -14,7 +14,9 @@ the overhead per task (the worker time outside tasks, workers x wall - the tasks
 seconds, over the tasks: the ramp-up, the waits at the end of each round, the scheduling)
 and the tasks' wall and CPU time per node (where the CPU is short of the wall, the
 machine's other processes had the core). Rows go to benchmarks/results/cluster.jsonl with every
-task's seconds, which benchmarks/simulate_cluster.py reads.
+task's seconds, nodes, parent (the task whose hand-back it was, -1: the ramp-up's) and
+open nodes handed back, which benchmarks/simulate_cluster.py reads. One 1-worker run with
+a limit: ``--n 48 --seeds 1 --workers 1 --no-single --time-limit 600``.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ def solve_row(n: int, seed: int, mode: str, client: Any, time_limit: float) -> d
             "objective": result.objective, "bound": result.bound,
             "nodes": result.counters.nodes, "wall": round(wall, 2), "workers": workers,
             "tasks": tasks, "task_seconds": seconds, "rounds": cluster.get("rounds"),
-            "task_cpu": cluster.get("task_cpu"),
+            "task_cpu": cluster.get("task_cpu"), "task_nodes": cluster.get("task_nodes"),
+            "task_parent": cluster.get("task_parent"),
+            "task_handed": cluster.get("task_handed"),
             "overhead_per_task": None if overhead is None else round(overhead, 4)}
 
 

@@ -1,18 +1,22 @@
 """The one way the package reaches a Dask cluster: a scheduler's address (or a Client
 already made), or a local cluster of ``workers`` one-thread worker processes started for
-the run and closed after it. ``nqmip-compare --workers/--scheduler`` and the branch and
-bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`) both open it here.
+the run and closed after it. ``nqmip-compare --workers/--scheduler``, the branch and
+bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
+``scheduler`` (:mod:`nqmip.enumeration.count`) and the cubes of the lexicographic descent
+(:mod:`nqmip.lex.cubes`) all open it here.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-#: How long a connection to a scheduler's address may take before it is refused.
-CONNECT_TIMEOUT = "10s"
+#: How long a connection to a scheduler's address may take before it is refused (seconds).
+CONNECT_SECONDS = 10
+CONNECT_TIMEOUT = f"{CONNECT_SECONDS}s"
 
 
 class ClusterError(ValueError):
@@ -48,6 +52,7 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
         client = scheduler
     elif scheduler is not None:
         try:
+            _listening(scheduler)
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
@@ -65,3 +70,18 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             client.close()
         if local is not None:
             local.close()
+
+
+def _listening(address: Any) -> None:
+    """Raise OSError at once when nobody listens at a ``tcp://`` or ``tls://`` address's
+    port (Dask retries a refused connection until its timeout); other addresses (and one
+    without a port) are left to Dask."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(address, str):
+        return
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme not in ("tcp", "tls") or not parts.hostname or parts.port is None:
+        return
+    with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_SECONDS):
+        pass

@@ -19,7 +19,7 @@ import pytest
 import nqmip
 from nqmip.budget import Deadline
 from nqmip.instances.families import toulbar2_tutorial
-from nqmip.result import Status
+from nqmip.result import Status, Termination
 
 pytest.importorskip("distributed")
 
@@ -55,7 +55,47 @@ def test_the_cluster_proves_the_optimum_of_one_process_and_highs(
         assert spread.placement[row] == col
     tasks = spread.extra["cluster"]
     assert tasks["workers"] == 2 and tasks["tasks"] == len(tasks["task_seconds"])
-    assert tasks["tasks"] > 0 or n < 10  # n = 9: the ramp-up in the caller ends the proof
+    parents, handed = tasks["task_parent"], tasks["task_handed"]
+    assert len(parents) == len(handed) == len(tasks["task_nodes"]) == tasks["tasks"]
+    assert all(-1 <= p < i and (p < 0 or handed[p] > 0) for i, p in enumerate(parents))
+    # n <= 12: the ramp-up in the caller (its reliability trials rule children out) may end
+    # the proof; test_the_tasks_give_their_pseudo_costs_back_to_the_caller has tasks (n = 14)
+    assert tasks["tasks"] > 0 or n <= 12
+
+
+@pytest.mark.solver("highs")
+def test_the_tasks_give_their_pseudo_costs_back_to_the_caller(client: Any) -> None:
+    """Reliability branching on the cluster: the tasks start from the caller's pseudo-costs
+    and give back what they added (not the table they were given), which the caller adds
+    to its table; the optimum is HiGHS's. Before, the tasks branched without pseudo-costs
+    (no trials) and the caller had no table."""
+    from nqmip.bnb.distributed import Spec, cluster_engine, explore
+    from nqmip.bnb.lpsearch import lp_branch_and_bound
+    from nqmip.cluster import open_cluster
+    from nqmip.instance import make_instance
+
+    n = 14
+    instance = make_instance(n, board(n, 2))  # maximised, as the search does
+    table = np.zeros((2, n * n))
+    stats: dict[str, Any] = {}
+    deadline = Deadline(120)
+    with open_cluster(client) as cluster:
+        outcome = lp_branch_and_bound(instance, deadline, spread=lambda w, root: cluster_engine(
+            instance, w, cluster, deadline, 0.0, root, None, stats, pseudo=table))
+    highs = nqmip.solve(instance, method="highs")
+    assert outcome.termination is Termination.OPTIMAL
+    assert outcome.objective == outcome.bound == highs.objective
+    assert stats["tasks"] > 0 and table[1].sum() > 0
+    assert stats["pseudo_costs"] == int(table[1].sum())
+    # one task given a table that counts 3 losses on every square: it gives back only
+    # its own (a square it did not touch: 0, not 3)
+    given = (np.full(n * n, 2.0), np.full(n * n, 3, np.int32))
+    spec = Spec("pseudo-test", "nqmip-bnb-pseudo-test", instance, None, None, 0.0, 50, given)
+    upper = np.packbits(np.ones(n * n, np.uint8)).tobytes()
+    piece = client.submit(explore, spec, (), upper, 1e9, None, 50, False, pure=False).result()
+    assert piece.pseudo is not None
+    sums, counts = piece.pseudo
+    assert counts.sum() > 0 and counts.min() == 0 and sums.min() >= 0.0
 
 
 def test_a_board_whose_fixed_queens_allow_nothing_is_infeasible(client: Any) -> None:

@@ -127,3 +127,40 @@ def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
         oracle.close()
     assert run.complete and run.placement == descend(make_instance(n), FirstFail(n)).placement
     assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
+
+
+def free_address() -> str:
+    """A local tcp address nobody listens on (a port the system just gave and took back)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_an_unreachable_scheduler_is_refused_in_one_line_at_once() -> None:
+    # the cubes open their cluster as the rest of the package does (nqmip.cluster): before,
+    # Dask's own Client waited 30 s and the command ended in its traceback
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from nqmip.cluster import ClusterError
+
+    pytest.importorskip("distributed")
+    address = free_address()
+    script = Path(__file__).resolve().parent.parent / "scripts" / "solve_weighted.py"
+    begin = time.perf_counter()
+    out = subprocess.run([sys.executable, str(script), "--n", "12", "--lex-first",
+                          "--scheduler", address], capture_output=True, text=True,
+                         timeout=120)
+    seconds = time.perf_counter() - begin
+    assert out.returncode == 2, (out.returncode, out.stderr[-2000:])
+    assert out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.strip().count("\n") == 0 and address in out.stderr
+    assert seconds < 8.0, seconds  # a second or two; Dask's default was 30 s
+    begin = time.perf_counter()
+    with pytest.raises(ClusterError, match=address):
+        nqmip.lex_first(12, scheduler=address)
+    assert time.perf_counter() - begin < 5.0

@@ -16,23 +16,35 @@ found. A second Variable says when workers are idle (a task then stops after
 :data:`MIN_NODES` and hands back its open nodes) and when the search is over. The bound of
 a stopped search is the best bound among the open and running tasks (and the pruned ones,
 as in one process: :func:`nqmip.bnb.common.global_bound`).
+
+Reliability branching (:mod:`nqmip.bnb.reliability`): the caller keeps one pseudo-cost
+table for the run; a task starts from it as it is when handed out (:attr:`Spec.pseudo`) and
+gives back what it added (:attr:`Piece.pseudo`), which the caller adds to it, once.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound
+from nqmip.bnb.tasks import (  # noqa: F401 (MIN_NODES, SYNC_SECONDS: the caller's names too)
+    MIN_NODES,
+    NODE_BUDGET,
+    SYNC_SECONDS,
+    Piece,
+    Spec,
+    explore,
+    weights_of,
+)
 from nqmip.budget import Deadline
 from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
@@ -40,161 +52,8 @@ from nqmip.result import Termination
 
 #: Tasks a worker at the start (the ramp-up splits the root until there are this many).
 TASKS_PER_WORKER = 4
-#: Nodes a task searches before it hands its open nodes back (a killed worker loses at
-#: most this much work).
-NODE_BUDGET = 2000
-#: A task asked to hand back (others idle) does so once it has searched this many nodes.
-MIN_NODES = 16
-#: How often a task reads the shared incumbent and the caller's word (seconds).
-SYNC_SECONDS = 0.1
 #: How often the caller looks up from waiting on its tasks (seconds).
 POLL_SECONDS = 0.1
-
-
-@dataclass(frozen=True)
-class Spec:
-    """What every task of one search shares: the board, the target of the round
-    (``floor``, ``ceiling``: :mod:`nqmip.bnb.rounds`), the pruning step and the names of
-    the shared Variables."""
-
-    board: str  # the solve's (a worker's node LP is kept while it stays the same)
-    token: str  # the round's (its Variables)
-    instance: Instance
-    floor: float | None
-    ceiling: float | None
-    mip_gap: float
-    budget: int
-
-
-@dataclass
-class Piece:
-    """What a task gives back: its nodes, its best placement, its open nodes as (bound,
-    queens, packed allowed squares), whether its incumbent reached the ceiling, its wall
-    time and its thread's CPU time (their gap: the machine's other load)."""
-
-    nodes: int
-    value: float | None
-    placement: tuple[int, ...] | None
-    open: list[tuple[float, tuple[int, ...], bytes]]
-    reached: bool
-    seconds: float
-    cpu: float = 0.0
-
-
-_LOCAL = threading.local()  # per worker thread: (token, tree)
-
-
-def _tree_for(spec: Spec) -> Any:
-    """This thread's tree of the search ``spec`` (its node LP built once a thread)."""
-    from nqmip.bnb.lp import NodeLP
-    from nqmip.bnb.lpsearch import _tree
-
-    held = getattr(_LOCAL, "held", None)
-    if held is None or held[0] != spec.board:
-        inst = spec.instance
-        w = weights_of(inst)
-        tree = _tree(inst, w, NodeLP(w))
-        assert tree is not None  # the caller checked the fixed queens
-        _LOCAL.held = held = (spec.board, tree, tree.step)
-    tree = held[1]
-    tree.step = held[2]
-    tree.floor, tree.ceiling = spec.floor, spec.ceiling
-    tree.incumbent, tree.best, tree.levels, tree.nodes = None, None, [], 0
-    return tree
-
-
-def weights_of(instance: Instance) -> np.ndarray:
-    n = instance.n
-    return np.ascontiguousarray(instance.weights if not instance.is_feasibility
-                                else np.ones((n, n)), dtype=np.float64)
-
-
-class _Shared:
-    """A task's view of the shared incumbent and of the caller's word (None: a task run in
-    the caller, at the ramp-up)."""
-
-    def __init__(self, token: str | None) -> None:
-        self.inc: Any = None
-        self.ctl: Any = None
-        if token is not None:
-            from distributed import Variable
-
-            self.inc, self.ctl = Variable(f"{token}-inc"), Variable(f"{token}-ctl")
-        self.last = time.perf_counter()
-        self.hungry = self.stop = False
-        self.told: float | None = None  # the value this task last wrote
-
-    def sync(self, tree: Any, mip_gap: float, base_step: float, force: bool = False) -> None:
-        if self.inc is None or not (force or time.perf_counter() - self.last >= SYNC_SECONDS):
-            return
-        self.last = time.perf_counter()
-        shared = self.inc.get()
-        if shared is not None:
-            tree.offer(float(shared[0]), tuple(shared[1]))
-        if tree.incumbent is not None and tree.best is not None and \
-                (shared is None or tree.incumbent > shared[0] + 1e-9):
-            self.inc.set((tree.incumbent, tree.best))  # a race only weakens the pruning
-        if mip_gap > 0.0 and tree.incumbent is not None:
-            tree.step = max(base_step, mip_gap * abs(tree.incumbent))
-        word = self.ctl.get()
-        self.hungry, self.stop = bool(word["hungry"]), bool(word["stop"])
-
-
-def explore(spec: Spec, queens: tuple[int, ...], upper: bytes, bound: float,
-            incumbent: tuple[float, tuple[int, ...]] | None, budget: int,
-            shared: bool = True) -> Piece:
-    """Search the subtree of ``queens`` (bound ``bound``, allowed squares ``upper``
-    packed) depth first from ``incumbent``, for at most ``budget`` nodes; what it found and
-    its untried children. ``shared``: on a worker, with the search's shared Variables."""
-    from nqmip.bnb.parallel import _abandon
-
-    begin, cpu = time.perf_counter(), time.thread_time()
-    tree = _tree_for(spec)
-    base_step = tree.step
-    n = tree.n
-    if incumbent is not None:
-        tree.offer(float(incumbent[0]), tuple(incumbent[1]))
-    link = _Shared(spec.token if shared else None)
-    link.sync(tree, spec.mip_gap, base_step, force=True)
-    for square in queens:
-        tree.place(square, 1)
-    left: list[tuple[float, tuple[int, ...], bytes]] = []
-    try:
-        need = tree.need()
-        if not link.stop and (need is None or bound >= need):
-            allowed = np.unpackbits(np.frombuffer(upper, np.uint8))[: n * n].astype(np.int8)
-            level = tree.open(allowed, None)
-            tree.levels = [] if level is None else [level]
-        while tree.levels and tree.nodes < budget and not tree.reached():
-            link.sync(tree, spec.mip_gap, base_step)
-            if link.stop or (link.hungry and tree.nodes >= MIN_NODES):
-                break
-            tree.advance()
-        if not link.stop:
-            left = _hand_back(tree, queens)
-    finally:  # the board as it was, whatever happened (the thread's tree serves again)
-        _abandon(tree)
-        for square in queens:
-            tree.place(square, -1)
-    link.sync(tree, spec.mip_gap, base_step, force=True)
-    tree.step = base_step
-    return Piece(tree.nodes, tree.incumbent, tree.best, left, tree.reached(),
-                 time.perf_counter() - begin, time.thread_time() - cpu)
-
-
-def _hand_back(tree: Any, base: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], bytes]]:
-    """The untried children of every level of ``tree`` (below the task's ``base``), as
-    (bound, queens, packed allowed squares)."""
-    out = []
-    path = list(base)
-    for level in tree.levels:
-        if level.queen >= 0:
-            path.append(level.queen)
-        if level.pos < len(level.children):
-            packed = np.packbits(level.upper.astype(np.uint8)).tobytes()
-            for child_bound, square in level.children[level.pos:]:
-                out.append((child_bound, (*path, square), packed))
-    return out
 
 
 @dataclass(order=True)
@@ -203,6 +62,7 @@ class _Open:
     seq: int
     queens: tuple[int, ...] = field(compare=False)
     upper: bytes = field(compare=False)
+    parent: int = field(default=-1, compare=False)  # the seq of the task that handed it back
 
 
 @dataclass
@@ -223,6 +83,10 @@ class Board:
     seconds: list[float] = field(default_factory=list)
     ramp_up: float = 0.0  # seconds of the split in the caller
     cpu: float = 0.0  # the tasks' CPU seconds
+    #: per task, as ``seconds``: (its seq, its parent's seq or -1, its nodes, the open
+    #: nodes it handed back) (benchmarks/simulate_cluster.py replays them)
+    trace: list[tuple[int, int, int, int]] = field(default_factory=list)
+    pseudo: np.ndarray | None = None  # the run's pseudo-costs (2 x n^2: sums, counts)
 
     def need(self) -> float | None:
         need = None if self.incumbent is None else self.incumbent + self.step
@@ -230,10 +94,11 @@ class Board:
             return self.floor
         return need
 
-    def push(self, bound: float, queens: tuple[int, ...], upper: bytes) -> None:
+    def push(self, bound: float, queens: tuple[int, ...], upper: bytes,
+             parent: int = -1) -> None:
         need = self.need()
         if need is None or bound >= need:
-            heapq.heappush(self.heap, _Open(-bound, next(self.seq), queens, upper))
+            heapq.heappush(self.heap, _Open(-bound, next(self.seq), queens, upper, parent))
 
     def offer(self, placement: tuple[int, ...] | None) -> bool:
         """A task's placement, checked and valued here; True if it is the new best."""
@@ -257,13 +122,26 @@ class Board:
             return None
         return self.incumbent, self.best
 
-    def take(self, piece: Piece) -> None:
+    def costs(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The pseudo-costs as a task takes them (:attr:`Spec.pseudo`)."""
+        if self.pseudo is None:
+            return None
+        return self.pseudo[0].copy(), np.rint(self.pseudo[1]).astype(np.int32)
+
+    def take(self, piece: Piece, task: _Open | None = None) -> None:
+        """What ``task`` (None: a split in the caller) gave back."""
         self.nodes += piece.nodes
         self.seconds.append(piece.seconds)
         self.cpu += piece.cpu
+        seq = -1 if task is None else task.seq
+        self.trace.append((seq, -1 if task is None else task.parent, piece.nodes,
+                           len(piece.open)))
+        if piece.pseudo is not None and self.pseudo is not None:
+            self.pseudo[0] += piece.pseudo[0]
+            self.pseudo[1] += piece.pseudo[1]
         self.offer(piece.placement)
         for bound, queens, upper in piece.open:
-            self.push(bound, queens, upper)
+            self.push(bound, queens, upper, seq)
 
     def top(self) -> float:
         """The best bound of what is open or running."""
@@ -275,17 +153,26 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
                    mip_gap: float, root: float,
                    incumbent: Callable[[], tuple[float, tuple[int, ...]] | None] | None,
                    stats: dict[str, Any], record: Path | None = None,
-                   state: dict[str, Any] | None = None) -> Callable[..., Outcome]:
+                   state: dict[str, Any] | None = None,
+                   pseudo: np.ndarray | None = None) -> Callable[..., Outcome]:
     """The engine of :func:`nqmip.bnb.rounds.in_rounds` (one search from the root) on
     ``cluster`` (:class:`nqmip.cluster.Cluster`); ``root`` is the root's LP value.
-    ``stats`` gathers the tasks' count and seconds, and per search (a round) its tasks,
-    its ramp-up's seconds in the caller and its wall time. ``record``: the file of the
-    search's state (:mod:`nqmip.bnb.record`), continued where it holds the round that
-    starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`)."""
+    ``stats`` gathers the tasks' count, seconds, nodes, open nodes handed back and
+    parent (the index of the task whose hand-back it was, -1 for the ramp-up's), and per
+    search (a round) its tasks, its ramp-up's seconds in the caller and its wall time.
+    ``record``: the file of the search's state (:mod:`nqmip.bnb.record`), continued where
+    it holds the round that starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`);
+    ``pseudo`` the pseudo-costs (2 x n^2: sums, counts; None: new) the tasks share
+    (``RELIABILITY``)."""
+    from nqmip.bnb import lpsearch
     from nqmip.bnb import record as rec
     from nqmip.bnb.common import need_step
 
     board_key = uuid.uuid4().hex
+    if not lpsearch.RELIABILITY:
+        pseudo = None
+    elif pseudo is None:  # one table for all the rounds, as in one process
+        pseudo = np.zeros((2, instance.n * instance.n))
     state = {} if state is None else state
     job = rec.job_key(w, instance.fixed, mip_gap)
     resume = [None if record is None else rec.read(record, job)]
@@ -300,7 +187,7 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
     def engine(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
                ceiling: float | None) -> Outcome:
-        board = Board(instance, w, need_step(instance), floor)
+        board = Board(instance, w, need_step(instance), floor, pseudo=pseudo)
         if begin is not None:
             board.offer(tuple(begin))
         seeded, resume[0] = _resumed(board, resume[0]), None
@@ -309,9 +196,15 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
         began = time.perf_counter()
         why = _drive(board, spec, cluster, deadline, root, tell, incumbent, mip_gap,
                      seeded, save)
+        at = {seq: i + stats.get("tasks", 0) for i, (seq, *_) in enumerate(board.trace)}
+        stats.setdefault("task_nodes", []).extend(t[2] for t in board.trace)
+        stats.setdefault("task_handed", []).extend(t[3] for t in board.trace)
+        stats.setdefault("task_parent", []).extend(at.get(t[1], -1) for t in board.trace)
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
         stats["task_cpu"] = round(stats.get("task_cpu", 0.0) + board.cpu, 3)
+        if pseudo is not None:
+            stats["pseudo_costs"] = int(pseudo[1].sum())
         stats.setdefault("rounds", []).append({
             "tasks": len(board.seconds), "ramp_up": round(board.ramp_up, 4),
             "wall": round(time.perf_counter() - began, 4)})
@@ -358,6 +251,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
     _ramp_up(board, spec, cluster.refresh() * TASKS_PER_WORKER)
     board.ramp_up = time.perf_counter() - began
     board.seconds.clear()  # the split's pieces ran here, not as tasks
+    board.trace.clear()
     board.cpu = 0.0
     inc, ctl = Variable(f"{spec.token}-inc", client), Variable(f"{spec.token}-ctl", client)
     inc.set(board.shared())
@@ -374,8 +268,9 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 if need is not None and -task.key < need:
                     continue
                 best = board.shared()
-                future = client.submit(explore, spec, task.queens, task.upper,
-                                       -task.key, best, spec.budget, pure=False,
+                future = client.submit(explore, replace(spec, pseudo=board.costs()),
+                                       task.queens, task.upper, -task.key, best,
+                                       spec.budget, pure=False,
                                        key=f"{spec.token}-{task.seq}")
                 board.running[future] = task
             hungry = not board.heap and len(board.running) < slots
@@ -384,9 +279,9 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 ctl.set(word)
             done = _finished(wait, list(board.running))
             for future in done:
-                board.running.pop(future)
+                task = board.running.pop(future)
                 piece = future.result()  # a failure (not a lost worker: Dask reruns) raises
-                board.take(piece)
+                board.take(piece, task)
                 reached = reached or piece.reached
             got = None if incumbent is None else incumbent()
             if got is not None:
@@ -441,7 +336,8 @@ def _ramp_up(board: Board, spec: Spec, want: int) -> None:
         if need is not None and -task.key < need:
             continue
         best = board.shared()
-        piece = explore(spec, task.queens, task.upper, -task.key, best, 1, shared=False)
+        piece = explore(replace(spec, pseudo=board.costs()), task.queens, task.upper,
+                        -task.key, best, 1, shared=False)
         board.take(piece)
 
 

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from contextlib import ExitStack
 from typing import Any
 
 from nqmip.lex.descent import SUMS, Oracle, Placed, _Board, make_oracle
@@ -164,13 +165,14 @@ def default_workers() -> int:
 
 class Workers:
     """Where cubes are conquered: a pool of ``workers`` local processes (default: the
-    cores), or the workers of the Dask ``scheduler`` (an address or a
-    ``distributed.Client``; a client it opens it closes), with the stop mark the workers
-    look at. One pool serves any number of :class:`CubeOracle` in turn."""
+    cores), or the worker threads of the Dask ``scheduler`` (an address or a
+    ``distributed.Client``, opened by :func:`nqmip.cluster.open_cluster`: an address
+    nobody answers at raises :class:`nqmip.cluster.ClusterError`; a client it opens it
+    closes), with the stop mark the workers look at. One pool serves any number of
+    :class:`CubeOracle` in turn."""
 
     def __init__(self, workers: int | None = None, scheduler: Any = None) -> None:
         self._client: Any = None
-        self._own_client = False
         self._stop: Any = None
         self._counts: Any = None
         self._event = f"nqmip-lex-{uuid.uuid4().hex}"
@@ -179,12 +181,14 @@ class Workers:
         self.qid = 0
         self._warm: list[Future[Any]] = []
         self.count = workers or default_workers()
-        if scheduler is not None:
-            from dask.distributed import Client
+        self._cluster = ExitStack()
+        if scheduler is not None:  # the package's one way to a cluster (its connect
+            # timeout, ClusterError for an address nobody answers at)
+            from nqmip.cluster import open_cluster
 
-            self._own_client = not isinstance(scheduler, Client)
-            self._client = Client(scheduler) if self._own_client else scheduler
-            self.count = max(len(self._client.scheduler_info().get("workers", {})), 1)
+            cluster = self._cluster.enter_context(open_cluster(scheduler))
+            self._client = cluster.client
+            self.count = cluster.slots
             self._executor = self._client.get_executor(pure=False)
 
     @property
@@ -253,8 +257,7 @@ class Workers:
             self._executor.shutdown(wait=True, cancel_futures=True)
         elif self._executor is not None:  # halted by their questions; Dask stops no future
             self._executor.shutdown(wait=False)
-        if self._client is not None and self._own_client:
-            self._client.close()
+        self._cluster.close()  # the client opened for an address (one given stays open)
 
 
 class CubeOracle:
