@@ -100,6 +100,21 @@ class NodeLP:
             return -float(h.getInfo().objective_function_value)
         return float("inf")
 
+    def duals(self) -> np.ndarray | None:
+        """The last run's row duals (HiGHS's, of the minimisation), also where a cut-off
+        stopped it (None: HiGHS has none): for :mod:`nqmip.bnb.conflicts`."""
+        solution = self.h.getSolution()
+        return np.asarray(solution.row_dual) if solution.dual_valid else None
+
+    def infeasible(self) -> bool:
+        """Whether the last run found the LP infeasible."""
+        return bool(self.h.getModelStatus() == self._hs.HighsModelStatus.kInfeasible)
+
+    def ray(self) -> np.ndarray | None:
+        """The last run's dual ray when it found the LP infeasible (None: none)."""
+        _, has, values = self.h.getDualRay()
+        return np.asarray(values) if has else None
+
     def solve(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
               cutoff: float | None) -> NodeSolution | None:
         """The LP under the column bounds ``lower``, ``upper`` (0/1 per square), from
