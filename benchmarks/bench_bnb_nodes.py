@@ -10,7 +10,8 @@ counts are the same on any machine and any load.
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
 :mod:`nqmip.bnb.reliability`) and ``conflicts`` (conflict learning,
-:mod:`nqmip.bnb.conflicts`; ``conflicts_trials``: also from the trials' children).
+:mod:`nqmip.bnb.conflicts`; ``conflicts_trials``: also from the trials' children,
+``conflicts_shallow``: the queens dropped shallowest first).
 Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
 of the nodes; for conflict learning also the nogoods learnt, their mean size, the nodes
 they pruned before their LP and the squares they ruled out.
@@ -35,7 +36,7 @@ from nqmip.sense import to_maximisation
 
 PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
          "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
-         "conflicts_trials": "CONFLICTS"}
+         "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS"}
 
 
 def nodes(n: int, seed: int, part: str, on: bool,
@@ -44,6 +45,7 @@ def nodes(n: int, seed: int, part: str, on: bool,
     what conflict learning did (empty when off)."""
     setattr(lpsearch, PARTS[part], on)
     conflicts.TRIALS = part == "conflicts_trials"
+    conflicts.SHALLOW_FIRST = part == "conflicts_shallow"
     stats: dict[str, list[conflicts.Nogoods]] = {}
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
     start = explicit_solution(n)

@@ -20,9 +20,10 @@ from tests.oracle import best_value
 
 
 def _solve(inst: Instance, monkeypatch: pytest.MonkeyPatch, trials: bool,
-           threads: int = 1) -> tuple[Any, list[conflicts.Nogoods]]:
+           threads: int = 1, shallow: bool = False) -> tuple[Any, list[conflicts.Nogoods]]:
     monkeypatch.setattr(lpsearch, "CONFLICTS", True)
     monkeypatch.setattr(conflicts, "TRIALS", trials)
+    monkeypatch.setattr(conflicts, "SHALLOW_FIRST", shallow)
     stats: dict[str, Any] = {}
     out = lpsearch.lp_branch_and_bound(inst, Deadline(None), neighbourhood=False,
                                        threads=threads, stats=stats)
@@ -33,11 +34,12 @@ def _solve(inst: Instance, monkeypatch: pytest.MonkeyPatch, trials: bool,
 def test_conflict_learning_keeps_the_brute_force_optimum(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The LP search forced onto boards of N = 7 (as the reduced-cost fixing test), with
-    nogoods from the pruned nodes and from the trials' children: the brute-force optimum."""
+    nogoods from the pruned nodes, from the trials' children too, and the queens dropped
+    shallowest first: the brute-force optimum."""
     n = 7
     w = np.random.default_rng(100 + seed).integers(1, 40, (n, n)).astype(float)
-    for trials in (False, True):
-        out, stores = _solve(make_instance(n, w), monkeypatch, trials)
+    for trials, shallow in ((False, False), (True, False), (False, True)):
+        out, stores = _solve(make_instance(n, w), monkeypatch, trials, shallow=shallow)
         assert len(stores) == 1
         assert out.termination is nqmip.Termination.OPTIMAL
         assert out.placement is not None and nqmip.is_solution(out.placement)
@@ -75,7 +77,8 @@ def test_nogoods_are_learnt_and_rule_children_out(monkeypatch: pytest.MonkeyPatc
                                                   (10, 3, {0: 4}), (9, 1, {2: 2, 5: 0})])
 def test_every_nogood_bounds_the_lp_of_its_queens(
         n: int, seed: int, fixed: dict[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each nogood learnt (from pruned nodes and from trials): the LP with only its
+    """Each nogood learnt (from pruned nodes and from trials; the queens dropped the
+    cheapest first, or the shallowest first): the LP with only its
     queens and the board's fixed ones placed, solved from scratch by HiGHS, is at most
     its value (infeasible when its value is -inf)."""
     if fixed:
@@ -84,11 +87,14 @@ def test_every_nogood_bounds_the_lp_of_its_queens(
     else:
         inst = to_maximisation(toulbar2_tutorial(n, seed))[0]
         w = np.asarray(inst.weights, dtype=float)
-    _, (store,) = _solve(inst, monkeypatch, True)
-    assert store.learned > 0
     lp = NodeLP(w)
     held = [r * n + c for r, c in fixed.items()]
-    for members, value in zip(store.members, store.values, strict=False):
+    learnt = []
+    for shallow in (False, True):
+        _, (store,) = _solve(inst, monkeypatch, True, shallow=shallow)
+        assert store.learned > 0
+        learnt += list(zip(store.members, store.values, strict=False))
+    for members, value in learnt:
         assert not set(held) & set(members.tolist())
         lower = np.zeros(n * n, np.int8)
         lower[members] = 1
