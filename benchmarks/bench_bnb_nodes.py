@@ -11,7 +11,8 @@ Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_c
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
 :mod:`nqmip.bnb.reliability`) and ``conflicts`` (conflict learning,
 :mod:`nqmip.bnb.conflicts`; ``conflicts_trials``: also from the trials' children,
-``conflicts_shallow``: the queens dropped shallowest first).
+``conflicts_shallow``: the queens dropped shallowest first, ``conflicts_exact``: by
+solving the LP again without each).
 Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
 of the nodes; for conflict learning also the nogoods learnt, their mean size, the nodes
 they pruned before their LP and the squares they ruled out.
@@ -36,7 +37,8 @@ from nqmip.sense import to_maximisation
 
 PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
          "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
-         "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS"}
+         "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS",
+         "conflicts_exact": "CONFLICTS"}
 
 
 def nodes(n: int, seed: int, part: str, on: bool,
@@ -46,6 +48,7 @@ def nodes(n: int, seed: int, part: str, on: bool,
     setattr(lpsearch, PARTS[part], on)
     conflicts.TRIALS = part == "conflicts_trials"
     conflicts.SHALLOW_FIRST = part == "conflicts_shallow"
+    conflicts.EXACT = part == "conflicts_exact"
     stats: dict[str, list[conflicts.Nogoods]] = {}
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
     start = explicit_solution(n)

@@ -20,8 +20,10 @@ from tests.oracle import best_value
 
 
 def _solve(inst: Instance, monkeypatch: pytest.MonkeyPatch, trials: bool,
-           threads: int = 1, shallow: bool = False) -> tuple[Any, list[conflicts.Nogoods]]:
+           threads: int = 1, shallow: bool = False,
+           exact: bool = False) -> tuple[Any, list[conflicts.Nogoods]]:
     monkeypatch.setattr(lpsearch, "CONFLICTS", True)
+    monkeypatch.setattr(conflicts, "EXACT", exact)
     monkeypatch.setattr(conflicts, "TRIALS", trials)
     monkeypatch.setattr(conflicts, "SHALLOW_FIRST", shallow)
     stats: dict[str, Any] = {}
@@ -34,12 +36,14 @@ def _solve(inst: Instance, monkeypatch: pytest.MonkeyPatch, trials: bool,
 def test_conflict_learning_keeps_the_brute_force_optimum(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The LP search forced onto boards of N = 7 (as the reduced-cost fixing test), with
-    nogoods from the pruned nodes, from the trials' children too, and the queens dropped
-    shallowest first: the brute-force optimum."""
+    nogoods from the pruned nodes, from the trials' children too, the queens dropped
+    shallowest first, and dropped by solving the LP again: the brute-force optimum."""
     n = 7
     w = np.random.default_rng(100 + seed).integers(1, 40, (n, n)).astype(float)
-    for trials, shallow in ((False, False), (True, False), (False, True)):
-        out, stores = _solve(make_instance(n, w), monkeypatch, trials, shallow=shallow)
+    for trials, shallow, exact in ((False, False, False), (True, False, False),
+                                   (False, True, False), (True, False, True)):
+        out, stores = _solve(make_instance(n, w), monkeypatch, trials, shallow=shallow,
+                             exact=exact)
         assert len(stores) == 1
         assert out.termination is nqmip.Termination.OPTIMAL
         assert out.placement is not None and nqmip.is_solution(out.placement)
@@ -78,7 +82,7 @@ def test_nogoods_are_learnt_and_rule_children_out(monkeypatch: pytest.MonkeyPatc
 def test_every_nogood_bounds_the_lp_of_its_queens(
         n: int, seed: int, fixed: dict[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
     """Each nogood learnt (from pruned nodes and from trials; the queens dropped the
-    cheapest first, or the shallowest first): the LP with only its
+    cheapest first, the shallowest first, or by solving the LP again): the LP with only its
     queens and the board's fixed ones placed, solved from scratch by HiGHS, is at most
     its value (infeasible when its value is -inf)."""
     if fixed:
@@ -90,8 +94,8 @@ def test_every_nogood_bounds_the_lp_of_its_queens(
     lp = NodeLP(w)
     held = [r * n + c for r, c in fixed.items()]
     learnt = []
-    for shallow in (False, True):
-        _, (store,) = _solve(inst, monkeypatch, True, shallow=shallow)
+    for shallow, exact in ((False, False), (True, False), (False, True)):
+        _, (store,) = _solve(inst, monkeypatch, True, shallow=shallow, exact=exact)
         assert store.learned > 0
         learnt += list(zip(store.members, store.values, strict=False))
     if (n, seed) == (10, 3):  # two of its nogoods come from infeasible LPs' Farkas rays

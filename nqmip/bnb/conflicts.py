@@ -31,7 +31,8 @@ older half goes.
 Measured (docs/bnb.md, toulbar2 N = 28 and 32, seeds 123456789, 1, 2): 1.00 times the
 nodes, 1.06 times the CPU time. The cut-off proves a node below its need by a hair (a
 median margin of 0.09 at N = 28), releasing a queen costs units, so a nogood keeps nearly
-the whole path (5 to 6 queens) and is seldom met again: off by default.
+the whole path (5 to 6 queens) and is seldom met again: off by default. The variants
+(``TRIALS``, ``SHALLOW_FIRST``, ``EXACT``) did no better (docs/bnb.md, Part 5).
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ TRIALS = False
 #: The queens dropped in the order they were placed, each if the bound stays below the
 #: need (False: the one whose release raises the bound least, again and again).
 SHALLOW_FIRST = False
+#: The queens dropped by solving the node's LP again without each (shallowest first,
+#: every other square allowed), where the duals alone drop only the queens whose release
+#: costs nothing: one LP a queen, for the pruned nodes (not the trials' children).
+EXACT = False
 
 
 def line_rows(n: int) -> np.ndarray:
@@ -149,7 +154,10 @@ class Nogoods:
         n = self.n
         held = np.array([r * n + c for r, c in fixed], np.int64)
         queens = np.array(self.order + ([extra] if extra >= 0 else []), np.int64)
-        found = learn(lp, w, self.rows, lines, queens, held, need)
+        if EXACT and extra < 0:
+            found = exact(lp, w, self.rows, lines, queens, held, need)
+        else:
+            found = learn(lp, w, self.rows, lines, queens, held, need)
         if found is not None:
             self.add(found[0], found[1], lower)
 
@@ -178,13 +186,42 @@ def attacks(lines: np.ndarray, squares: np.ndarray) -> np.ndarray:
     return out
 
 
-def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
+def exact(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
           queens: np.ndarray, fixed: np.ndarray,
           need: float | None) -> tuple[np.ndarray, float] | None:
+    """As :func:`learn`, by the LP solved again (from the last basis) with the queens
+    dropped one at a time, the first placed first, each kept dropped if the LP's duals
+    still show the value below ``need``; the value of the last LP that did."""
+    if need is None:
+        return None
+    size = w.size
+    upper = np.ones(size, np.int8)
+    board = np.zeros(size, np.int8)
+    board[fixed], board[queens] = 1, 1
+    keep = np.ones(queens.size, bool)
+    best = None
+    for i in range(-1, queens.size):
+        if i >= 0:
+            board[queens[i]], keep[i] = 0, False
+        lp.solve(board, upper, None, need, count=2)
+        found = learn(lp, w, rows, lines, queens[keep], fixed, need, drop=False)
+        if found is not None:
+            best = found
+        elif i < 0:
+            return None
+        else:
+            board[queens[i]], keep[i] = 1, True
+    assert best is not None
+    return best
+
+
+def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
+          queens: np.ndarray, fixed: np.ndarray, need: float | None,
+          drop: bool = True) -> tuple[np.ndarray, float] | None:
     """The nogood of the node whose LP was just solved (or cut off, or found infeasible)
     and pruned: its queens beyond the fixed ones ``queens``, the fixed ``fixed``; a subset
     of ``queens`` and its value (below ``need``; ``-inf`` from a Farkas ray), or None if
-    the duals show nothing."""
+    the duals show nothing; ``drop`` False: all of ``queens``, if they are below."""
     if lp.infeasible():
         ray = lp.ray()
         if ray is None:
@@ -192,7 +229,7 @@ def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
         for sign in (1.0, -1.0):
             scale = max(float(np.abs(ray).max()), 1e-12)
             found = _greedy(sign * ray / scale, np.zeros_like(w.ravel()), rows, lines,
-                            queens, fixed, -1e-7)
+                            queens, fixed, -1e-7, drop)
             if found is not None:
                 return found[0], float("-inf")
         return None
@@ -200,12 +237,12 @@ def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
     if y is None or need is None:
         return None
     return _greedy(-y, w.ravel(), rows, lines, queens, fixed,
-                   need - TOL * (1.0 + abs(need)))
+                   need - TOL * (1.0 + abs(need)), drop)
 
 
 def _greedy(z: np.ndarray, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
-            queens: np.ndarray, fixed: np.ndarray,
-            below: float) -> tuple[np.ndarray, float] | None:
+            queens: np.ndarray, fixed: np.ndarray, below: float,
+            drop: bool = True) -> tuple[np.ndarray, float] | None:
     """The queens kept, and ``value``, dropping the cheapest while it stays below
     ``below``; None when all of them are not below it."""
     n2 = w.size
@@ -224,6 +261,8 @@ def _greedy(z: np.ndarray, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
     if not value < below:
         return None
     keep = np.ones(queens.size, bool)
+    if not drop:
+        return queens, value
     if SHALLOW_FIRST:
         for i in range(queens.size):
             alone = (count == 1) & ~on

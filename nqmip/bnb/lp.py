@@ -60,7 +60,8 @@ class NodeLP:
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
-        self.iterations = [0, 0]  # the dual simplex iterations of the solves and the trials
+        # the dual simplex iterations of the solves, the trials and conflict learning's
+        self.iterations = [0, 0, 0]
         self._closed = (highspy.HighsModelStatus.kInfeasible,
                         highspy.HighsModelStatus.kObjectiveBound)
 
@@ -116,12 +117,13 @@ class NodeLP:
         return np.asarray(values) if has else None
 
     def solve(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
-              cutoff: float | None) -> NodeSolution | None:
+              cutoff: float | None, count: int = 0) -> NodeSolution | None:
         """The LP under the column bounds ``lower``, ``upper`` (0/1 per square), from
-        ``basis`` (None: the last one). None when it is infeasible or, with ``cutoff``,
-        when its value is shown to be below ``cutoff``."""
+        ``basis`` (None: the last one), its iterations counted in ``iterations[count]``.
+        None when it is infeasible or, with ``cutoff``, when its value is shown to be
+        below ``cutoff``."""
         h, hs = self.h, self._hs
-        status = self._run(lower, upper, basis, cutoff, 0)
+        status = self._run(lower, upper, basis, cutoff, count)
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up
             h.run()
