@@ -5,11 +5,17 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --part fixing --n 28 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part pseudo_costs --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part reliability --n 28,32 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --part conflicts --n 28,32 --seeds 123456789,1,2
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
-(branching by pseudo-costs, off by default) and ``reliability`` (reliability branching,
-:mod:`nqmip.bnb.reliability`). Prints one row per board: nodes and CPU
-seconds with the part on and off, and the ratio of the nodes.
+(branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
+:mod:`nqmip.bnb.reliability`) and ``conflicts`` (conflict learning,
+:mod:`nqmip.bnb.conflicts`; ``conflicts_trials``: also from the trials' children,
+``conflicts_shallow``: the queens dropped shallowest first, ``conflicts_exact``: by
+solving the LP again without each).
+Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
+of the nodes; for conflict learning also the nogoods learnt, their mean size, the nodes
+they pruned before their LP and the squares they ruled out.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from nqmip.bnb import lpsearch
+from nqmip.bnb import conflicts, lpsearch
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -30,19 +36,32 @@ from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 
 PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
-         "reliability": "RELIABILITY"}
+         "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
+         "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS",
+         "conflicts_exact": "CONFLICTS"}
 
 
-def nodes(n: int, seed: int, part: str, on: bool, limit: float) -> tuple[int, float, str]:
-    """The LP search's nodes and CPU seconds on the toulbar2 board, and how it ended."""
+def nodes(n: int, seed: int, part: str, on: bool,
+          limit: float) -> tuple[int, float, str, str]:
+    """The LP search's nodes and CPU seconds on the toulbar2 board, how it ended, and
+    what conflict learning did (empty when off)."""
     setattr(lpsearch, PARTS[part], on)
+    conflicts.TRIALS = part == "conflicts_trials"
+    conflicts.SHALLOW_FIRST = part == "conflicts_shallow"
+    conflicts.EXACT = part == "conflicts_exact"
+    stats: dict[str, list[conflicts.Nogoods]] = {}
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
     start = explicit_solution(n)
     cpu = time.process_time()
     out = lpsearch.lp_branch_and_bound(
         instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
-        neighbourhood=False)
-    return out.nodes, time.process_time() - cpu, out.termination.value
+        neighbourhood=False, stats=stats)
+    cpu = time.process_time() - cpu
+    learnt = ""
+    for store in stats.get("nogoods", []):
+        learnt = f"{store.learned:,} nogoods of {store.sizes / max(store.learned, 1):.1f} " \
+            f"queens, {store.pruned:,} nodes pruned, {store.ruled:,} squares ruled out"
+    return out.nodes, cpu, out.termination.value, learnt
 
 
 def main() -> int:
@@ -64,10 +83,11 @@ def main() -> int:
             for on in ((True, False) if turn % 2 == 0 else (False, True)):
                 runs[on] = nodes(n, seed, args.part, on, args.time_limit)
             turn += 1
-            (a, ca, wa), (b, cb, wb) = runs[True], runs[False]
+            (a, ca, wa, learnt), (b, cb, wb, _) = runs[True], runs[False]
             note = "" if wa == wb == "optimal" else f" ({wa} / {wb})"
             print(f"| {n} | {seed} | {a:,} | {ca:.1f} | {b:,} | {cb:.1f} | "
-                  f"{a / max(b, 1):.2f}{note} |", flush=True)
+                  f"{a / max(b, 1):.2f}{note} |" + (f" {learnt} |" if learnt else ""),
+                  flush=True)
     return 0
 
 

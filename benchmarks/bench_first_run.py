@@ -32,16 +32,25 @@ COMMANDS = {
 }
 
 
-def run(checkout: Path, cache: Path, args: list[str]) -> dict[str, float]:
-    """One run of ``args`` (with ``--json``) from ``checkout`` on ``cache``."""
-    env = {**os.environ, "PYTHONPATH": str(checkout), "NUMBA_CACHE_DIR": str(cache)}
+def timed(argv: list[str], env: dict[str, str], cwd: Path, timeout: float
+          ) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """``argv`` run to its end (output captured as text), with its wall seconds and CPU
+    seconds: user + system of the child processes waited for meanwhile (``RUSAGE_CHILDREN``,
+    so the command's own children count too). bench_readme_first_run.py times with it."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     begin = time.perf_counter()
-    p = subprocess.run([sys.executable, *args, "--json"], capture_output=True, text=True,
-                       env=env, cwd=checkout, timeout=600)
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd,
+                       timeout=timeout)
     wall = time.perf_counter() - begin
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return p, wall, cpu
+
+
+def run(checkout: Path, cache: Path, args: list[str]) -> dict[str, float]:
+    """One run of ``args`` (with ``--json``) from ``checkout`` on ``cache``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout), "NUMBA_CACHE_DIR": str(cache)}
+    p, wall, cpu = timed([sys.executable, *args, "--json"], env, checkout, 600)
     out = p.stdout
     found = json.loads(out[out.index("{"):out.rindex("}") + 1])
     return {"wall": wall, "cpu": cpu, "objective": float(found["objective"])}

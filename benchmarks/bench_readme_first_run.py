@@ -27,15 +27,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench_first_run import timed
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLVE = str(ROOT / "scripts" / "solve_weighted.py")
@@ -162,13 +161,7 @@ def run(command: Command, cache: Path, folder: Path) -> Run:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache)}
     load = os.getloadavg()[0]
     files = cached(cache)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    begin = time.perf_counter()
-    p = subprocess.run([sys.executable, *command.argv, *command.extra], capture_output=True,
-                       text=True, env=env, cwd=folder, timeout=3600)
-    wall = time.perf_counter() - begin
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    p, wall, cpu = timed([sys.executable, *command.argv, *command.extra], env, folder, 3600)
     if p.returncode != 0:
         tail = (p.stderr.strip().splitlines() or ["?"])[-1]
         return Run(wall, cpu, load, f"exit {p.returncode}: {tail}", False, None, False)

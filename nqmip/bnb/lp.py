@@ -60,7 +60,8 @@ class NodeLP:
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
-        self.iterations = [0, 0]  # the dual simplex iterations of the solves and the trials
+        # the dual simplex iterations of the solves, the trials and conflict learning's
+        self.iterations = [0, 0, 0]
         self._closed = (highspy.HighsModelStatus.kInfeasible,
                         highspy.HighsModelStatus.kObjectiveBound)
 
@@ -100,13 +101,29 @@ class NodeLP:
             return -float(h.getInfo().objective_function_value)
         return float("inf")
 
+    def duals(self) -> np.ndarray | None:
+        """The last run's row duals (HiGHS's, of the minimisation), also where a cut-off
+        stopped it (None: HiGHS has none): for :mod:`nqmip.bnb.conflicts`."""
+        solution = self.h.getSolution()
+        return np.asarray(solution.row_dual) if solution.dual_valid else None
+
+    def infeasible(self) -> bool:
+        """Whether the last run found the LP infeasible."""
+        return bool(self.h.getModelStatus() == self._hs.HighsModelStatus.kInfeasible)
+
+    def ray(self) -> np.ndarray | None:
+        """The last run's dual ray when it found the LP infeasible (None: none)."""
+        _, has, values = self.h.getDualRay()
+        return np.asarray(values) if has else None
+
     def solve(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
-              cutoff: float | None) -> NodeSolution | None:
+              cutoff: float | None, count: int = 0) -> NodeSolution | None:
         """The LP under the column bounds ``lower``, ``upper`` (0/1 per square), from
-        ``basis`` (None: the last one). None when it is infeasible or, with ``cutoff``,
-        when its value is shown to be below ``cutoff``."""
+        ``basis`` (None: the last one), its iterations counted in ``iterations[count]``.
+        None when it is infeasible or, with ``cutoff``, when its value is shown to be
+        below ``cutoff``."""
         h, hs = self.h, self._hs
-        status = self._run(lower, upper, basis, cutoff, 0)
+        status = self._run(lower, upper, basis, cutoff, count)
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up
             h.run()

@@ -18,6 +18,8 @@ by default one line is looked at: its children are tried, no line compared.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from nqmip.bnb.lp import NodeLP, NodeSolution
@@ -56,12 +58,14 @@ def estimates(sol: NodeSolution) -> np.ndarray:
 
 def choose(lp: NodeLP, sol: NodeSolution, est: np.ndarray, lower: np.ndarray,
            upper: np.ndarray, live: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-           need: float, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+           need: float, pseudo: np.ndarray,
+           learn: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The branching line's squares that may reach ``need`` and their bounds (a tried
     square's bound is its trial's value if lower than its estimate, ``est``:
     :func:`estimates`). ``live`` (n x n) is the node's live squares; ``upper`` loses the
     squares a trial ruled out (in place); ``pseudo`` (2 x n^2: the sum and count of
-    losses) gains the trials."""
+    losses) gains the trials; ``learn(square)`` is called after a trial that rules
+    ``square`` out, while the LP is still that trial's (conflict learning)."""
     n = live.shape[0]
     bound = est.copy()
     alive = (live.ravel() & (est >= need))
@@ -84,7 +88,7 @@ def choose(lp: NodeLP, sol: NodeSolution, est: np.ndarray, lower: np.ndarray,
         if SHARE is not None and lp.iterations[1] > SHARE * lp.iterations[0]:
             unsure = unsure[:0]  # the trials have had their share of the iterations
         if unsure.size:
-            _trials(lp, sol, lower, upper, unsure, est, need, pseudo, bound)
+            _trials(lp, sol, lower, upper, unsure, est, need, pseudo, bound, learn)
             tried[unsure] = True
             alive[unsure] &= bound[unsure] >= need
             squares = squares[alive[squares]]
@@ -112,7 +116,7 @@ def _squares(n: int, kind: int, index: int) -> np.ndarray:
 
 def _trials(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
             squares: np.ndarray, est: np.ndarray, need: float, pseudo: np.ndarray,
-            bound: np.ndarray) -> None:
+            bound: np.ndarray, learn: Callable[[int], None] | None = None) -> None:
     """Each square's child tried (``ITERATIONS`` at most, from the node's basis): its
     bound lowered to the trial's, its loss counted; a child shown below ``need`` is ruled
     out of ``upper``."""
@@ -133,5 +137,7 @@ def _trials(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
             bound[square] = value
             if value < need:
                 upper[square] = 0
+                if learn is not None:
+                    learn(int(square))
     finally:
         lp.limit(None)

@@ -6,6 +6,7 @@ import numpy as np
 
 from nqmip.heuristics.kernels import apply_swap, fill_counters, swap_delta
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import NO_ROW
 
 
 @njit(cache=True, nogil=True)
@@ -42,9 +43,8 @@ def walk(p: np.ndarray, movable: np.ndarray, steps: int, seed: int, noise: float
                     break
             continue
         best = 1 << 30
-        # -1, but not the literal: numba would compile swap_delta and apply_swap once more
-        # for an argument of type Literal[int](-1)
-        best_j = n - n - 1
+        # not a literal -1: numba would compile swap_delta and apply_swap once more
+        best_j = NO_ROW
         ties = 0
         for j in range(n):
             if j == i or not movable[j]:

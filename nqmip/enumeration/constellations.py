@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT0
 
 #: The largest board counted by constellations (the right-going mask stays below bit 63).
 MAX_N = 22
@@ -95,7 +96,7 @@ def starts(n: int) -> tuple[np.ndarray, np.ndarray]:
                         continue
                     if (top == m) != (right == 0) or (bottom == m) != (right == m):
                         continue
-                    k = np.int64(0)  # not a literal 0 (numba: a compile of _image for it)
+                    k = INT0  # not a literal 0 (numba: a compile of _image for it)
                     for r, c in ((0, top), (m, bottom), (left, 0), (right, m)):
                         seen = False
                         for i in range(k):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT1, INT2
 
 
 @njit(cache=True, nogil=True)
@@ -217,16 +218,16 @@ def takaken_all(n: int) -> tuple[int, int, int]:
         board[1] = bit
         # numpy scalars, not literals: numba compiles a callee once per literal argument,
         # and the count's tasks call it with plain values (one compile for all)
-        a, b, c = takaken_subtree(n, np.True_, bound1, np.int64(2), board, (2 | bit) << 1,
+        a, b, c = takaken_subtree(n, np.True_, bound1, INT2, board, (2 | bit) << 1,
                                   1 | bit, bit >> 1)
         c8 += a
         c4 += b
         c2 += c
-    bound1 = np.int64(1)  # type: ignore[assignment]  # (as above)
+    bound1 = INT1  # (as above)
     while bound1 < last - bound1:  # side: row 0 in column bound1
         bit = 1 << bound1
         board[0] = bit
-        a, b, c = takaken_subtree(n, np.False_, bound1, np.int64(1), board, bit << 1, bit,
+        a, b, c = takaken_subtree(n, np.False_, bound1, INT1, board, bit << 1, bit,
                                   bit >> 1)
         c8 += a
         c4 += b

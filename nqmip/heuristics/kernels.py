@@ -20,16 +20,9 @@ thread beside a proof or a solver.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 
 from nqmip.numba_cache import njit
-
-#: -1 ("no row yet") as numba should see it: numba compiles a callee once per *literal*
-#: argument, and a variable that starts as a plain ``-1`` reaches its callees as one on the
-#: first pass of type inference (a second compile of each); a numpy scalar is never literal.
-NO_ROW = cast(int, np.int64(-1))
 
 
 @njit(cache=True, nogil=True)

@@ -44,6 +44,7 @@ from nqmip.heuristics.minconflicts import minconflicts_placement
 from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance, make_instance
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT0
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
@@ -129,7 +130,7 @@ def lns_chunk(perm: np.ndarray, inv: np.ndarray, diag: np.ndarray, anti: np.ndar
             return fstate[0] >= bound - 1e-9
         state[STEPS_DONE] += 1
         # --- the window: a targeted part, then uniform rows ---
-        size = np.int64(0)  # not a literal 0: numba would compile _take for it too
+        size = INT0  # not a literal 0: numba would compile _take for it too
         attempts = 0
         while size < k // 2 and attempts < 4:
             attempts += 1

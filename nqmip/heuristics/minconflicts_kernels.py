@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqmip.heuristics.kernels import NO_ROW, apply_swap, queen_conflicts, swap_delta
+from nqmip.heuristics.kernels import apply_swap, queen_conflicts, swap_delta
 from nqmip.heuristics.localsearch import (
     CONFLICTS,
     EVALUATIONS,
@@ -19,6 +19,7 @@ from nqmip.heuristics.localsearch import (
     pick_conflicted,
 )
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import NO_ROW
 
 
 @njit(cache=True, nogil=True)

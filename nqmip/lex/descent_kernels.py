@@ -18,7 +18,6 @@ import numpy as np
 from nqmip.lex.kernels import (
     EXHAUSTED,
     FOUND,
-    LEVEL0,
     ONE,
     RUNNING,
     _assign,
@@ -29,6 +28,7 @@ from nqmip.lex.kernels import (
     _tightest,
 )
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT0
 
 # meta fields
 TOP, NODES, STATUS, LEVEL, ROW_FIRST = range(5)
@@ -91,20 +91,20 @@ def _sums_fit(avail: np.ndarray, col_count: np.ndarray, queen: np.ndarray, lv: i
     lines = 2 * n - 1
     half = mark.shape[0] // 2
     mark[:] = 0
-    k = np.int64(0)  # not a literal 0: that would compile _extreme_sums for it too
+    k = INT0  # not a literal 0: that would compile _extreme_sums for it too
     rows = 0
     for r in range(n):
         if queen[lv, r] >= 0:
             continue
         k += 1
         rows += r
-        _or_shifted(mark, LEVEL0, avail[lv, r], n - 1 - r)  # bit c - r + n - 1
+        _or_shifted(mark, INT0, avail[lv, r], n - 1 - r)  # bit c - r + n - 1
         _or_shifted(mark, half, avail[lv, r], r)       # bit r + c
     cols = 0
     for c in range(n):
         if col_count[lv, c] >= 0:
             cols += c
-    low, high, got = _extreme_sums(mark, LEVEL0, lines, k)
+    low, high, got = _extreme_sums(mark, INT0, lines, k)
     target = cols - rows + k * (n - 1)
     if got < k or target < low or target > high:
         return False
@@ -136,7 +136,7 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     meta[STATUS] = EXHAUSTED
     meta[TOP] = -1
     for i in range(placed.shape[0]):
-        if not _assign(avail, row_count, col_count, queen, LEVEL0, placed[i, 0], placed[i, 1],
+        if not _assign(avail, row_count, col_count, queen, INT0, placed[i, 0], placed[i, 1],
                        queue):
             return EXHAUSTED
     if row >= 0:
@@ -144,17 +144,17 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
             if queen[0, row] >= limit:
                 return EXHAUSTED
         else:
-            tail = np.int64(0)  # (as k in _sums_fit)
+            tail = INT0  # (as k in _sums_fit)
             for c in range(max(limit, 0), n):
-                tail = _clear(avail, row_count, col_count, LEVEL0, row, c, queue, tail)
+                tail = _clear(avail, row_count, col_count, INT0, row, c, queue, tail)
                 if tail < 0:
                     return EXHAUSTED
-            if tail > 0 and not _propagate(avail, row_count, col_count, queen, LEVEL0, queue,
+            if tail > 0 and not _propagate(avail, row_count, col_count, queen, INT0, queue,
                                            tail):
                 return EXHAUSTED
-    if sums and not _sums_fit(avail, col_count, queen, LEVEL0, mark):
+    if sums and not _sums_fit(avail, col_count, queen, INT0, mark):
         return EXHAUSTED
-    line[0] = _tightest(row_count, col_count, queen, LEVEL0)
+    line[0] = _tightest(row_count, col_count, queen, INT0)
     if row_first and row >= 0 and queen[0, row] < 0:
         line[0] = row
         meta[ROW_FIRST] = 1

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT0, INT1
 
 # meta fields: the search's state between two kernel calls
 LEVEL, NODES, ORACLE_NODES, STATUS, PROVEN_ROWS, ORACLE_CALLS, ORACLE_CUTS = range(7)
@@ -38,9 +39,6 @@ META_SIZE = 7
 RUNNING, FOUND, EXHAUSTED, BLOCKED = 0, 1, 2, 3
 
 ONE = np.uint64(1)
-#: Level 0 as an argument: numba compiles a callee once per *literal* argument (a plain
-#: ``0`` beside a variable level would compile it twice), never for a numpy scalar.
-LEVEL0 = np.int64(0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -97,7 +95,7 @@ def _assign(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     in conflict)."""
     queue[0, 0] = row
     queue[0, 1] = col
-    return _propagate(avail, row_count, col_count, queen, lv, queue, np.int64(1))
+    return _propagate(avail, row_count, col_count, queen, lv, queue, INT1)
 
 
 @njit(cache=True, nogil=True)
@@ -303,11 +301,11 @@ def start(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
     queen[0] = -1
     meta[:] = 0
     for i in range(fixed.shape[0]):
-        if not _assign(avail, row_count, col_count, queen, LEVEL0, fixed[i, 0], fixed[i, 1],
+        if not _assign(avail, row_count, col_count, queen, INT0, fixed[i, 0], fixed[i, 1],
                        queue):
             meta[STATUS] = BLOCKED
             return
-    branch_row[0] = _first_free(queen, LEVEL0)
+    branch_row[0] = _first_free(queen, INT0)
     next_col[0] = 0
     meta[LEVEL] = 0
     meta[STATUS] = RUNNING

@@ -77,8 +77,9 @@ from nqmip.heuristics.ga.operator_kernels import (
     select_tournament,
     swap_mutation,
 )
-from nqmip.heuristics.kernels import NO_ROW, copy_into, fill_counters
+from nqmip.heuristics.kernels import copy_into, fill_counters
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import NO_ROW
 
 # ---------------------------------------------------------------------------------------
 # The driver

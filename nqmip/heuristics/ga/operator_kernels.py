@@ -26,7 +26,6 @@ from nqmip.heuristics.ga.codes import (
     PARTNERS_FIRST,
 )
 from nqmip.heuristics.kernels import (
-    NO_ROW,
     apply_swap,
     copy_into,
     queen_conflicts,
@@ -34,6 +33,7 @@ from nqmip.heuristics.kernels import (
     swap_weight_delta,
 )
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import NO_ROW
 
 _HASH_MULT = np.int64(1000003)
 
