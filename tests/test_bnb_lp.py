@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nqmip
-from nqmip.bnb import lpsearch, parallel, rounds, search
+from nqmip.bnb import lp, lpsearch, parallel, rounds, search
 from nqmip.bnb.lp import NodeLP
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
@@ -233,3 +233,25 @@ def test_reliability_branching_proves_the_highs_optimum(
     assert expected.objective is not None and out.objective is not None
     assert offset - out.objective == pytest.approx(expected.objective)
     assert tried[0] > 0
+
+
+@pytest.mark.parametrize("hot", [True, False])
+@pytest.mark.parametrize(("n", "seed"), [(7, 0), (8, 1), (9, 2)])
+def test_the_hot_start_skips_set_basis_and_keeps_the_optimum(
+        n: int, seed: int, hot: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``HOT_START`` a run from the basis HiGHS already holds (a node's first child
+    or trial right after the node) skips setBasis, and the LP search still proves the
+    brute-force optimum, with reliability branching's trials in between or not; off,
+    every run sets its basis."""
+    monkeypatch.setattr(lp, "HOT_START", hot)
+    w = np.random.default_rng(200 + seed).integers(1, 40, (n, n)).astype(float)
+    for reliable in (True, False):
+        monkeypatch.setattr(lpsearch, "RELIABILITY", reliable)
+        stats: dict[str, Any] = {}
+        out = lpsearch.lp_branch_and_bound(make_instance(n, w), Deadline(None),
+                                           neighbourhood=False, stats=stats)
+        assert out.termination is nqmip.Termination.OPTIMAL
+        assert out.placement is not None and nqmip.is_solution(out.placement)
+        assert out.objective == out.bound == best_value(n, w)
+        skipped = sum(worker.hot for worker in stats["lps"])
+        assert (skipped > 0) if hot else (skipped == 0)

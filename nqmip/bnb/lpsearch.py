@@ -393,7 +393,8 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     cluster's workers share the tree); ``state``: the rounds' (:func:`in_rounds`);
     ``neighbourhood``: the incumbent's neighbourhood step at the nodes
     (:mod:`nqmip.bnb.rins`; None: ``NEIGHBOURHOOD``); ``stats`` gets ``nogoods``, each
-    worker's store of conflict learning (with ``CONFLICTS``)."""
+    worker's store of conflict learning (with ``CONFLICTS``), and ``lps``, the workers'
+    node LPs (their iterations and hot starts)."""
     if neighbourhood is None:
         neighbourhood = NEIGHBOURHOOD
     n = instance.n
@@ -410,6 +411,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     stores = [conflicts.Nogoods(n) if CONFLICTS else None for _ in lps]  # kept all rounds
     if stats is not None:
         stats["nogoods"] = [store for store in stores if store is not None]
+        stats["lps"] = lps
 
     def local(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,
