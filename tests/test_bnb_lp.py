@@ -76,6 +76,20 @@ def test_the_engines_agree_on_the_toulbar2_family() -> None:
     assert lp.termination is started.termination is nqmip.Termination.OPTIMAL
 
 
+def test_a_round_keeps_a_placement_worth_its_target() -> None:
+    # toulbar2 family N = 18 seed 2: the round whose target is the optimum, 260, found no
+    # placement (its floor was 260 itself, and a node whose LP came out at 260 less a
+    # rounding hair was cut off) and the search ended at 259; the kernel and the plain LP
+    # search prove 260
+    inst = to_maximisation(toulbar2_tutorial(18, 2))[0]
+    kernel = search.branch_and_bound(inst, Deadline(None), engine="kernel")
+    plain = lpsearch.lp_branch_and_bound(inst, Deadline(None), rounds=False)
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None))
+    assert kernel.objective == plain.objective == 260.0
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.objective == out.bound == 260.0
+
+
 def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # toulbar2 family N = 20 (69 in costs): stopped after a few chunks, in rounds or not,
     # the bound (maximisation) is at least the optimum and the placement at most it

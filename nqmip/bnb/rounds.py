@@ -32,6 +32,8 @@ from nqmip.result import Termination
 ROUND_GROWTH = 4.0
 FIRST_DELTA = 2
 MAX_DELTA = 16
+#: What a round's floor is under its target: the LP's rounding (as in ``need_step``).
+HAIR = 1e-6
 
 
 Report = Callable[[float | None, float | None], None]
@@ -73,7 +75,9 @@ def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | N
         tau = proven - delta + 1
         # the incumbent as high as the target, or no placement can be lower: plain search
         plain = (best[1] is not None and tau <= best[1] + 1) or tau <= low
-        tau_floor = again.pop() if again else (None if plain else float(tau))
+        # the floor less a rounding hair (as the incumbent's step): a placement worth tau
+        # whose LP comes out a hair below it is kept
+        tau_floor = again.pop() if again else (None if plain else float(tau) - HAIR)
         if state is not None:
             state.update(proven=proven, delta=delta, last_nodes=last_nodes, floor=tau_floor)
         out = engine(best[0], tau_floor, capped, float(proven))
