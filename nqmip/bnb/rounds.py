@@ -13,7 +13,9 @@ goes on as the plain search, whose incumbent is then at most ``delta - 1`` below
 optimum. A round's tree is that of a proof at its target, and the trees grow geometrically
 as the target falls, so the rounds before the last cost a fraction of it; ``delta`` is
 chosen from the growth of the last two rounds, to make each about ``ROUND_GROWTH`` times
-the one before. The proven bound rises round by round, so a run stopped early reports it.
+the one before. After an empty round the plain search from the incumbent comes next if it
+is predicted small (``PLAIN_GROWTH``, ``PLAIN_STABLE``). The proven bound rises round by
+round, so a run stopped early reports it.
 """
 
 from __future__ import annotations
