@@ -79,7 +79,10 @@ def in_rounds(instance: Instance, deadline: Deadline, start: tuple[int, ...] | N
     again: list[float | None] = []  # a record's round: its floor, whatever the start now
     if state is not None and state.get("proven") is not None:
         proven, delta, last_nodes = state["proven"], state["delta"], state["last_nodes"]
-        again.append(state.get("floor"))
+        floor = state.get("floor")
+        # a record written before the floor kept its hair holds a whole floor, which could
+        # cut off a placement worth it: the round runs again from its root, with the hair
+        again.append(floor - HAIR if floor is not None and float(floor).is_integer() else floor)
     best: tuple[tuple[int, ...] | None, float | None] = (start, start_value)
 
     def capped(inc: float | None, bound: float | None) -> None:
