@@ -7,6 +7,7 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --part reliability --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part conflicts --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part hot_start --n 28,32,36 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --rounds 4,8,16 --given --n 36 --seeds 123456789
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
@@ -19,6 +20,13 @@ Prints one row per board: nodes and CPU seconds with the part on and off, and th
 of the nodes; for the hot start also the runs that skipped setBasis and the dual simplex
 iterations (node LPs + trials), on / off; for conflict learning also the nogoods learnt,
 their mean size, the nodes they pruned before their LP and the squares they ruled out.
+
+``--rounds G1,G2,...`` instead: the rounds of a falling target (:mod:`nqmip.bnb.rounds`)
+with each ``ROUND_GROWTH`` given, one row per board and growth: nodes, CPU seconds and
+every round as target:nodes (``+``: it found a placement at or above its target, ``*``
+its incumbent then); ``--plain G``: with ``PLAIN_GROWTH`` G (0: None), ``--stable on|off``
+``PLAIN_STABLE``; ``--given`` adds the proof's nodes given the optimum as the incumbent
+(no rounds).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from nqmip.bnb import conflicts, lp, lpsearch
+from nqmip.bnb import conflicts, lp, lpsearch, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -72,16 +80,89 @@ def nodes(n: int, seed: int, part: str, on: bool,
     return out.nodes, cpu, out.termination.value, learnt
 
 
+def in_rounds(n: int, seed: int, growth: float, limit: float,
+              given: tuple[int, ...] | None = None) -> tuple[int, float, str, list[str], Any]:
+    """The LP search in rounds with ``growth`` (or, ``given`` a placement, the plain
+    search from it): nodes, CPU seconds, how it ended, each round as target:nodes, and
+    the best placement."""
+    rounds.ROUND_GROWTH = growth
+    instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
+    start = given if given is not None else explicit_solution(n)
+    seen: list[str] = []
+    real = lpsearch.in_rounds
+
+    def watched(*args: Any) -> Any:
+        engine = args[6]
+
+        def engine_seen(begin: Any, floor: Any, report: Any, ceiling: Any) -> Any:
+            out = engine(begin, floor, report, ceiling)
+            hit = floor is not None and out.objective is not None and \
+                out.objective >= floor - 1e-9
+            target = "plain" if floor is None else f"{floor:g}"
+            best = "" if out.objective is None else f"*{out.objective:g}"
+            seen.append(f"{target}:{out.nodes}{'+' if hit else ''}{best}")
+            return out
+
+        return real(*args[:6], engine_seen, *args[7:])
+
+    lpsearch.in_rounds = watched
+    cpu = time.process_time()
+    try:
+        out = lpsearch.lp_branch_and_bound(
+            instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
+            neighbourhood=False, rounds=given is None)
+    finally:
+        lpsearch.in_rounds = real
+    cpu = time.process_time() - cpu
+    return out.nodes, cpu, out.termination.value, seen, out
+
+
+def main_rounds(args: argparse.Namespace) -> int:
+    """``--rounds``: a row per board and growth (and the proof given the optimum)."""
+    if args.plain is not None:
+        rounds.PLAIN_GROWTH = args.plain or None
+    if args.stable is not None:
+        rounds.PLAIN_STABLE = args.stable == "on"
+    print("| N | seed | growth | nodes | CPU s | rounds (target:nodes) | optimum |")
+    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    for n in args.n:
+        for seed in args.seeds:
+            best = None
+            for growth in args.rounds:
+                count, cpu, how, seen, out = in_rounds(n, seed, growth, args.time_limit)
+                best = out.placement
+                print(f"| {n} | {seed} | {growth:g} | {count:,} | {cpu:.1f} | "
+                      f"{' '.join(seen)} | {out.objective:g} ({how}) |", flush=True)
+            if args.given and best is not None:
+                count, cpu, how, _, out = in_rounds(n, seed, 0.0, args.time_limit, best)
+                print(f"| {n} | {seed} | given | {count:,} | {cpu:.1f} | - | "
+                      f"{out.objective:g} ({how}) |", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=sorted(PARTS), required=True)
+    parser.add_argument("--part", choices=sorted(PARTS))
+    parser.add_argument("--rounds", type=lambda t: [float(x) for x in t.split(",")],
+                        help="the rounds with these ROUND_GROWTH values instead of a part")
+    parser.add_argument("--plain", type=float, default=None,
+                        help="with --rounds: rounds.PLAIN_GROWTH, 0 for None "
+                        "(default: the module's)")
+    parser.add_argument("--stable", choices=["on", "off"],
+                        help="with --rounds: rounds.PLAIN_STABLE (default: the module's)")
+    parser.add_argument("--given", action="store_true",
+                        help="with --rounds: also the proof given the optimum")
     parser.add_argument("--n", type=lambda t: [int(x) for x in t.split(",")], default=[28])
     parser.add_argument("--seeds", type=lambda t: [int(x) for x in t.split(",")],
                         default=[123456789, 1, 2])
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args()
+    if (args.part is None) == (args.rounds is None):
+        parser.error("give one of --part and --rounds")
     warm_up()
+    if args.rounds is not None:
+        return main_rounds(args)
     print(f"| N | seed | nodes {args.part} on | CPU s | nodes off | CPU s | on / off |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     turn = 0

@@ -171,8 +171,11 @@ def resplit(m: Model, roots: list[int], workers: int, stops: bool = True) -> flo
             wait(m.tasks[k])
         if stopped:
             left = end - now
-            for part in m.shares[: max(1, int(left / work.rate) if work.rate > 0 else 1)]:
-                wait(Work(part * left, work.rate, size=part * left))
+            kept = m.shares[: max(1, int(left / work.rate) if work.rate > 0 else 1)]
+            total = sum(kept)  # fewer pieces than the profile's: they share all that is left
+            for part in kept:
+                share = part / total * left
+                wait(Work(share, work.rate, size=share))
 
 
 def simulate(row: dict[str, Any], workers: int, cpu: bool = False,

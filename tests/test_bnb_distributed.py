@@ -179,6 +179,67 @@ def test_a_stopped_run_continues_from_its_record(client: Any, tmp_path: Path) ->
     assert again.extra["cluster"]["tasks"] == 0
 
 
+#: The subtrees :func:`_explore_failing_on_a_worker` was given (the in-process cluster's
+#: workers run in this process and import this module by name).
+FAILED: list[tuple[int, ...]] = []
+
+
+def _explore_failing_on_a_worker(spec: Any, queens: tuple[int, ...], *args: Any,
+                                 shared: bool = True) -> Any:
+    """bnb's task, failing on a worker as HiGHS's "could not solve a node LP" would (the
+    ramp-up in the caller runs as usual)."""
+    from nqmip.bnb.tasks import explore
+
+    if shared:
+        FAILED.append(tuple(queens))
+        raise RuntimeError("HiGHS could not solve a node LP: a failure for the test")
+    return explore(spec, queens, *args, shared=shared)
+
+
+def test_a_failed_task_stays_open_in_the_record(client: Any, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task that raises ends the run with its error, and the record keeps that task's
+    subtree open, so a resumed run searches it. Before, the task left the running set before
+    its result was read: the record lost its subtree (and, were it the last open one, said
+    the round was over: a resumed run would then have claimed a proof it never made)."""
+    from nqmip.bnb import distributed
+
+    w = board(22, 5)
+    record = tmp_path / "bnb.json"
+    nqmip.solve(8, "random", method="bnb", scheduler=client)  # the kernels loaded
+    FAILED.clear()
+    monkeypatch.setattr(distributed, "explore", _explore_failing_on_a_worker)
+    with pytest.raises(RuntimeError, match="a failure for the test"):
+        nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    monkeypatch.undo()
+    kept = json.loads(record.read_text())
+    left = {tuple(queens) for _, queens, _ in kept["open"]}
+    assert FAILED and set(FAILED) <= left  # every failed task's subtree is still open
+    resumed = nqmip.solve(22, w, method="bnb", scheduler=client, record=record)
+    alone = nqmip.solve(22, w, method="bnb")
+    assert resumed.status is Status.OPTIMAL
+    assert resumed.objective == resumed.bound == alone.objective
+
+
+def test_a_record_of_a_round_without_its_hair_is_searched_again(client: Any,
+                                                                tmp_path: Path) -> None:
+    """A record written before a round's floor kept a rounding hair holds a whole floor: on
+    toulbar2 N = 18 seed 2 (cost optimum 64, 260 maximised) its round at the optimum, with
+    nothing open, ended empty and the continued run said "optimal 65"; now the round runs
+    again from its root, with the hair, and proves 64."""
+    inst = toulbar2_tutorial(18, 2)
+    record = tmp_path / "bnb.json"
+    first = nqmip.solve(inst, method="bnb", scheduler=client, record=record)
+    assert first.status is Status.OPTIMAL and first.objective == 64.0
+    body = json.loads(record.read_text())  # as written before: the round at 260, floor 260.0
+    body.update(round={"proven": 261, "delta": 2, "last_nodes": None, "floor": 260.0},
+                floor=260.0, open=[], incumbent=None, nodes=0)
+    record.write_text(json.dumps(body))
+    again = nqmip.solve(inst, method="bnb", scheduler=client, record=record)
+    assert again.status is Status.OPTIMAL
+    assert again.objective == again.bound == 64.0
+
+
 def test_a_record_of_another_board_is_refused(client: Any, tmp_path: Path) -> None:
     record = tmp_path / "bnb.json"
     nqmip.solve(8, board(8, 1), method="bnb", scheduler=client, record=record)

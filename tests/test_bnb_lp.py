@@ -13,6 +13,7 @@ import nqmip
 from nqmip.bnb import lp, lpsearch, parallel, rounds, search
 from nqmip.bnb.lp import NodeLP
 from nqmip.budget import Deadline
+from nqmip.construct import explicit_solution
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
@@ -76,6 +77,41 @@ def test_the_engines_agree_on_the_toulbar2_family() -> None:
     assert lp.termination is started.termination is nqmip.Termination.OPTIMAL
 
 
+def test_a_round_keeps_a_placement_worth_its_target() -> None:
+    # toulbar2 family N = 18 seed 2: the round whose target is the optimum, 260, found no
+    # placement (its floor was 260 itself, and a node whose LP came out at 260 less a
+    # rounding hair was cut off) and the search ended at 259; the kernel and the plain LP
+    # search prove 260
+    inst = to_maximisation(toulbar2_tutorial(18, 2))[0]
+    kernel = search.branch_and_bound(inst, Deadline(None), engine="kernel")
+    plain = lpsearch.lp_branch_and_bound(inst, Deadline(None), rounds=False)
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None))
+    assert kernel.objective == plain.objective == 260.0
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.objective == out.bound == 260.0
+
+
+@pytest.mark.parametrize("family", ["toulbar2", "random"])
+def test_the_rounds_prove_the_kernels_optimum_on_every_board(family: str) -> None:
+    # the class of the board above: the LP search in rounds of a falling target (its
+    # default) against the kernel's proof on every board of a sweep, costs minimised
+    # (toulbar2) and values maximised (random 1..9); before the rounds kept a rounding hair
+    # under their floor, toulbar2 N = 18 seed 2 ended "optimal" one below the optimum
+    from nqmip.instances.families import random_1_9
+
+    wrong = []
+    for n in (14, 16, 18, 20):
+        for seed in (1, 2, 3, 4):
+            board = toulbar2_tutorial(n, seed) if family == "toulbar2" else random_1_9(n, seed)
+            inst = to_maximisation(board)[0]
+            kernel = search.branch_and_bound(inst, Deadline(None), engine="kernel")
+            out = lpsearch.lp_branch_and_bound(inst, Deadline(None))
+            assert out.termination is nqmip.Termination.OPTIMAL
+            if not kernel.objective == out.objective == out.bound:
+                wrong.append((n, seed, kernel.objective, out.objective, out.bound))
+    assert not wrong, wrong
+
+
 def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # toulbar2 family N = 20 (69 in costs): stopped after a few chunks, in rounds or not,
     # the bound (maximisation) is at least the optimum and the placement at most it
@@ -118,6 +154,47 @@ def test_the_round_step_follows_the_growth() -> None:
     assert rounds._next_delta(2, 10, 160) == 1  # 4 a unit: one unit makes 4 times
     assert rounds._next_delta(4, 100, 200) == 8  # 1.19 a unit: 8 units make 4 times
     assert rounds._next_delta(4, 100, 50) == 8  # shrinking: double
+
+
+def test_the_plain_search_comes_once_predicted_small() -> None:
+    # 583 nodes after 151 four units higher: 1.40 a unit; an incumbent 6 below the proven
+    # bound is predicted 7.5 times the last round (plain at 8), one 7 below 10.5 times
+    assert rounds.PLAIN_GROWTH == 8.0 and rounds.PLAIN_STABLE
+    assert rounds._plain_soon(6, 4, 151, 583)
+    assert not rounds._plain_soon(7, 4, 151, 583)
+    assert not rounds._plain_soon(1, 4, None, 583)  # no growth known yet
+
+
+@pytest.mark.parametrize(("n", "seed", "want", "best"), [
+    # after the empty round at 340 (39 nodes, 22 at 342), the dives hold 332 since the
+    # round at 342: 7 below the proven 339, predicted 5.3 times that round, so the plain
+    # search from 332 (532 nodes; before, a round at 335, 272 nodes, held the optimum)
+    (20, 7, [346, 344, 342, 340, None], 334.0),
+    # after the empty round at 264 the incumbent had risen (256 to 258) in it: a round
+    # at 260 still, though the plain search was predicted 6.5 times that round
+    (18, 2, [272, 270, 268, 264, 260], 260.0)])
+def test_the_rounds_go_plain_from_a_close_incumbent(monkeypatch: pytest.MonkeyPatch, n: int,
+                                                     seed: int, want: list[int | None],
+                                                     best: float) -> None:
+    floors: list[float | None] = []
+    real = lpsearch.in_rounds
+
+    def watched(*args: Any) -> Any:
+        engine = args[6]
+
+        def seen(begin: Any, floor: float | None, report: Any, ceiling: Any) -> Any:
+            floors.append(None if floor is None else round(floor))
+            return engine(begin, floor, report, ceiling)
+
+        return real(*args[:6], seen, *args[7:])
+
+    monkeypatch.setattr(lpsearch, "in_rounds", watched)
+    inst = to_maximisation(toulbar2_tutorial(n, seed))[0]
+    out = lpsearch.lp_branch_and_bound(inst, Deadline(None),
+                                       tuple(int(c) for c in explicit_solution(n)),
+                                       neighbourhood=False)
+    assert out.objective == out.bound == best
+    assert floors == want
 
 
 def test_with_a_gap_the_bound_stays_valid() -> None:

@@ -259,6 +259,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
     ctl.set(word)
     last = saved = time.perf_counter()
     reached = False
+    failed = True  # until the loop ends without an exception: nothing is proven
     try:
         while (board.heap or board.running) and not deadline.expired() and not reached:
             slots = cluster.refresh()
@@ -279,8 +280,10 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 ctl.set(word)
             done = _finished(wait, list(board.running))
             for future in done:
+                # a failure (not a lost worker: Dask reruns) raises, the task still
+                # running: the record keeps its subtree open
+                piece = future.result()
                 task = board.running.pop(future)
-                piece = future.result()  # a failure (not a lost worker: Dask reruns) raises
                 board.take(piece, task)
                 reached = reached or piece.reached
             got = None if incumbent is None else incumbent()
@@ -303,11 +306,12 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                 last = time.perf_counter()
                 tell(board.incumbent, _bound(board, board.instance, mip_gap,
                                              board.instance.rounded_bound(root)))
+        failed = False
     finally:
         ctl.set({"hungry": False, "stop": True})
         for future in board.running:
             future.cancel()
-        over = reached or not (board.heap or board.running)
+        over = not failed and (reached or not (board.heap or board.running))
         if over:  # what is still open cannot beat the ceiling the incumbent reached
             board.heap.clear()
             board.running.clear()

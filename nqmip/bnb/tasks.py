@@ -112,7 +112,6 @@ class _Shared:
             self.inc, self.ctl = Variable(f"{token}-inc"), Variable(f"{token}-ctl")
         self.last = time.perf_counter()
         self.hungry = self.stop = False
-        self.told: float | None = None  # the value this task last wrote
 
     def sync(self, tree: Any, mip_gap: float, base_step: float, force: bool = False) -> None:
         if self.inc is None or not (force or time.perf_counter() - self.last >= SYNC_SECONDS):

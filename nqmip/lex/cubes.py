@@ -187,9 +187,13 @@ class Workers:
             from nqmip.cluster import open_cluster
 
             cluster = self._cluster.enter_context(open_cluster(scheduler))
-            self._client = cluster.client
-            self.count = cluster.slots
-            self._executor = self._client.get_executor(pure=False)
+            try:
+                self._client = cluster.client
+                self.count = cluster.slots
+                self._executor = self._client.get_executor(pure=False)
+            except BaseException:  # the client opened for an address closed again
+                self._cluster.close()
+                raise
 
     @property
     def executor(self) -> Executor:

@@ -209,11 +209,13 @@ def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int |
     from nqmip.lex.cubes import CubeOracle, Workers
 
     pool = Workers(workers, scheduler)
-    cubes = CubeOracle(oracle, instance.n, pool)
-    try:
-        return descend(instance, cubes, deadline)
+    try:  # the pool (a cluster's client) closed whatever fails, the oracle's set-up too
+        cubes = CubeOracle(oracle, instance.n, pool)
+        try:
+            return descend(instance, cubes, deadline)
+        finally:
+            cubes.close()
     finally:
-        cubes.close()
         pool.close()
 
 
