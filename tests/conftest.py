@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from nqmip.backends.base import EXACT_METHODS, get_backend
+
+# A suite started under nohup, or as a background job of a shell without job control,
+# inherits SIGHUP or SIGINT ignored, and Python leaves an ignored SIGINT ignored (no
+# KeyboardInterrupt): the tests of Ctrl-C, SIGTERM and SIGHUP would then test how the suite
+# was launched. The suite and every command it starts get a terminal's dispositions.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

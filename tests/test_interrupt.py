@@ -191,3 +191,22 @@ def test_a_stop_while_the_count_compiles_is_a_stop(tmp_path: Path) -> None:
         pytest.skip("the signal came before the command's handlers (a loaded machine)")
     assert proc.returncode == 143 and out == "", err
     assert err.startswith("nqmip-count: interrupted") and err.count("\n") == 1, err
+
+
+def test_the_suite_hears_signals_however_it_was_started() -> None:
+    """Started under nohup or as a background job (SIGHUP, SIGINT ignored), the suite
+    restores a terminal's dispositions (tests/conftest.py): before, the Ctrl-C and SIGHUP
+    tests failed when the suite was launched that way (the signals never arrived)."""
+    import signal as sig
+
+    probe = ("import signal, tests.conftest; "
+             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, "
+             "signal.getsignal(signal.SIGHUP) is signal.SIG_DFL)")
+
+    def ignore() -> None:  # as nohup and a shell's background job leave them
+        sig.signal(sig.SIGINT, sig.SIG_IGN)
+        sig.signal(sig.SIGHUP, sig.SIG_IGN)
+
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, preexec_fn=ignore, check=True)
+    assert out.stdout.split() == ["True", "True"], out
