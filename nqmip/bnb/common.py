@@ -14,6 +14,9 @@ from nqmip.result import Termination
 LP_MIN_FREE = 30
 #: A bound of no node (nothing open).
 NONE_OPEN = -1e300
+#: The LP's rounding on whole weights: a bound this far under a whole value still reaches it
+#: (:func:`need_step`, the floor of a round of :mod:`nqmip.bnb.rounds`).
+HAIR = 1e-6
 
 
 @dataclass
@@ -31,7 +34,7 @@ class Outcome:
 def need_step(instance: Instance) -> float:
     """What a node's bound must beat the incumbent by to be worth opening: a whole unit on
     whole weights (less a hair for rounding), a hair otherwise."""
-    return 1.0 - 1e-6 if instance.integral else 1e-9
+    return 1.0 - HAIR if instance.integral else 1e-9
 
 
 def global_bound(top: float, incumbent: float | None, step: float, instance: Instance,

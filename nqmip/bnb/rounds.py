@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from nqmip.bnb.common import Outcome
+from nqmip.bnb.common import HAIR, Outcome
 from nqmip.budget import Deadline
 from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
@@ -34,8 +34,6 @@ from nqmip.result import Termination
 ROUND_GROWTH = 4.0
 FIRST_DELTA = 2
 MAX_DELTA = 16
-#: What a round's floor is under its target: the LP's rounding (as in ``need_step``).
-HAIR = 1e-6
 #: After a round that ends empty, the plain search from the incumbent (the target at the
 #: incumbent plus one) once its tree, predicted from the growth per unit of the last two
 #: rounds, is at most this many times the last round's (None: only when the next round's
