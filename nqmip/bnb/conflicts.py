@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nqmip.bnb.lp import NodeLP
+from nqmip.bnb.lp import NodeLP, line_rows
 
 #: Nogoods a worker keeps at most (the older half dropped when full).
 CAPACITY = 4000
@@ -57,19 +57,6 @@ SHALLOW_FIRST = False
 #: every other square allowed), where the duals alone drop only the queens whose release
 #: costs nothing: one LP a queen, for the pruned nodes (not the trials' children).
 EXACT = False
-
-
-def line_rows(n: int) -> np.ndarray:
-    """Per square (4 x n^2), the LP row of its row, column, diagonal and anti-diagonal in
-    :class:`nqmip.bnb.lp.NodeLP`'s order (-1: a one-square diagonal, which has no row)."""
-    r, c = np.divmod(np.arange(n * n), n)
-    out = np.full((4, n * n), -1, np.int64)
-    out[0], out[1] = r, n + c
-    diag = r - c  # d from -(n-1) to n-1, the corners' one-square diagonals left out
-    out[2] = np.where(np.abs(diag) < n - 1, 2 * n + diag + n - 2, -1)
-    anti = r + c  # s from 0 to 2n-2, the corners left out
-    out[3] = np.where((anti > 0) & (anti < 2 * n - 2), 2 * n + 2 * n - 3 + anti - 1, -1)
-    return out
 
 
 @dataclass

@@ -65,7 +65,7 @@ class NodeLP:
         self._all = np.arange(size, dtype=np.int32)
         h.addVars(size, np.zeros(size), np.ones(size))
         h.changeColsCost(size, self._all, -np.asarray(w, dtype=np.float64).ravel())
-        for start, count, lower in _lines(n):
+        for _, start, count, lower in _lines(n):
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
@@ -155,20 +155,30 @@ class NodeLP:
                             np.asarray(solution.col_dual), basis)
 
 
-def _lines(n: int) -> list[tuple[list[int], int, float]]:
-    """Every row of the model: its squares, their number and its lower side (1 for the
+def line_rows(n: int) -> np.ndarray:
+    """Per square (4 x n^2), the LP row of its row, column, diagonal and anti-diagonal in
+    :class:`NodeLP`'s order (-1: a one-square diagonal, which has no row)."""
+    out = np.full((4, n * n), -1, np.int64)
+    for index, (kind, cells, _, _) in enumerate(_lines(n)):
+        out[kind, cells] = index
+    return out
+
+
+def _lines(n: int) -> list[tuple[int, list[int], int, float]]:
+    """Every row of the model, in :class:`NodeLP`'s order: its kind (0 row, 1 column, 2
+    diagonal, 3 anti-diagonal), its squares, their number and its lower side (1 for the
     rows and columns, -inf for the diagonals)."""
-    out: list[tuple[list[int], int, float]] = []
+    out: list[tuple[int, list[int], int, float]] = []
     for r in range(n):
-        out.append(([r * n + c for c in range(n)], n, 1.0))
+        out.append((0, [r * n + c for c in range(n)], n, 1.0))
     for c in range(n):
-        out.append(([r * n + c for r in range(n)], n, 1.0))
+        out.append((1, [r * n + c for r in range(n)], n, 1.0))
     for d in range(-(n - 1), n):
         cells = [r * n + (r - d) for r in range(n) if 0 <= r - d < n]
         if len(cells) > 1:
-            out.append((cells, len(cells), -np.inf))
+            out.append((2, cells, len(cells), -np.inf))
     for s in range(2 * n - 1):
         cells = [r * n + (s - r) for r in range(n) if 0 <= s - r < n]
         if len(cells) > 1:
-            out.append((cells, len(cells), -np.inf))
+            out.append((3, cells, len(cells), -np.inf))
     return out
