@@ -25,12 +25,17 @@ tasks). Three figures:
 - ``split``: the round's work spread evenly (its seconds / P, plus one task's overhead per
   task): the lower end, no task too long to share.
 
-Efficiency is the one-worker work (the tasks' seconds) over P x the makespan. With
-``--cpu`` the tasks' times are scaled to their CPU time (on a loaded machine a worker gets
-part of a core: its wall time is not the work). The model keeps the recorded tree (the
-nodes of the run): a larger cluster's incumbents, found in another order, change it; the
-scheduler's own cost per task, which grows with the workers and the tasks, and the network
-are left out; each round still waits for its last task (the barrier between rounds).
+Efficiency is the one-worker work (the tasks' seconds) over P x the makespan. ``--sync``
+(default: the code's :data:`nqmip.bnb.tasks.SYNC_SECONDS`) is how often a task reads the
+word; ``--read-cost`` the seconds a task loses to each read (default 0: reads are free):
+the tasks' times are then scaled from the row's reads (every ``sync`` of the row, else
+:data:`RECORDED_SYNC`) to those of ``--sync``, the work they are compared with kept as
+recorded. With ``--cpu`` the tasks' times are scaled to their CPU time (on a loaded
+machine a worker gets part of a core: its wall time is not the work). The model keeps the
+recorded tree (the nodes of the run): a larger cluster's incumbents, found in another
+order, change it; the scheduler's own cost per task and per read, which grows with the
+workers and the tasks, and the network are left out; each round still waits for its last
+task (the barrier between rounds).
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ RESULTS = ROOT / "benchmarks" / "results" / "cluster.jsonl"
 #: The hand-back of a task stopped early where no row records one (rows before the task
 #: tree was recorded): two halves.
 DEFAULT_PROFILE = (0.5, 0.5)
+#: How often the tasks of a row read the shared word, where the row does not say (rows
+#: recorded before bench_cluster.py's ``--sync``: the code's value then).
+RECORDED_SYNC = 0.1
 
 
 @dataclass
@@ -111,11 +119,16 @@ def profile(row: dict[str, Any], sizes: list[float] | None = None
 
 
 def model(row: dict[str, Any], cpu: bool = False,
-          shares: tuple[float, ...] = DEFAULT_PROFILE) -> tuple[Model, list[float]]:
+          shares: tuple[float, ...] = DEFAULT_PROFILE, sync: float | None = None,
+          read_cost: float = 0.0) -> tuple[Model, list[float]]:
     """The row's tasks as :class:`Work` (their seconds scaled to CPU with ``cpu``) and the
-    one-worker work of each task; a hand-back shared as the row's, else as ``shares``."""
+    one-worker work of each task; a hand-back shared as the row's, else as ``shares``;
+    the word read every ``sync`` seconds (None: the code's), each read costing a task
+    ``read_cost`` seconds: the tasks' times scaled from the row's reads to these."""
     from nqmip.bnb.distributed import MIN_NODES, SYNC_SECONDS
 
+    sync = SYNC_SECONDS if sync is None else sync
+    reads = (1.0 + read_cost / sync) / (1.0 + read_cost / (row.get("sync") or RECORDED_SYNC))
     seconds = list(row["task_seconds"])
     share = row["task_cpu"] / sum(seconds) if cpu and row.get("task_cpu") else 1.0
     seconds = [s * share for s in seconds]
@@ -125,14 +138,15 @@ def model(row: dict[str, Any], cpu: bool = False,
     outside = row.get("workers", 1) * (row["wall"] - ramp) - sum(row["task_seconds"])
     overhead = max(outside / len(seconds), 0.0) * share
     parents = row.get("task_parent") or [-1] * len(seconds)
-    tasks = [Work(s, s / m if m else rate) for s, m in zip(seconds, nodes, strict=True)]
+    tasks = [Work(s * reads, (s / m if m else rate) * reads)
+             for s, m in zip(seconds, nodes, strict=True)]
     for i, parent in enumerate(parents):
         if parent >= 0:
             tasks[parent].kids.append(i)
     for i in reversed(range(len(tasks))):  # a hand-back's tasks come after their parent
         tasks[i].size = tasks[i].own + sum(tasks[k].size for k in tasks[i].kids)
     own = profile(row, [t.size for t in tasks])
-    return Model(tasks, overhead, own or shares, SYNC_SECONDS, MIN_NODES), seconds
+    return Model(tasks, overhead, own or shares, sync, MIN_NODES), seconds
 
 
 def resplit(m: Model, roots: list[int], workers: int, stops: bool = True) -> float:
@@ -179,13 +193,14 @@ def resplit(m: Model, roots: list[int], workers: int, stops: bool = True) -> flo
 
 
 def simulate(row: dict[str, Any], workers: int, cpu: bool = False,
-             shares: tuple[float, ...] = DEFAULT_PROFILE
-             ) -> tuple[float, float, float, float]:
+             shares: tuple[float, ...] = DEFAULT_PROFILE, sync: float | None = None,
+             read_cost: float = 0.0) -> tuple[float, float, float, float]:
     """(whole, middle, split, work): the makespans on ``workers`` (see the module) and
     the one-worker work; with ``cpu`` every task's time scaled by the run's CPU share (its
     tasks' CPU seconds over their wall seconds): as if each worker had a core of its own;
-    ``shares``: a hand-back's where the row records none."""
-    m, seconds = model(row, cpu, shares)
+    ``shares``: a hand-back's where the row records none; ``sync`` and ``read_cost``
+    as :func:`model`'s (the work is the recorded one)."""
+    m, seconds = model(row, cpu, shares, sync, read_cost)
     parents = row.get("task_parent") or [-1] * len(seconds)
     rounds = row.get("rounds") or [{"tasks": len(seconds), "ramp_up": 0.0}]
     ramp = 1.0 if not cpu or not row.get("task_cpu") else row["task_cpu"] / sum(
@@ -198,7 +213,7 @@ def simulate(row: dict[str, Any], workers: int, cpu: bool = False,
         up = part["ramp_up"] * ramp
         roots = [i for i in span if parents[i] < span.start]
         whole += up + resplit(m, roots, workers, stops=False)
-        split += up + sum(seconds[i] + m.overhead for i in span) / workers
+        split += up + sum(m.tasks[i].own + m.overhead for i in span) / workers
         middle += up + resplit(m, roots, workers)
     return whole, middle, split, sum(seconds)
 
@@ -212,7 +227,16 @@ def main() -> int:
                         help="tasks' times scaled to their CPU time (a core per worker)")
     parser.add_argument("--mode", default=None, help="only the runs on this cluster, e.g. "
                                                      "'1 worker'")
+    parser.add_argument("--sync", type=float, default=None,
+                        help="seconds between a task's reads of the word (default: the "
+                             "code's SYNC_SECONDS)")
+    parser.add_argument("--read-cost", type=float, default=0.0,
+                        help="seconds a task loses to each read (default 0)")
     args = parser.parse_args()
+    if args.sync is not None and not 0.0 < args.sync <= 60.0:
+        parser.error(f"--sync takes seconds in (0, 60]; got {args.sync}")
+    if not 0.0 <= args.read_cost <= 1.0:
+        parser.error(f"--read-cost takes seconds in [0, 1]; got {args.read_cost}")
     sizes = [int(w) for w in args.workers.split(",")]
     rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
     tree = [r for r in rows if r.get("task_parent") and r["mode"] == "1 worker"]
@@ -230,7 +254,8 @@ def main() -> int:
     for row in rows:
         kind = "tree" if row.get("task_parent") is not None else "no tree"
         for p in sizes:
-            whole, middle, split, work = simulate(row, p, args.cpu, shares)
+            whole, middle, split, work = simulate(row, p, args.cpu, shares, args.sync,
+                                                  args.read_cost)
             print(f"| {row['n']} | {row['seed']} | {row['mode']} | {row['status']}, {kind} "
                   f"| {len(row['task_seconds'])} | {work:.1f} | {p} | {split:.1f} "
                   f"| {middle:.1f} | {whole:.1f} | {work / (p * whole):.0%} "

@@ -221,6 +221,65 @@ def test_a_failed_task_stays_open_in_the_record(client: Any, tmp_path: Path,
     assert resumed.objective == resumed.bound == alone.objective
 
 
+#: The pseudo-cost tables :func:`_explore_seeing_the_table` was given, in order.
+SEEN: list[tuple[np.ndarray, np.ndarray] | None] = []
+
+
+def _explore_seeing_the_table(spec: Any, *args: Any, shared: bool = True) -> Any:
+    """bnb's task (the ramp-up's in the caller too), noting the table it starts from."""
+    from nqmip.bnb.tasks import explore
+
+    SEEN.append(None if spec.pseudo is None else
+                (spec.pseudo[0].copy(), spec.pseudo[1].copy()))
+    return explore(spec, *args, shared=shared)
+
+
+@pytest.mark.solver("highs")
+def test_a_continued_run_starts_from_the_pseudo_costs_its_record_kept(
+        client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record keeps reliability branching's pseudo-cost table, and a run given it starts
+    from that table (its first task, the ramp-up's, is handed it); a record without one (as
+    written before) starts a new table. Before, the record kept no table and every
+    continued run started from zeros."""
+    from nqmip.bnb import distributed
+
+    n = 14
+    w = board(n, 2)
+    record = tmp_path / "bnb.json"
+    first = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
+    assert first.status is Status.OPTIMAL
+    body = json.loads(record.read_text())
+    assert sum(body["pseudo"][1]) == first.extra["cluster"]["pseudo_costs"] > 0
+    # a table no search makes (3 to 7 losses a square) and the run made to start again
+    counts = 3 + np.arange(n * n) % 5
+    sums = 0.5 * counts + 0.001 * np.arange(n * n)
+    body.update(pseudo=[sums.tolist(), counts.tolist()], round=None, floor=None, open=[],
+                incumbent=None, nodes=0)
+    record.write_text(json.dumps(body))
+    monkeypatch.setattr(distributed, "explore", _explore_seeing_the_table)
+    SEEN.clear()
+    resumed = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
+    assert resumed.status is Status.OPTIMAL and resumed.objective == first.objective
+    assert SEEN and SEEN[0] is not None
+    assert np.array_equal(SEEN[0][1], counts) and np.allclose(SEEN[0][0], sums)
+    assert resumed.extra["cluster"]["pseudo_resumed"] == counts.sum()
+    kept = np.asarray(json.loads(record.read_text())["pseudo"])
+    assert (kept[1] >= counts).all() and (kept[0] >= sums - 1e-9).all()
+    # a record as written before the table was kept: a new table
+    del body["pseudo"]
+    record.write_text(json.dumps(body))
+    SEEN.clear()
+    fresh = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
+    assert fresh.status is Status.OPTIMAL and fresh.objective == first.objective
+    assert SEEN and SEEN[0] is not None and not SEEN[0][1].any()
+    assert "pseudo_resumed" not in fresh.extra["cluster"]
+    # a table of another size is not this search's
+    body["pseudo"] = [[0.0] * 3, [0] * 3]
+    record.write_text(json.dumps(body))
+    with pytest.raises(ValueError, match="is not a record"):
+        nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
+
+
 def test_a_record_of_a_round_without_its_hair_is_searched_again(client: Any,
                                                                 tmp_path: Path) -> None:
     """A record written before a round's floor kept a rounding hair holds a whole floor: on

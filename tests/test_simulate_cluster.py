@@ -85,3 +85,20 @@ def test_resplitting_a_long_task_among_short_ones_beats_whole() -> None:
     whole, middle, split, _ = sim.simulate(row, 8)
     assert whole == pytest.approx(0.2 + 4.01)  # the long task alone on a worker
     assert split < middle < whole - 1.0
+
+
+def test_reads_that_cost_stretch_the_tasks_by_the_reads_added() -> None:
+    """``--sync``/``--read-cost``: a row recorded with a read every 0.1 s, simulated with
+    one every 0.05 s at 2 ms a read, has every task longer by (1 + 0.04) / (1 + 0.02); the
+    work it is measured against stays the recorded one, and free reads change nothing on
+    one worker."""
+    sim = _simulator()
+    row = _row([_tree(1), _tree(2)])
+    fixed = 0.01 * len(row["task_seconds"]) + 0.2 * 2
+    whole, middle, split, work = sim.simulate(row, 1, sync=0.05, read_cost=0.002)
+    assert work == pytest.approx(sum(row["task_seconds"]))
+    assert middle == pytest.approx(work * 1.04 / 1.02 + fixed)
+    assert whole == pytest.approx(middle) and split == pytest.approx(middle)
+    assert sim.simulate(row, 1, sync=0.05)[1] == pytest.approx(work + fixed)
+    row["sync"] = 0.05  # recorded at 0.05 already: nothing to add
+    assert sim.simulate(row, 1, sync=0.05, read_cost=0.002)[1] == pytest.approx(work + fixed)

@@ -19,7 +19,8 @@ as in one process: :func:`nqmip.bnb.common.global_bound`).
 
 Reliability branching (:mod:`nqmip.bnb.reliability`): the caller keeps one pseudo-cost
 table for the run; a task starts from it as it is when handed out (:attr:`Spec.pseudo`) and
-gives back what it added (:attr:`Piece.pseudo`), which the caller adds to it, once.
+gives back what it added (:attr:`Piece.pseudo`), which the caller adds to it, once. The
+record (:mod:`nqmip.bnb.record`) keeps the table, and a run continued from it starts from it.
 """
 
 from __future__ import annotations
@@ -162,27 +163,32 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
     search (a round) its tasks, its ramp-up's seconds in the caller and its wall time.
     ``record``: the file of the search's state (:mod:`nqmip.bnb.record`), continued where
     it holds the round that starts; ``state`` the rounds' (:func:`nqmip.bnb.rounds.in_rounds`);
-    ``pseudo`` the pseudo-costs (2 x n^2: sums, counts; None: new) the tasks share
-    (``RELIABILITY``)."""
+    ``pseudo`` the pseudo-costs (2 x n^2: sums, counts; None: the record's, else new) the
+    tasks share (``RELIABILITY``); the record keeps them, and ``stats["pseudo_resumed"]``
+    is the count of the record's table a run continued from."""
     from nqmip.bnb import lpsearch
     from nqmip.bnb import record as rec
     from nqmip.bnb.common import need_step
 
     board_key = uuid.uuid4().hex
-    if not lpsearch.RELIABILITY:
-        pseudo = None
-    elif pseudo is None:  # one table for all the rounds, as in one process
-        pseudo = np.zeros((2, instance.n * instance.n))
     state = {} if state is None else state
     job = rec.job_key(w, instance.fixed, mip_gap)
     resume = [None if record is None else rec.read(record, job)]
+    kept = None if resume[0] is None else resume[0].pseudo
+    if not lpsearch.RELIABILITY:
+        pseudo = None
+    elif pseudo is None and kept is not None:  # the table the record kept
+        pseudo = kept.copy()
+        stats["pseudo_resumed"] = int(kept[1].sum())
+    elif pseudo is None:  # one table for all the rounds, as in one process
+        pseudo = np.zeros((2, instance.n * instance.n))
 
     def save(board: Board) -> None:
         if record is not None:
             left = [(-o.key, o.queens, o.upper) for o in [*board.heap, *board.running.values()]]
             rounds = dict(state) if state.get("proven") is not None else None
             rec.write(record, job, rec.Snapshot(rounds, board.floor, board.shared(), left,
-                                                board.nodes))
+                                                board.nodes, board.pseudo))
 
     def engine(begin: tuple[int, ...] | None, floor: float | None,
                tell: Callable[[float | None, float | None], None] | None,

@@ -2,7 +2,9 @@
 subtrees, its incumbent and the round it is in, rewritten whole (a new file moved over the
 old one) every :data:`RECORD_SECONDS` and when it stops, so that a run killed at any moment
 leaves the last complete state. A run given the same file continues from it, as
-``nqmip-count --record`` does for a count.
+``nqmip-count --record`` does for a count, with reliability branching's pseudo-cost table
+as it was (the results that came back; a record written before it kept the table starts
+a new one).
 
 What is open is the whole of what is left: the subtrees not yet searched and those that
 were running (their work is done again). The record of a finished search holds nothing
@@ -32,14 +34,16 @@ class RecordError(ValueError):
 class Snapshot:
     """A search's state: the round (``proven``, ``delta``, ``last_nodes`` of
     :func:`nqmip.bnb.rounds.in_rounds`; None: no rounds), the round's floor, the
-    incumbent, the open subtrees as (bound, queens, packed allowed squares) and the nodes
-    searched so far."""
+    incumbent, the open subtrees as (bound, queens, packed allowed squares), the nodes
+    searched so far and the run's pseudo-costs (2 x n^2: per square the sum of the losses
+    and their count; None: none kept)."""
 
     round: dict[str, Any] | None
     floor: float | None
     incumbent: tuple[float, tuple[int, ...]] | None
     open: list[tuple[float, tuple[int, ...], bytes]]
     nodes: int
+    pseudo: np.ndarray | None = None
 
 
 def job_key(w: np.ndarray, fixed: tuple[tuple[int, int], ...], mip_gap: float) -> str:
@@ -55,7 +59,10 @@ def write(path: Path, job: str, snap: Snapshot) -> None:
     body = {"job": job, "round": snap.round, "floor": snap.floor, "nodes": snap.nodes,
             "incumbent": None if snap.incumbent is None else
             [snap.incumbent[0], list(snap.incumbent[1])],
-            "open": [[b, list(q), u.hex()] for b, q, u in snap.open]}
+            "open": [[b, list(q), u.hex()] for b, q, u in snap.open],
+            "pseudo": None if snap.pseudo is None else
+            [np.asarray(snap.pseudo[0], np.float64).tolist(),
+             np.rint(snap.pseudo[1]).astype(np.int64).tolist()]}
     fresh = path.with_name(path.name + ".new")
     with fresh.open("w") as out:
         json.dump(body, out)
@@ -78,9 +85,24 @@ def read(path: Path, job: str) -> Snapshot | None:
         return Snapshot(body["round"], body["floor"],
                         None if inc is None else (float(inc[0]), tuple(int(c) for c in inc[1])),
                         [(float(b), tuple(int(s) for s in q), bytes.fromhex(u))
-                         for b, q, u in body["open"]], int(body["nodes"]))
+                         for b, q, u in body["open"]], int(body["nodes"]),
+                        _table(body.get("pseudo"), job))
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, RecordError):
             raise
         raise RecordError(f"record {path} is not a record of bnb's search; give a new "
                           "file to start over") from None
+
+
+def _table(kept: Any, job: str) -> np.ndarray | None:
+    """The pseudo-cost table a record keeps (None: a record written before it kept one, or
+    a run without the table); a ValueError when it is not 2 x n^2 finite numbers, the
+    counts whole and none negative."""
+    if kept is None:
+        return None
+    n = int(job.split("n=")[1].split()[0])
+    table = np.asarray(kept, dtype=np.float64)
+    if table.shape != (2, n * n) or not np.isfinite(table).all() or table[1].min() < 0 \
+            or not np.array_equal(table[1], np.rint(table[1])):
+        raise ValueError("not a pseudo-cost table")
+    return table
