@@ -88,16 +88,17 @@ class NodeLP:
         """HiGHS's column bounds set to ``lower``, ``upper`` (0/1 per square): only the
         columns that differ from the bounds it holds, with ``INCREMENTAL_BOUNDS``."""
         if INCREMENTAL_BOUNDS:
-            cols = np.flatnonzero((lower != self._lower) | (upper != self._upper))
+            differ = np.not_equal(lower, self._lower)
+            differ |= np.not_equal(upper, self._upper)
+            cols = differ.nonzero()[0].astype(np.int32)
             if cols.size == 0:
                 return
-            cols = cols.astype(np.int32)
         else:
             cols = self._all
-        self.h.changeColsBounds(cols.size, cols, lower[cols].astype(np.float64),
-                                upper[cols].astype(np.float64))
-        self._lower[cols] = lower[cols]
-        self._upper[cols] = upper[cols]
+        self.h.changeColsBounds(cols.size, cols, lower.take(cols).astype(np.float64),
+                                upper.take(cols).astype(np.float64))
+        np.copyto(self._lower, lower)
+        np.copyto(self._upper, upper)
 
     def _run(self, lower: np.ndarray, upper: np.ndarray, basis: Any, cutoff: float | None,
              count: int) -> Any:
