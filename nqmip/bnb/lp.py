@@ -35,9 +35,11 @@ PRICING = 0
 #: LPs end on other optimal duals, which grew three trees of nine by half.
 HOT_START = False
 #: Only the columns whose bounds differ from those HiGHS holds are sent (``changeColsBounds``
-#: on an index set): a node differs from the last run in a few dozen columns of n^2, and
-#: HiGHS's call costs about 0.1 ms for all 1,600 columns at N = 40 against a few
-#: microseconds for a few. False: all columns every run (the same LPs; a benchmark's switch).
+#: on an index set): a node differs from the last run in a few dozen columns of n^2.
+#: Measured in the search, one thread, the optimum given (docs/bnb.md, Part 8): the call
+#: took 0.23 and 0.27 CPU ms a node at N = 36 and 40 with all columns, 0.03 and 0.04 with
+#: the changed ones; a node 3.05 to 2.89 ms at N = 36, 3.61 to 3.35 at N = 40, the same
+#: nodes and iterations. False: all columns every run (the same LPs; a benchmark's switch).
 INCREMENTAL_BOUNDS = True
 
 
