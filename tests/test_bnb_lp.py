@@ -332,3 +332,37 @@ def test_the_hot_start_skips_set_basis_and_keeps_the_optimum(
         assert out.objective == out.bound == best_value(n, w)
         skipped = sum(worker.hot for worker in stats["lps"])
         assert (skipped > 0) if hot else (skipped == 0)
+
+
+def test_the_bounds_sent_by_difference_stay_the_nodes() -> None:
+    """``NodeLP`` sends HiGHS only the column bounds that changed since its last run
+    (``lp.INCREMENTAL_BOUNDS``): after a walk of nodes and trials, each from another
+    node's bounds, HiGHS's columns hold exactly the last node's, and each node's LP value
+    is the one a fresh NodeLP finds under the same bounds."""
+    n = 10
+    w = to_maximisation(toulbar2_tutorial(n, 3))[0].weights.astype(np.float64)
+    rng = np.random.default_rng(7)
+    walked = NodeLP(w)
+    root = walked.solve(np.zeros(n * n, np.int8), np.ones(n * n, np.int8), None, None)
+    assert root is not None
+    walked.limit(5)
+    for step in range(60):
+        lower = np.zeros(n * n, np.int8)
+        lower[rng.choice(n, size=int(rng.integers(0, 3)), replace=False) * (n + 1)] = 1
+        upper = (rng.random(n * n) > 0.3).astype(np.int8) | lower
+        if step % 3 == 2:  # a trial: the iteration limit, one more queen
+            child = lower.copy()
+            child[int(rng.integers(n * n))] = 1
+            walked.trial(child, upper, root.basis, -1e9)
+            lower = child
+        else:
+            walked.limit(None)
+            got = walked.solve(lower, upper, root.basis, None)
+            fresh = NodeLP(w).solve(lower, upper, None, None)
+            assert (got is None) == (fresh is None)
+            if got is not None and fresh is not None:
+                assert got.value == pytest.approx(fresh.value, abs=1e-7)
+            walked.limit(5)
+        held = walked.h.getLp()
+        assert np.array_equal(np.asarray(held.col_lower_), lower.astype(np.float64))
+        assert np.array_equal(np.asarray(held.col_upper_), upper.astype(np.float64))

@@ -70,14 +70,8 @@ def choose(lp: NodeLP, sol: NodeSolution, est: np.ndarray, lower: np.ndarray,
     bound = est.copy()
     alive = (live.ravel() & (est >= need))
     tried = np.zeros(n * n, bool)
-    xs = sol.x.reshape(n, n)
-    lines = [(int(alive.reshape(n, n)[r].sum()) + 0.5 * float(xs[r].max()), 0, int(r))
-             for r in rows]
-    lines += [(int(alive.reshape(n, n)[:, c].sum()) + 0.5 * float(xs[:, c].max()), 1, int(c))
-              for c in cols]
-    lines.sort()
     best: tuple[tuple[int, float], np.ndarray] | None = None
-    for _, kind, index in lines[:CANDIDATES]:
+    for kind, index in _candidates(alive.reshape(n, n), sol.x.reshape(n, n), rows, cols):
         squares = _squares(n, kind, index)
         squares = squares[alive[squares]]
         if best is None and squares.size <= 1:
@@ -105,6 +99,19 @@ def choose(lp: NodeLP, sol: NodeSolution, est: np.ndarray, lower: np.ndarray,
     assert best is not None
     squares = best[1][alive[best[1]]]
     return squares, bound[squares]
+
+
+def _candidates(alive: np.ndarray, xs: np.ndarray, rows: np.ndarray,
+                cols: np.ndarray) -> list[tuple[int, int]]:
+    """The ``CANDIDATES`` free rows (kind 0) and columns (kind 1) with the fewest ``alive``
+    squares (n x n), ties to the least largest LP value ``xs``, then rows first, then by
+    index, as (kind, index)."""
+    keys = np.concatenate((alive[rows].sum(axis=1) + 0.5 * xs[rows].max(axis=1),
+                           alive[:, cols].sum(axis=0) + 0.5 * xs[:, cols].max(axis=0)))
+    kinds = np.concatenate((np.zeros(rows.size, np.int64), np.ones(cols.size, np.int64)))
+    indices = np.concatenate((rows, cols))
+    order = np.lexsort((indices, kinds, keys))[:CANDIDATES]
+    return [(int(kinds[i]), int(indices[i])) for i in order]
 
 
 def _squares(n: int, kind: int, index: int) -> np.ndarray:
