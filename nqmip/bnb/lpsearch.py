@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.bnb import conflicts, parallel, reliability
+from nqmip.bnb import binary, conflicts, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
@@ -69,6 +69,9 @@ class Level:
     pos: int = 0
     queen: int = -1
     est: np.ndarray | None = None  # reliability branching: its squares' estimates
+    # binary branching (children ``s`` up, ``~s`` down): the node's LP value and the
+    # square's (None: a line's children)
+    branch: tuple[float, float] | None = None
 
 
 #: Branching by pseudo-costs (the line with the fewest children predicted to reach the
@@ -96,6 +99,10 @@ NEIGHBOURHOOD = False
 #: seeds 123456789, 1, 2, N = 28 and 32, one thread (docs/bnb.md), 39,082 nodes in 100.0
 #: CPU s against 39,119 in 94.1; nogoods of 5 to 6 queens, none pruned a node whole.
 CONFLICTS = False
+#: Binary branching on a fractional square (:mod:`nqmip.bnb.binary`: up a queen placed,
+#: down the square forbidden) instead of a line's children: an experiment, off (docs/bnb.md,
+#: Part 9); one thread or several, not on a cluster.
+BINARY = False
 
 
 @dataclass
@@ -149,6 +156,7 @@ class Tree:
     seen: float | None = None  # the last opened node's LP value (None: infeasible)
     reliable: bool = False  # reliability branching (with ``pseudo``)
     nogoods: conflicts.Nogoods | None = None  # conflict learning's store (None: off)
+    binary: np.ndarray | None = None  # binary branching's pseudo-costs (None: lines)
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -216,6 +224,13 @@ class Tree:
         if self.rins is not None and self.best is not None and self.rins.due(self.nodes):
             self._rins(sol)
         need = self.need()
+        if self.binary is not None and need is not None:
+            picked = binary.choose(self.lp, sol, self.lower, upper, self.live(upper), need,
+                                   self.binary)
+            if picked is not None:
+                children, frac = picked
+                return Level(upper, sol.basis, children, branch=(sol.value, frac)) \
+                    if children else None
         if self.reliable and need is not None:
             return self._reliable(sol, upper, need)
         return Level(upper, sol.basis, self._children(sol, upper, need))
@@ -325,8 +340,12 @@ class Tree:
                 bound, square = top.children[top.pos]
                 top.pos += 1
                 if need is not None and bound < need:
-                    top.pos = len(top.children)  # best first: the rest cannot reach it
+                    if top.branch is None:  # best first: the rest cannot reach it
+                        top.pos = len(top.children)
                     continue
+                if top.branch is not None:
+                    self._binary_child(top, square)
+                    return False
                 self.place(square, 1)
                 level = self.open(top.upper, top.basis)
                 if self.pseudo is not None and self.seen is not None:
@@ -345,12 +364,33 @@ class Tree:
                 self.place(done.queen, -1)
         return True
 
+    def _binary_child(self, top: Level, child: int) -> None:
+        """Open binary branching's ``child`` of ``top``: ``s`` a queen on ``s``, ``~s``
+        the square ``s`` forbidden (:mod:`nqmip.bnb.binary`)."""
+        assert top.branch is not None and self.binary is not None
+        if child >= 0:
+            self.place(child, 1)
+            level = self.open(top.upper, top.basis)
+        else:
+            upper = top.upper.copy()
+            upper[~child] = 0
+            level = self.open(upper, top.basis)
+        if self.seen is not None:
+            binary.learn(self.binary, child, *top.branch, self.seen)
+        if level is None:
+            if child >= 0:
+                self.place(child, -1)
+        else:
+            level.queen = max(child, -1)
+            self.levels.append(level)
+
     def open_bound(self) -> float:
         """The best bound among the children not yet tried (``NONE_OPEN`` if none)."""
         top = NONE_OPEN
         for level in self.levels:
             if level.pos < len(level.children):
-                top = max(top, level.children[level.pos][0])
+                left = level.children[level.pos:]  # binary: not sorted by bound
+                top = max(top, left[0][0] if level.branch is None else max(left)[0])
         return top
 
 
@@ -397,6 +437,8 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     node LPs (their iterations and hot starts)."""
     if neighbourhood is None:
         neighbourhood = NEIGHBOURHOOD
+    if BINARY and spread is not None:
+        raise ValueError("binary branching (lpsearch.BINARY) runs in threads, not on a cluster")
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -408,6 +450,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None)
     root_value = None if root is None else root.value
     shared = np.zeros((2, n * n))  # reliability branching's pseudo-costs
+    signs = binary.table(n) if BINARY else None  # binary branching's
     stores = [conflicts.Nogoods(n) if CONFLICTS else None for _ in lps]  # kept all rounds
     if stats is not None:
         stats["nogoods"] = [store for store in stores if store is not None]
@@ -428,6 +471,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             tree.pseudo = np.zeros((2, n * n)) if PSEUDO_COSTS else None
             if RELIABILITY:  # one record for all rounds and workers
                 tree.pseudo, tree.reliable = shared, True
+            tree.binary = signs
             trees.append(tree)
         pool = parallel.Pool(len(trees))
         if begin is not None:
