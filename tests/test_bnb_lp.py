@@ -376,11 +376,13 @@ def test_binary_branching_proves_the_brute_force_optimum(
     assert chosen[0] > 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("n", [12, 14])
 def test_binary_branching_proves_the_kernels_optimum(
-        n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        n: int, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """On toulbar2 boards (costs minimised) the LP search with ``BINARY`` proves the
-    kernel's optimum, given the explicit placement (one thread) or in rounds."""
+    kernel's optimum, given the explicit placement or in rounds, on one thread or two
+    (where a hungry worker is handed down children: seen at N = 12 to 20)."""
     start = tuple(int(c) for c in explicit_solution(n))
     for seed in (1, 2):
         inst = to_maximisation(toulbar2_tutorial(n, seed))[0]
@@ -388,7 +390,7 @@ def test_binary_branching_proves_the_kernels_optimum(
         monkeypatch.setattr(lpsearch, "BINARY", True)
         for rounds_on in (True, False):
             out = lpsearch.lp_branch_and_bound(inst, Deadline(None), start, rounds=rounds_on,
-                                               neighbourhood=False)
+                                               threads=threads, neighbourhood=False)
             assert out.termination is nqmip.Termination.OPTIMAL
             assert kernel.objective == out.objective == out.bound
         monkeypatch.setattr(lpsearch, "BINARY", False)
