@@ -130,7 +130,7 @@ def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,
     if not chosen.any():
         chosen[:] = True  # nothing reliable nor tried: the pseudo-costs' best
     chosen[[int(np.flatnonzero(cand == r)[0]) for r in ruled]] = False
-    if ruled and RESOLVE or not chosen.any():  # the node again, re-solved
+    if (ruled and RESOLVE) or not chosen.any():  # the node again, re-solved
         return [(value, ~ruled[0])], 0.0
     best = int(np.flatnonzero(chosen)[np.argmax(score[chosen])])
     s = int(cand[best])
