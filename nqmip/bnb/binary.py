@@ -26,6 +26,8 @@ A child is coded by its square ``s`` (up) or ``~s`` (down).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from nqmip.bnb.lp import NodeLP, NodeSolution
@@ -69,6 +71,28 @@ def learn(pseudo: np.ndarray, child: int, value: float, frac: float, seen: float
     row = 2 if up else 0
     pseudo[row, square] += max(value - seen, 0.0) / unit
     pseudo[row + 1, square] += 1
+
+
+def open_child(tree: Any, top: Any, child: int) -> None:
+    """Open ``child`` of the level ``top`` of ``tree`` (a :class:`nqmip.bnb.lpsearch.Tree`):
+    ``s`` a queen on ``s``, ``~s`` the square ``s`` forbidden; its loss counted."""
+    assert top.branch is not None and tree.binary is not None
+    if child >= 0:
+        tree.place(child, 1)
+        level = tree.open(top.upper, top.basis)
+    else:
+        upper = top.upper.copy()
+        upper[~child] = 0
+        level = tree.open(upper, top.basis)
+    if tree.seen is not None:
+        value, frac = top.branch
+        learn(tree.binary, child, value, frac, tree.seen)
+    if level is None:
+        if child >= 0:
+            tree.place(child, -1)
+    else:
+        level.queen = max(child, -1)
+        tree.levels.append(level)
 
 
 def choose(lp: NodeLP, sol: NodeSolution, lower: np.ndarray, upper: np.ndarray,

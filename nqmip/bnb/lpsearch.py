@@ -42,15 +42,7 @@ from nqmip.bnb import binary, conflicts, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
-from nqmip.bnb.rins import (
-    FREE_START,
-    RINS_EVERY,
-    RINS_SECONDS,
-    RINS_SHARE,
-    Step,
-    improve,
-    next_free,
-)
+from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
@@ -69,9 +61,7 @@ class Level:
     pos: int = 0
     queen: int = -1
     est: np.ndarray | None = None  # reliability branching: its squares' estimates
-    # binary branching (children ``s`` up, ``~s`` down): the node's LP value and the
-    # square's (None: a line's children)
-    branch: tuple[float, float] | None = None
+    branch: tuple[float, float] | None = None  # binary: the node's LP value, the square's
 
 
 #: Branching by pseudo-costs (the line with the fewest children predicted to reach the
@@ -99,35 +89,9 @@ NEIGHBOURHOOD = False
 #: seeds 123456789, 1, 2, N = 28 and 32, one thread (docs/bnb.md), 39,082 nodes in 100.0
 #: CPU s against 39,119 in 94.1; nogoods of 5 to 6 queens, none pruned a node whole.
 CONFLICTS = False
-#: Binary branching on a fractional square (:mod:`nqmip.bnb.binary`: up a queen placed,
-#: down the square forbidden) instead of a line's children: an experiment, off (docs/bnb.md,
-#: Part 9); one thread or several, not on a cluster.
+#: Binary branching on a fractional square instead of a line's children
+#: (:mod:`nqmip.bnb.binary`): an experiment, off (docs/bnb.md, Part 9); not on a cluster.
 BINARY = False
-
-
-@dataclass
-class Rins:
-    """When the neighbourhood step (:mod:`nqmip.bnb.rins`) runs: every ``RINS_EVERY``
-    nodes at most, while the steps have taken less than ``RINS_SHARE`` of the search's
-    time (as SCIP paces its heuristics); ``deadline`` is the search's."""
-
-    deadline: Deadline
-    began: float = field(default_factory=time.perf_counter)
-    used: float = 0.0
-    last: int = -RINS_EVERY
-    calls: int = 0
-    found: int = 0
-    free: int = FREE_START  # the neighbourhood's free rows
-
-    def due(self, nodes: int) -> bool:
-        return nodes - self.last >= RINS_EVERY and \
-            self.used <= RINS_SHARE * (time.perf_counter() - self.began)
-
-    def spent(self, nodes: int, seconds: float, step: Step) -> None:
-        self.last, self.used = nodes, self.used + seconds
-        self.calls += 1
-        self.found += int(step.found is not None)
-        self.free = next_free(self.free, step)
 
 
 @dataclass
@@ -224,13 +188,10 @@ class Tree:
         if self.rins is not None and self.best is not None and self.rins.due(self.nodes):
             self._rins(sol)
         need = self.need()
-        if self.binary is not None and need is not None:
-            picked = binary.choose(self.lp, sol, self.lower, upper, self.live(upper), need,
-                                   self.binary)
-            if picked is not None:
-                children, frac = picked
-                return Level(upper, sol.basis, children, branch=(sol.value, frac)) \
-                    if children else None
+        if self.binary is not None and need is not None and (picked := binary.choose(
+                self.lp, sol, self.lower, upper, self.live(upper), need, self.binary)):
+            return Level(upper, sol.basis, picked[0], branch=(sol.value, picked[1])) \
+                if picked[0] else None
         if self.reliable and need is not None:
             return self._reliable(sol, upper, need)
         return Level(upper, sol.basis, self._children(sol, upper, need))
@@ -344,7 +305,7 @@ class Tree:
                         top.pos = len(top.children)
                     continue
                 if top.branch is not None:
-                    self._binary_child(top, square)
+                    binary.open_child(self, top, square)
                     return False
                 self.place(square, 1)
                 level = self.open(top.upper, top.basis)
@@ -363,26 +324,6 @@ class Tree:
             if done.queen >= 0:
                 self.place(done.queen, -1)
         return True
-
-    def _binary_child(self, top: Level, child: int) -> None:
-        """Open binary branching's ``child`` of ``top``: ``s`` a queen on ``s``, ``~s``
-        the square ``s`` forbidden (:mod:`nqmip.bnb.binary`)."""
-        assert top.branch is not None and self.binary is not None
-        if child >= 0:
-            self.place(child, 1)
-            level = self.open(top.upper, top.basis)
-        else:
-            upper = top.upper.copy()
-            upper[~child] = 0
-            level = self.open(upper, top.basis)
-        if self.seen is not None:
-            binary.learn(self.binary, child, *top.branch, self.seen)
-        if level is None:
-            if child >= 0:
-                self.place(child, -1)
-        else:
-            level.queen = max(child, -1)
-            self.levels.append(level)
 
     def open_bound(self) -> float:
         """The best bound among the children not yet tried (``NONE_OPEN`` if none)."""
