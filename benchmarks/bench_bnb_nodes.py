@@ -7,6 +7,7 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --part reliability --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part conflicts --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part hot_start --n 28,32,36 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --part binary --given --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --rounds 4,8,16 --given --n 36 --seeds 123456789
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
@@ -15,7 +16,8 @@ Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_c
 :mod:`nqmip.bnb.conflicts`; ``conflicts_trials``: also from the trials' children,
 ``conflicts_shallow``: the queens dropped shallowest first, ``conflicts_exact``: by
 solving the LP again without each), ``hot_start`` (a node LP from the basis HiGHS holds
-skips setBasis, :data:`nqmip.bnb.lp.HOT_START`).
+skips setBasis, :data:`nqmip.bnb.lp.HOT_START`), ``binary`` (binary branching on a
+fractional square instead of a line's children, :mod:`nqmip.bnb.binary`, off by default).
 Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
 of the nodes; for the hot start also the runs that skipped setBasis and the dual simplex
 iterations (node LPs + trials), on / off; for conflict learning also the nogoods learnt,
@@ -40,6 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+import nqmip
 from nqmip.bnb import conflicts, lp, lpsearch, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
@@ -50,24 +53,25 @@ from nqmip.sense import to_maximisation
 PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
          "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
          "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS",
-         "conflicts_exact": "CONFLICTS", "hot_start": "HOT_START"}
+         "conflicts_exact": "CONFLICTS", "hot_start": "HOT_START", "binary": "BINARY"}
 
 
-def nodes(n: int, seed: int, part: str, on: bool,
-          limit: float) -> tuple[int, float, str, str]:
+def nodes(n: int, seed: int, part: str, on: bool, limit: float,
+          given: tuple[int, ...] | None = None) -> tuple[int, float, str, str]:
     """The LP search's nodes and CPU seconds on the toulbar2 board, how it ended, and
-    what conflict learning did (empty when off)."""
+    what conflict learning did (empty when off); ``given`` a placement, the proof from it
+    (no rounds)."""
     setattr(lp if part == "hot_start" else lpsearch, PARTS[part], on)
     conflicts.TRIALS = part == "conflicts_trials"
     conflicts.SHALLOW_FIRST = part == "conflicts_shallow"
     conflicts.EXACT = part == "conflicts_exact"
     stats: dict[str, list[Any]] = {}
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
-    start = explicit_solution(n)
+    start = given if given is not None else explicit_solution(n)
     cpu = time.process_time()
     out = lpsearch.lp_branch_and_bound(
         instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
-        neighbourhood=False, stats=stats)
+        neighbourhood=False, stats=stats, rounds=given is None)
     cpu = time.process_time() - cpu
     learnt = ""
     for store in stats.get("nogoods", []):
@@ -77,7 +81,16 @@ def nodes(n: int, seed: int, part: str, on: bool,
         for worker in stats["lps"]:
             learnt = f"{worker.hot:,} hot, iterations {worker.iterations[0]:,} + " \
                 f"{worker.iterations[1]:,}"
-    return out.nodes, cpu, out.termination.value, learnt
+    how = out.termination.value if given is None else f"{out.termination.value} {out.objective:g}"
+    return out.nodes, cpu, how, learnt
+
+
+def optimum(n: int, seed: int) -> tuple[int, ...]:
+    """An optimal placement of the toulbar2 board, by Gurobi."""
+    out = nqmip.solve(toulbar2_tutorial(n, seed), method="gurobi")
+    if out.placement is None or out.termination is not nqmip.Termination.OPTIMAL:
+        raise SystemExit(f"no optimum of N = {n}, seed {seed}: {out.termination.value}")
+    return tuple(int(c) for c in out.placement)
 
 
 def in_rounds(n: int, seed: int, growth: float, limit: float,
@@ -152,7 +165,8 @@ def main() -> int:
     parser.add_argument("--stable", choices=["on", "off"],
                         help="with --rounds: rounds.PLAIN_STABLE (default: the module's)")
     parser.add_argument("--given", action="store_true",
-                        help="with --rounds: also the proof given the optimum")
+                        help="with --rounds: also the proof given the optimum; with --part: "
+                        "the proof only, given the optimum (found by Gurobi, not counted)")
     parser.add_argument("--n", type=lambda t: [int(x) for x in t.split(",")], default=[28])
     parser.add_argument("--seeds", type=lambda t: [int(x) for x in t.split(",")],
                         default=[123456789, 1, 2])
@@ -169,13 +183,16 @@ def main() -> int:
     for n in args.n:
         for seed in args.seeds:
             runs = {}
+            given = optimum(n, seed) if args.given else None
             for on in ((True, False) if turn % 2 == 0 else (False, True)):
-                runs[on] = nodes(n, seed, args.part, on, args.time_limit)
+                runs[on] = nodes(n, seed, args.part, on, args.time_limit, given)
             turn += 1
             (a, ca, wa, learnt), (b, cb, wb, other) = runs[True], runs[False]
             if args.part == "hot_start":
                 learnt = f"{learnt} / {other}"
-            note = "" if wa == wb == "optimal" else f" ({wa} / {wb})"
+            note = "" if wa == wb and wa.startswith("optimal") else f" ({wa} / {wb})"
+            if given is not None and wa == wb:
+                note = f" ({wa})"
             print(f"| {n} | {seed} | {a:,} | {ca:.1f} | {b:,} | {cb:.1f} | "
                   f"{a / max(b, 1):.2f}{note} |" + (f" {learnt} |" if learnt else ""),
                   flush=True)

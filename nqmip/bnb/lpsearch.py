@@ -38,19 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.bnb import conflicts, parallel, reliability
+from nqmip.bnb import binary, conflicts, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution
-from nqmip.bnb.rins import (
-    FREE_START,
-    RINS_EVERY,
-    RINS_SECONDS,
-    RINS_SHARE,
-    Step,
-    improve,
-    next_free,
-)
+from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
@@ -69,6 +61,7 @@ class Level:
     pos: int = 0
     queen: int = -1
     est: np.ndarray | None = None  # reliability branching: its squares' estimates
+    branch: tuple[float, float] | None = None  # binary: the node's LP value, the square's
 
 
 #: Branching by pseudo-costs (the line with the fewest children predicted to reach the
@@ -96,31 +89,11 @@ NEIGHBOURHOOD = False
 #: seeds 123456789, 1, 2, N = 28 and 32, one thread (docs/bnb.md), 39,082 nodes in 100.0
 #: CPU s against 39,119 in 94.1; nogoods of 5 to 6 queens, none pruned a node whole.
 CONFLICTS = False
-
-
-@dataclass
-class Rins:
-    """When the neighbourhood step (:mod:`nqmip.bnb.rins`) runs: every ``RINS_EVERY``
-    nodes at most, while the steps have taken less than ``RINS_SHARE`` of the search's
-    time (as SCIP paces its heuristics); ``deadline`` is the search's."""
-
-    deadline: Deadline
-    began: float = field(default_factory=time.perf_counter)
-    used: float = 0.0
-    last: int = -RINS_EVERY
-    calls: int = 0
-    found: int = 0
-    free: int = FREE_START  # the neighbourhood's free rows
-
-    def due(self, nodes: int) -> bool:
-        return nodes - self.last >= RINS_EVERY and \
-            self.used <= RINS_SHARE * (time.perf_counter() - self.began)
-
-    def spent(self, nodes: int, seconds: float, step: Step) -> None:
-        self.last, self.used = nodes, self.used + seconds
-        self.calls += 1
-        self.found += int(step.found is not None)
-        self.free = next_free(self.free, step)
+#: Binary branching on a fractional square instead of a line's children
+#: (:mod:`nqmip.bnb.binary`): off. Toulbar2, seeds 123456789, 1, 2, N = 28, 32 and 36, the
+#: optimum given, one thread (docs/bnb.md, Part 9): 48,447 nodes in 101.8 CPU s against
+#: 41,213 in 108.0; N = 36 alone 1.27 times the nodes in as much time. Not on a cluster.
+BINARY = False
 
 
 @dataclass
@@ -149,6 +122,7 @@ class Tree:
     seen: float | None = None  # the last opened node's LP value (None: infeasible)
     reliable: bool = False  # reliability branching (with ``pseudo``)
     nogoods: conflicts.Nogoods | None = None  # conflict learning's store (None: off)
+    binary: np.ndarray | None = None  # binary branching's pseudo-costs (None: lines)
 
     def reached(self) -> bool:
         return self.ceiling is not None and self.incumbent is not None and \
@@ -216,6 +190,10 @@ class Tree:
         if self.rins is not None and self.best is not None and self.rins.due(self.nodes):
             self._rins(sol)
         need = self.need()
+        if self.binary is not None and need is not None and (picked := binary.choose(
+                self.lp, sol, self.lower, upper, self.live(upper), need, self.binary)):
+            return Level(upper, sol.basis, picked[0], branch=(sol.value, picked[1])) \
+                if picked[0] else None
         if self.reliable and need is not None:
             return self._reliable(sol, upper, need)
         return Level(upper, sol.basis, self._children(sol, upper, need))
@@ -325,8 +303,12 @@ class Tree:
                 bound, square = top.children[top.pos]
                 top.pos += 1
                 if need is not None and bound < need:
-                    top.pos = len(top.children)  # best first: the rest cannot reach it
+                    if top.branch is None:  # best first: the rest cannot reach it
+                        top.pos = len(top.children)
                     continue
+                if top.branch is not None:
+                    binary.open_child(self, top, square)
+                    return False
                 self.place(square, 1)
                 level = self.open(top.upper, top.basis)
                 if self.pseudo is not None and self.seen is not None:
@@ -350,7 +332,8 @@ class Tree:
         top = NONE_OPEN
         for level in self.levels:
             if level.pos < len(level.children):
-                top = max(top, level.children[level.pos][0])
+                left = level.children[level.pos:]  # binary: not sorted by bound
+                top = max(top, left[0][0] if level.branch is None else max(left)[0])
         return top
 
 
@@ -397,6 +380,8 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     node LPs (their iterations and hot starts)."""
     if neighbourhood is None:
         neighbourhood = NEIGHBOURHOOD
+    if BINARY and spread is not None:
+        raise ValueError("binary branching (lpsearch.BINARY) runs in threads, not on a cluster")
     n = instance.n
     w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
                              else np.ones((n, n)), dtype=np.float64)
@@ -408,6 +393,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None)
     root_value = None if root is None else root.value
     shared = np.zeros((2, n * n))  # reliability branching's pseudo-costs
+    signs = binary.table(n) if BINARY else None  # binary branching's
     stores = [conflicts.Nogoods(n) if CONFLICTS else None for _ in lps]  # kept all rounds
     if stats is not None:
         stats["nogoods"] = [store for store in stores if store is not None]
@@ -428,6 +414,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
             tree.pseudo = np.zeros((2, n * n)) if PSEUDO_COSTS else None
             if RELIABILITY:  # one record for all rounds and workers
                 tree.pseudo, tree.reliable = shared, True
+            tree.binary = signs
             trees.append(tree)
         pool = parallel.Pool(len(trees))
         if begin is not None:

@@ -185,7 +185,12 @@ def _give(tree: Any, base: tuple[int, ...], pool: Pool) -> None:
             path.append(level.queen)
         if level.pos < len(level.children):
             for bound, square in level.children[level.pos:]:
-                pool.push(bound, (*path, square), level.upper, level.basis)
+                if square >= 0:
+                    pool.push(bound, (*path, square), level.upper, level.basis)
+                else:  # binary branching's down child: the square forbidden
+                    upper = level.upper.copy()
+                    upper[~square] = 0
+                    pool.push(bound, tuple(path), upper, level.basis)
             del level.children[level.pos:]
             return
 

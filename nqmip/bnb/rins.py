@@ -18,7 +18,8 @@ the LP search runs it only when asked (``nqmip.bnb.lpsearch.NEIGHBOURHOOD``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -115,3 +116,28 @@ def next_free(free: int, step: Step) -> int:
     if step.complete:
         return min(FREE_MAX, free + 2)
     return max(FREE_MIN, free - 2)
+
+
+@dataclass
+class Rins:
+    """When the neighbourhood step (:mod:`nqmip.bnb.rins`) runs: every ``RINS_EVERY``
+    nodes at most, while the steps have taken less than ``RINS_SHARE`` of the search's
+    time (as SCIP paces its heuristics); ``deadline`` is the search's."""
+
+    deadline: Deadline
+    began: float = field(default_factory=time.perf_counter)
+    used: float = 0.0
+    last: int = -RINS_EVERY
+    calls: int = 0
+    found: int = 0
+    free: int = FREE_START  # the neighbourhood's free rows
+
+    def due(self, nodes: int) -> bool:
+        return nodes - self.last >= RINS_EVERY and \
+            self.used <= RINS_SHARE * (time.perf_counter() - self.began)
+
+    def spent(self, nodes: int, seconds: float, step: Step) -> None:
+        self.last, self.used = nodes, self.used + seconds
+        self.calls += 1
+        self.found += int(step.found is not None)
+        self.free = next_free(self.free, step)
