@@ -204,6 +204,9 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
     heard is said here."""
     result = watched.value
     if result is None:  # the method did not return in time (a cold compile, an overrun)
+        from nqmip.backends.base import release_stdout
+
+        release_stdout()  # a solver left inside its redirect: the answer goes to stdout
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
     if watched.interrupted and result.termination not in (Termination.OPTIMAL,
                                                           Termination.INFEASIBLE):
