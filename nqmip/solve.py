@@ -245,6 +245,10 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))
     check_target(instance, options["target"])
+    if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
+        from nqmip.warmstart import check_start
+
+        check_start(instance, options["warm_start"])
     return spec, instance, options
 
 

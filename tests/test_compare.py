@@ -21,6 +21,7 @@ from nqmip import compare
 from nqmip.compare import Cell, UsageError, main, parse_sizes, run_cell, summarize
 from nqmip.compare.plot import plot
 from nqmip.compare.store import GRID_KEY
+from nqmip.methods import METHODS
 
 from .conftest import IN_CI
 
@@ -622,3 +623,21 @@ def test_a_method_made_for_other_weights_is_refused_before_the_sweep(
         nqmip.solve(6, {"none": None, "toulbar2": "random"}.get(weights, weights),
                     method=method, time_limit=1,
                     **({"black": 1, "white": 1} if params else {}))
+
+
+@pytest.mark.parametrize("heuristic,weights", [
+    pytest.param(h, w, id=f"{h}-{w}") for h in METHODS if METHODS[h].kind == "heuristic"
+    for w in compare.grid.WEIGHT_CHOICES if not _takes(h, w)])
+def test_a_warm_start_made_for_other_weights_is_refused_before_the_sweep(
+        heuristic: str, weights: str, tmp_path: Path) -> None:
+    """--warm-start names a heuristic the grid's weights do not suit: refused in one line
+    before any run (before: `compare.py --n 6 --methods highs --warm-start topsquares`
+    failed its cell, exit 1)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["--n", "6", "--methods", "highs", "--weights", weights,
+                       "--warm-start", heuristic, "--time-limit", "1",
+                       "--output", str(tmp_path / "r.jsonl")])
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and out.getvalue() == "" and len(lines) == 1, err.getvalue()
+    assert f"--warm-start {heuristic} with --weights {weights}" in lines[0]

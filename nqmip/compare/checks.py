@@ -78,24 +78,29 @@ WEIGHT_KIND = {"chess": "colour", "none": "none", "random": "dense", "toulbar2":
 
 
 def check_weights(weights: str, methods: Sequence[str],
-                  params: Sequence[tuple[str | None, str, Any]] = ()) -> None:
-    """Refuse a method made for other weights than the grid's (topsquares: a matrix;
-    quota: two colour values, not ``--param black`` = ``white``; lns: weights), as
-    :func:`nqmip.solve` would refuse each of its runs (:func:`nqmip.methods.check_weights`)."""
+                  params: Sequence[tuple[str | None, str, Any]] = (),
+                  warm_start: str | None = None) -> None:
+    """Refuse a method, or the ``--warm-start`` heuristic, made for other weights than the
+    grid's (topsquares: a matrix; quota: two colour values, not ``--param black`` =
+    ``white``; lns: weights), as :func:`nqmip.solve` would refuse each of its runs
+    (:func:`nqmip.methods.check_weights`)."""
     from nqmip.instance import CHESS_BLACK, CHESS_WHITE
     from nqmip.methods import METHODS
     from nqmip.methods import check_weights as check_kind
 
     kind = WEIGHT_KIND[weights]
-    for method in methods:
-        colours = {name: value for aim, name, value in params
-                   if name in ("black", "white") and aim in (None, method)}
+    runs = [(method, method, f"--methods {method}") for method in methods]
+    runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
+             if warm_start is not None and METHODS[method].honour("warm_start")]
+    for name, method, flag in runs:
+        colours = {key: value for aim, key, value in params
+                   if key in ("black", "white") and aim in (None, method)}
         uniform = colours.get("black", CHESS_BLACK) == colours.get("white", CHESS_WHITE)
         try:
-            check_kind(METHODS[method], feasibility=kind == "none", colours=kind == "colour",
+            check_kind(METHODS[name], feasibility=kind == "none", colours=kind == "colour",
                        dense=kind == "dense", uniform=kind == "colour" and uniform)
         except ValueError as exc:
-            raise UsageError(f"--methods {method} with --weights {weights}: {exc}") from None
+            raise UsageError(f"{flag} with --weights {weights}: {exc}") from None
 
 
 def check_available(methods: Sequence[str]) -> None:

@@ -253,7 +253,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     output = args.output if args.output is not None else args.resume
     csv = _check_files(args, output)
     check_params(args.param, methods)
-    check_weights(args.weights, methods, args.param)
+    check_weights(args.weights, methods, args.param, args.warm_start)
     if args.scheduler is None and args.workers is None:  # Dask workers have their own
         check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
