@@ -42,7 +42,7 @@ from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
 from nqmip.verify import verified
-from nqmip.warmstart import WarmStartSpec
+from nqmip.warmstart import WarmStartSpec, check_start
 from nqmip.watchdog import Watched, run_watched
 
 #: The method of :func:`solve` and of the command line when none is named.
@@ -246,8 +246,6 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
                model_rows=free_rows(instance))
     check_target(instance, options["target"])
     if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
-        from nqmip.warmstart import check_start
-
         check_start(instance, options["warm_start"])
     return spec, instance, options
 
