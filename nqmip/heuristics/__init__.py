@@ -19,7 +19,7 @@ from nqmip.instance import Instance
 from nqmip.methods import HEURISTIC_METHODS, METHODS, resolve
 from nqmip.outcome import settled_by_fixed
 from nqmip.progress import ProgressCallback, load_kernels
-from nqmip.result import Result
+from nqmip.result import Counters, Result
 
 __all__ = ["HEURISTIC_METHODS", "run_heuristic"]
 
@@ -36,8 +36,9 @@ def run_heuristic(
             f"unknown heuristic {method!r}: choose from {', '.join(HEURISTIC_METHODS)}"
         ) from None
     settled = settled_by_fixed(instance, method, "nqmip", seed, time.perf_counter())
-    if settled is not None:  # nothing to search (and no two free rows to swap)
-        return settled
+    if settled is not None:  # nothing to search (and no two free rows to swap): no work
+        return settled.with_(counters=Counters(iterations=0, evaluations=0, improvements=0),
+                             timing=settled.timing.with_(compile=0.0))
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows
     if spec.warm_up is not None:  # for this instance's kind of weights where it can
         warm_up = resolve(spec.warm_up)
