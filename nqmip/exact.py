@@ -27,7 +27,7 @@ from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
 from nqmip.methods import METHODS, check_options
-from nqmip.outcome import make_result
+from nqmip.outcome import make_result, settled_by_fixed
 from nqmip.progress import ProgressReporter
 from nqmip.result import Counters, Provenance, Result, Status, Termination, Timing
 from nqmip.verify import VerificationError, verified
@@ -184,30 +184,6 @@ def _solver_result(instance: Instance, method: str, solver: str, seed: int | Non
             start_objective=start.objective if start is not None else None,
             start_accepted=_accepted(start, raw.warm_start_accepted)),
         extra=raw.extra)
-
-
-def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | None,
-                     begin: float) -> Result | None:
-    """The answer when the fixed queens settle the instance before any model: every row
-    taken (the fixed queens are the placement) or a free row or column whose squares are
-    all attacked (no completion). ``provenance.proof == "fixed_queens"``. None otherwise."""
-    if not instance.fixed:
-        return None
-    from nqmip.board import free_board
-
-    board = free_board(instance)
-    reason = board.blocked()
-    if board.rows.size and reason is None:
-        return None
-    placement = None if reason is not None else board.placement([])
-    return make_result(
-        instance, method, placement,
-        Termination.INFEASIBLE if reason is not None else Termination.OPTIMAL,
-        solver=solver, proven=True, seed=seed,
-        timing=Timing(wall=time.perf_counter() - begin),
-        message=reason or "every row holds a fixed queen",
-        provenance=Provenance(plan=(method,), proof="fixed_queens",
-                              incumbent_source="fixed" if placement is not None else None))
 
 
 def _accepted(start: Start | None, solver_said: bool | None) -> bool | None:

@@ -134,3 +134,35 @@ def search_result(
                               bound_source="solver" if complete and scored else None,
                               incumbent_source=method if placement is not None else None),
         extra=extra, scored=scored)
+
+
+def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | None,
+                     begin: float) -> Result | None:
+    """The answer when the fixed queens settle the instance before any search or model:
+    every row taken (the fixed queens are the placement), one free row left (its one free
+    square completes the placement), or a free row or column whose squares are all
+    attacked (no completion). ``provenance.proof == "fixed_queens"``. None otherwise. The
+    exact pipeline and every heuristic ask it first: a swap search needs two free rows to
+    move at all."""
+    if not instance.fixed:
+        return None
+    import time
+
+    from nqmip.board import free_board
+
+    board = free_board(instance)
+    reason = board.blocked()
+    if board.rows.size > 1 and reason is None:
+        return None
+    # no free row, or one whose one free column leaves it one square (else it is blocked)
+    placement = None if reason is not None else board.placement(range(board.num_cells))
+    message = reason or ("every row holds a fixed queen" if not board.rows.size else
+                         f"one free row, {int(board.rows[0])}: the fixed queens leave it "
+                         "one square")
+    return make_result(
+        instance, method, placement,
+        Termination.INFEASIBLE if reason is not None else Termination.OPTIMAL,
+        solver=solver, proven=True, seed=seed,
+        timing=Timing(wall=time.perf_counter() - begin), message=message,
+        provenance=Provenance(plan=(method,), proof="fixed_queens",
+                              incumbent_source="fixed" if placement is not None else None))

@@ -42,7 +42,7 @@ from nqmip.result import DEFAULT_SEED, Result, Status, Termination
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
 from nqmip.verify import verified
-from nqmip.warmstart import WarmStartSpec
+from nqmip.warmstart import WarmStartSpec, check_start
 from nqmip.watchdog import Watched, run_watched
 
 #: The method of :func:`solve` and of the command line when none is named.
@@ -204,6 +204,9 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
     heard is said here."""
     result = watched.value
     if result is None:  # the method did not return in time (a cold compile, an overrun)
+        from nqmip.backends.base import release_stdout
+
+        release_stdout()  # a solver left inside its redirect: the answer goes to stdout
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
     if watched.interrupted and result.termination not in (Termination.OPTIMAL,
                                                           Termination.INFEASIBLE):
@@ -242,6 +245,8 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))
     check_target(instance, options["target"])
+    if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
+        check_start(instance, options["warm_start"])
     return spec, instance, options
 
 

@@ -71,14 +71,10 @@ def prepare_start(
     counted."""
     if warm_start is None:
         return None
+    check_start(instance, warm_start)
     if isinstance(warm_start, str):
-        from nqmip.heuristics import HEURISTIC_METHODS, run_heuristic
+        from nqmip.heuristics import run_heuristic
 
-        if warm_start not in HEURISTIC_METHODS:
-            raise WarmStartError(
-                f"unknown warm-start heuristic {warm_start!r}: choose from "
-                f"{', '.join(HEURISTIC_METHODS)}, or pass a placement or a Result"
-            )
         limit = Deadline.of(time_limit).seconds(floor=MIN_SOLVER_SECONDS)
         result = verified(instance, run_heuristic(warm_start, instance, seed=seed,
                                                   time_limit=limit, **(params or {})))
@@ -89,10 +85,40 @@ def prepare_start(
         return Start(tuple(int(c) for c in result.placement), result.objective, spent,
                      warm_start, result)
     if isinstance(warm_start, Result):
-        if warm_start.placement is None:
-            raise WarmStartError(f"the result given as warm start has no placement "
-                                 f"(status {warm_start.status})")
-        placement = validate_start(instance, warm_start.placement)
+        placement = tuple(int(c) for c in warm_start.placement or ())
         return Start(placement, instance.objective(placement), 0.0, "result", warm_start)
     placement = validate_start(instance, warm_start)
     return Start(placement, instance.objective(placement), 0.0, "placement")
+
+
+def check_start(instance: Instance, warm_start: WarmStartSpec | bool) -> None:
+    """Refuse (:class:`WarmStartError`) a start that cannot be used: an unknown heuristic,
+    one made for other weights (topsquares, quota, lns: the method table's
+    :func:`~nqmip.methods.check_weights`), a Result without a placement, a placement that
+    is not a solution keeping the fixed queens. :func:`nqmip.solve` asks it before the
+    run: refused from inside, a short time limit's answer hid it (``warm_start="xyz"``
+    with gurobi at 0.001 s answered the explicit construction)."""
+    if warm_start is None or isinstance(warm_start, bool):
+        return
+    if isinstance(warm_start, str):
+        from nqmip.methods import HEURISTIC_METHODS, METHODS, check_weights
+
+        if warm_start not in HEURISTIC_METHODS:
+            raise WarmStartError(
+                f"unknown warm-start heuristic {warm_start!r}: choose from "
+                f"{', '.join(HEURISTIC_METHODS)}, or pass a placement or a Result")
+        colours = instance.colours
+        try:
+            check_weights(METHODS[warm_start], feasibility=instance.is_feasibility,
+                          colours=colours is not None, dense=instance.dense is not None,
+                          uniform=colours is not None and colours.black == colours.white)
+        except ValueError as exc:
+            raise WarmStartError(f"warm start: {exc}") from None
+        return
+    if isinstance(warm_start, Result):
+        if warm_start.placement is None:
+            raise WarmStartError(f"the result given as warm start has no placement "
+                                 f"(status {warm_start.status})")
+        validate_start(instance, warm_start.placement)
+        return
+    validate_start(instance, warm_start)

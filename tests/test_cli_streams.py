@@ -137,3 +137,62 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(command: list[str]) ->
     assert first.strip()
     assert proc.returncode == EXIT_BROKEN_PIPE, err
     assert err == ""
+
+
+def test_solves_side_by_side_give_stdout_back_in_any_order(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """Two solves inside the C-stdout redirect at once (auto's parts side by side) share
+    it, and descriptor 1 is stdout again once both have left, the first in first out:
+    before, the second saved the first's redirect as 'stdout' and put it back, and
+    everything printed after went to stderr."""
+    import threading
+
+    from nqmip.backends.base import c_stdout_to_stderr
+
+    entered, leave_first = threading.Barrier(2), threading.Event()
+
+    def solve(first: bool) -> None:
+        with c_stdout_to_stderr():
+            entered.wait()
+            if first:
+                return
+            leave_first.wait()
+
+    second = threading.Thread(target=solve, args=(False,))
+    second.start()
+    solve(True)
+    leave_first.set()
+    second.join()
+    os.write(1, b"after both\n")
+    print("printed", flush=True)
+    out, err = capfd.readouterr()
+    assert out == "after both\nprinted\n" and "after" not in err
+
+
+def test_a_solve_abandoned_inside_the_redirect_answers_on_stdout(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """A solver that does not hear the cancel (SCIP on Ctrl-C at 0.5 s, once) is abandoned
+    by the watchdog while it sends C's stdout to stderr: the call's answer goes to stdout
+    all the same. Before, `solve_weighted.py --n 12 --method scip --random-weights 3 --json`
+    stopped by SIGTERM printed its JSON on stderr and nothing on stdout."""
+    import threading
+    import time
+
+    from nqmip.backends.base import c_stdout_to_stderr
+    from nqmip.backends.scip import ScipBackend
+
+    release = threading.Event()
+
+    def deaf(self: object, instance: object, options: object) -> object:
+        with c_stdout_to_stderr():
+            release.wait(10)  # hears no cancel
+        raise AssertionError("abandoned: never read")
+
+    monkeypatch.setattr(ScipBackend, "solve", deaf)
+    begin = time.perf_counter()
+    result = nqmip.solve(10, "random", method="scip", time_limit=0.5)
+    assert time.perf_counter() - begin < 3 and nqmip.is_solution(result.placement)
+    print(result.to_json(), flush=True)
+    out, err = capfd.readouterr()
+    release.set()
+    assert json.loads(out)["placement"] == list(result.placement), err

@@ -21,6 +21,7 @@ from nqmip import compare
 from nqmip.compare import Cell, UsageError, main, parse_sizes, run_cell, summarize
 from nqmip.compare.plot import plot
 from nqmip.compare.store import GRID_KEY
+from nqmip.methods import METHODS
 
 from .conftest import IN_CI
 
@@ -585,3 +586,58 @@ def test_an_item_given_twice_or_empty_is_refused_not_dropped(
     assert main([*argv["--n"], *argv["--methods"], "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err, err
+
+
+def _takes(method: str, weights: str, uniform: bool = False) -> bool:
+    from nqmip.methods import METHODS, check_weights
+
+    kind = {"chess": "colour", "none": "none"}.get(weights, "dense")  # random, toulbar2
+    try:
+        check_weights(METHODS[method], feasibility=kind == "none", colours=kind == "colour",
+                      dense=kind == "dense", uniform=uniform)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("method,weights,params", [
+    pytest.param(m, w, p, id=f"{m}-{w}{'-uniform' if p else ''}")
+    for m in nqmip.all_methods() for w in compare.grid.WEIGHT_CHOICES
+    for p in ([[]] + ([["--param", "black=1", "--param", "white=1"]] if w == "chess" else []))
+    if not _takes(m, w, uniform=bool(p))])
+def test_a_method_made_for_other_weights_is_refused_before_the_sweep(
+        method: str, weights: str, params: list[str], tmp_path: Path) -> None:
+    """Each method the grid's weights do not suit (every such pair of the method table) is
+    refused in one line before any run, as nqmip.solve refuses it. Before, the sweep ran
+    it and failed there: `compare.py --n 6 --methods topsquares` ran one cell, 'error:
+    ValueError: method 'topsquares' takes a weight matrix', exit 1."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["--n", "6", "--methods", method, "--weights", weights, *params,
+                       "--time-limit", "1", "--output", str(tmp_path / "r.jsonl")])
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and out.getvalue() == "" and len(lines) == 1, err.getvalue()
+    assert f"--methods {method} with --weights {weights}" in lines[0]
+    assert not (tmp_path / "r.jsonl").exists() or not rows_of(tmp_path / "r.jsonl")
+    with pytest.raises(ValueError):  # what nqmip.solve says of one of its runs
+        nqmip.solve(6, {"none": None, "toulbar2": "random"}.get(weights, weights),
+                    method=method, time_limit=1,
+                    **({"black": 1, "white": 1} if params else {}))
+
+
+@pytest.mark.parametrize("heuristic,weights", [
+    pytest.param(h, w, id=f"{h}-{w}") for h in METHODS if METHODS[h].kind == "heuristic"
+    for w in compare.grid.WEIGHT_CHOICES if not _takes(h, w)])
+def test_a_warm_start_made_for_other_weights_is_refused_before_the_sweep(
+        heuristic: str, weights: str, tmp_path: Path) -> None:
+    """--warm-start names a heuristic the grid's weights do not suit: refused in one line
+    before any run (before: `compare.py --n 6 --methods highs --warm-start topsquares`
+    failed its cell, exit 1)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["--n", "6", "--methods", "highs", "--weights", weights,
+                       "--warm-start", heuristic, "--time-limit", "1",
+                       "--output", str(tmp_path / "r.jsonl")])
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and out.getvalue() == "" and len(lines) == 1, err.getvalue()
+    assert f"--warm-start {heuristic} with --weights {weights}" in lines[0]

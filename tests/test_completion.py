@@ -10,6 +10,7 @@ independent enumerator below agrees on feasibility and on the optimum.
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from nqmip.instances.csplib import (
     parse_diagonals,
     parse_fixed,
 )
+from nqmip.methods import METHODS
 from nqmip.result import Status
 from nqmip.verify import is_solution
 from tests.conftest import IN_CI, options_for
@@ -375,3 +377,30 @@ def test_enumeration_with_fixed_queens_agrees(weights: str | None) -> None:
     by_model = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="cpsat")
     by_bits = enumerate_optimal(9, weights, fixed, weights_seed=3, engine="bitboard")
     assert by_model == by_bits and by_model[1]
+
+
+# --- boards the fixed queens settle, through every method ---------------------------------
+
+#: Fixed queens leaving one free row: its square forced (4: row 3 takes column 2), or
+#: attacked (no completion: 4, and 2 and 3, boards without any solution).
+ONE_FREE_ROW = [(4, {0: 1, 1: 3, 2: 0}, (1, 3, 0, 2)), (4, {0: 1, 1: 3, 3: 0}, None),
+                (2, {0: 0}, None), (3, {0: 0, 1: 2}, None)]
+
+
+@pytest.mark.parametrize("sense", ["max", "min"])
+@pytest.mark.parametrize("method", [pytest.param(m.name, marks=[pytest.mark.solver(m.name)]
+                                                 if m.kind == "exact" else [], id=m.name)
+                                    for m in METHODS.values()])
+def test_one_free_row_is_answered_at_once_by_every_method(method: str, sense: str) -> None:
+    """With one free row the fixed queens settle the board: every method answers it,
+    proven, without a search. Before, the swap searches (sa, tabu, lns, minconflicts,
+    topsquares), which need two free rows to swap, spun without end: `solve_weighted.py
+    --n 2 --fix 0,0 --method lns` never returned, a time limit ended them unproven."""
+    spec = METHODS[method]
+    weights = "chess" if "colour" in spec.weights else "random"
+    for n, fixed, forced in ONE_FREE_ROW:
+        begin = time.perf_counter()
+        result = nqmip.solve(n, weights, fixed, method=method, sense=sense, time_limit=20)
+        assert time.perf_counter() - begin < 10, (n, fixed)
+        assert result.placement == forced, (n, fixed)
+        assert result.status == (Status.OPTIMAL if forced else Status.INFEASIBLE), (n, fixed)

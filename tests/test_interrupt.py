@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import nqmip
+from nqmip.methods import METHODS
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "solve_weighted.py"
@@ -210,3 +211,36 @@ def test_the_suite_hears_signals_however_it_was_started() -> None:
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, preexec_fn=ignore, check=True)
     assert out.stdout.split() == ["True", "True"], out
+
+
+def _argv_for(method: str) -> list[str]:
+    weights = [] if "colour" in METHODS[method].weights else ["--random-weights", "1"]
+    return ["--n", "10", "--method", method, *weights, "--json"]
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("extra", [[], ["--minimize"], ["--fix", "0,2"]],
+                         ids=["max", "min", "fixed"])
+def test_a_stop_before_the_solve_started_still_answers(
+        method: str, extra: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Ctrl-C (or SIGTERM) that lands after the board is read but before the solve's
+    watchdog listens (a solver's or the kernels' module being imported: SIGTERM 0.5 s into
+    `--n 12 --method lns --random-weights 3`) answers with the explicit construction, its
+    JSON printed and 130, as one that lands while the kernels compile; with fixed queens
+    the answer says no placement is known. Before: 'interrupted before the solve
+    started', nothing on stdout."""
+    import nqmip.cli.solve as command
+
+    def stopped(method: str) -> None:
+        raise KeyboardInterrupt  # where the signal landed
+
+    monkeypatch.setattr(command, "check_available", stopped)
+    status = command.solve_weighted_main([*_argv_for(method), *extra])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 130 and data["termination"] == "interrupted" and data["method"] == method
+    assert data["sense"] == ("min" if extra == ["--minimize"] else "max")
+    if extra[:1] == ["--fix"]:
+        assert data["placement"] is None and data["status"] == "unknown"
+    else:
+        assert nqmip.is_solution(data["placement"]) and data["objective"] is not None

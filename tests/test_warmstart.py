@@ -16,6 +16,7 @@ import pytest
 import nqmip
 from nqmip.auto.policy import AUTO_HEURISTIC, pick_backend
 from nqmip.backends.base import get_backend
+from nqmip.methods import METHODS
 from nqmip.result import Status, Termination
 from nqmip.warmstart import WarmStartError
 
@@ -83,7 +84,9 @@ def test_invalid_start_is_refused_before_solving(
     def must_not_run(*_: object) -> None:
         raise AssertionError("the solver ran with an invalid start")
 
-    monkeypatch.setattr(backend, "solve", must_not_run)
+    # on the class: undone on the cached instance, the bound method stayed in its __dict__
+    # and hid every later patch of the class (test_contract's Spy saw no solve)
+    monkeypatch.setattr(type(backend), "solve", must_not_run)
     with pytest.raises(WarmStartError, match=message):
         nqmip.solve(8, "chess", method="highs", warm_start=start)  # type: ignore[arg-type]
 
@@ -225,3 +228,28 @@ def test_ctrl_c_stops_a_heuristic_with_its_best(method: str, param: str) -> None
     termination, objective, has_placement = json.loads(out)
     assert termination == Termination.INTERRUPTED
     assert has_placement and objective is not None
+
+
+#: Starts no run can use, on the 8 x 8 chess board (feasibility for lns), and the refusal.
+UNUSABLE = [("chess", (0, 2, 4, 1), "has 4 queens"),
+            ("chess", (0, 1, 2, 3, 4, 5, 6, 7), "attacking pairs"),
+            ("chess", "simplex", "unknown warm-start heuristic"),
+            ("chess", "topsquares", "takes a weight matrix"),
+            (None, "lns", "not no weights"),
+            ("random", "quota", "weights constant per colour")]
+
+
+@pytest.mark.parametrize("method", [
+    pytest.param(m.name, marks=[pytest.mark.solver(m.name)] if m.kind == "exact" else [],
+                 id=m.name)
+    for m in METHODS.values() if m.honour("warm_start")])
+def test_an_unusable_start_is_refused_whatever_the_time_limit(method: str) -> None:
+    """Refused before the run, by every method that takes a start, even when the limit is
+    gone before the solver is ready: before, the refusal came from inside the run and the
+    limit's answer hid it (`warm_start="simplex"`, glpk or gurobi, `time_limit=0.001`:
+    'feasible', the explicit construction; warm_start="topsquares" on chess weights: the
+    same with highs)."""
+    for weights, start, message in UNUSABLE:
+        with pytest.raises(WarmStartError, match=message):
+            nqmip.solve(8, weights, method=method, warm_start=start,  # type: ignore[arg-type]
+                        time_limit=0.001)

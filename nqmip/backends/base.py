@@ -15,7 +15,7 @@ import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, redirect_stdout
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -97,6 +97,50 @@ class SolverLog:
         return any(text in line for line in self.lines)
 
 
+class _Redirect:
+    """The one redirect of descriptor 1 in force (:func:`c_stdout_to_stderr`): how many
+    solves are inside it, the descriptor and ``sys.stdout`` to give back, and a generation
+    that :func:`release_stdout` moves on (a solve that leaves a released redirect leaves
+    it alone)."""
+
+    lock = threading.Lock()
+    depth = 0
+    saved: int | None = None
+    stdout: Any = None
+    generation = 0
+
+
+def _redirect_enter() -> int | None:
+    """Count one more solve inside the redirect, starting it if it is the first; its
+    generation, or None when there is no descriptor 1 to redirect."""
+    with _Redirect.lock:
+        if _Redirect.depth == 0:
+            try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+            except (AttributeError, OSError, ValueError):  # no descriptor 1 to redirect
+                return None
+            os.dup2(2, 1)
+            _Redirect.saved, _Redirect.stdout = saved, sys.stdout
+            sys.stdout = sys.stderr  # and what Python code writes (Pyomo's tee)
+        _Redirect.depth += 1
+        return _Redirect.generation
+
+
+def _redirect_restore() -> None:
+    """Give descriptor 1 and ``sys.stdout`` back (the lock held)."""
+    saved, _Redirect.saved = _Redirect.saved, None
+    sys.stdout = _Redirect.stdout
+    _Redirect.depth, _Redirect.stdout = 0, None
+    _Redirect.generation += 1
+    if saved is None:
+        return
+    with suppress(AttributeError, OSError, ValueError):
+        sys.stdout.flush()  # what Python buffered meanwhile goes where the C writes went
+    os.dup2(saved, 1)
+    os.close(saved)
+
+
 @contextmanager
 def c_stdout_to_stderr(deadline: Deadline | None = None) -> Iterator[None]:
     """Send what C code writes to file descriptor 1 to stderr for the duration (a solver's
@@ -106,24 +150,31 @@ def c_stdout_to_stderr(deadline: Deadline | None = None) -> Iterator[None]:
     Descriptor 1 is the process's: a solve the watchdog has given up on (its ``deadline``
     ended while it built its model) must not move it after its call has returned (the
     caller's own capture of it, pytest's included, would break: "Illegal seek"), so past
-    the deadline nothing is redirected."""
+    the deadline nothing is redirected; one abandoned while inside gives it back at once
+    (:func:`release_stdout`). Solves inside it side by side share one redirect, given back
+    when the last leaves, whatever the order they leave in."""
     if deadline is not None and deadline.expired():
         yield
         return
+    generation = _redirect_enter()
     try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (AttributeError, OSError, ValueError):  # no descriptor 1 to redirect
         yield
-        return
-    try:
-        os.dup2(2, 1)
-        with redirect_stdout(sys.stderr):  # and what Python code writes (Pyomo's tee)
-            yield
     finally:
-        sys.stdout.flush()  # what Python buffered meanwhile goes where the C writes went
-        os.dup2(saved, 1)
-        os.close(saved)
+        if generation is not None:
+            with _Redirect.lock:
+                if generation == _Redirect.generation:
+                    _Redirect.depth -= 1
+                    if _Redirect.depth == 0:
+                        _redirect_restore()
+
+
+def release_stdout() -> None:
+    """Give descriptor 1 and ``sys.stdout`` back now, whatever solve is still inside
+    :func:`c_stdout_to_stderr`: the call that abandoned it answers on its stdout (before,
+    the command's ``--json`` went to stderr when Ctrl-C came while SCIP ran)."""
+    with _Redirect.lock:
+        if _Redirect.depth:
+            _redirect_restore()
 
 
 @dataclass

@@ -110,7 +110,13 @@ class Toulbar2Backend(Backend):
         begin = time.perf_counter()
         # toulbar2's log (verbose) on stderr: stdout stays ours
         with c_stdout_to_stderr(options.deadline):
-            found = problem.Solve(showSolutions=0, timeLimit=seconds)
+            try:
+                found = problem.Solve(showSolutions=0, timeLimit=seconds)
+            finally:
+                # Solve arms toulbar2's process-wide timer and leaves it running when the
+                # search ends first: it would fire into a later solve (which then stopped
+                # at once and said 'optimal' or 'infeasible' untrue) or print on stdout.
+                problem.CFN.timerStop()
         # A search that ended before its clock did ran to the end: its answer is proven
         # (the dual bound it reports after a complete search can lag the optimum). The
         # wall clock, not this process's CPU time: on a loaded machine toulbar2's limit

@@ -77,3 +77,15 @@ def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
                                        interrupted=interrupted),
                        interrupted=interrupted, abandoned=True)
     return Outcome(result, interrupted=interrupted)
+
+
+def stopped_before(instance: Instance, method: str, started: float) -> Outcome:
+    """The answer to a stop signal heard before the solve's own watchdog was listening
+    (while a solver or the kernels' module was imported, the options checked): the
+    explicit construction, as a solve stopped before it held a placement answers (none
+    with fixed queens). Before, the command said 'interrupted before the solve started'
+    and printed nothing."""
+    from nqmip.solve import fallback_result
+
+    return Outcome(fallback_result(instance, method, time.perf_counter() - started,
+                                   interrupted=True), interrupted=True, abandoned=True)

@@ -300,7 +300,7 @@ def entry() -> None:
 
 
 def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
-    from nqmip.cli.run import solve_watched
+    from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
 
     instance = _instance(args, make_instance)
@@ -314,14 +314,17 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
         args.time_limit = None
     if args.lex_first:
         return _lex_first(args, instance, started, options), instance
-    check_available(args.method)
-    from nqmip.cli.report import live_progress
+    try:
+        check_available(args.method)
+        from nqmip.cli.report import live_progress
 
-    show = not (args.json or args.quiet or args.verbose)
-    with live_progress(show, args.method, instance.sense) as on_progress:
-        outcome = solve_watched(
-            instance, method=args.method, time_limit=args.time_limit, started=started,
-            on_progress=on_progress, **options)
+        show = not (args.json or args.quiet or args.verbose)
+        with live_progress(show, args.method, instance.sense) as on_progress:
+            outcome = solve_watched(
+                instance, method=args.method, time_limit=args.time_limit,
+                started=started, on_progress=on_progress, **options)
+    except KeyboardInterrupt:  # before the solve's watchdog heard it (a solver's import)
+        outcome = stopped_before(instance, args.method, started)
     return outcome, instance
 
 

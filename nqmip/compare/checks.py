@@ -1,7 +1,7 @@
 """What ``nqmip-compare`` refuses before the sweep starts, each in one line (exit 2): a
-``--param`` no method of the grid takes, a method that is not available here, an output
-file that cannot be written. A sweep of an hour must not fail at its first cell, nor at
-its end."""
+``--param`` no method of the grid takes, a method that is not available here or made for
+other weights than the grid's, an output file that cannot be written. A sweep of an hour
+must not fail at its first cell, nor at its end."""
 
 from __future__ import annotations
 
@@ -71,6 +71,36 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
             refusal = param_refusal(method, name, value, json_text(value))
             if refusal is not None:
                 raise UsageError(refusal)
+
+
+#: The kinds of weights of each ``--weights`` of the grid (:data:`nqmip.methods.WEIGHT_KINDS`).
+WEIGHT_KIND = {"chess": "colour", "none": "none", "random": "dense", "toulbar2": "dense"}
+
+
+def check_weights(weights: str, methods: Sequence[str],
+                  params: Sequence[tuple[str | None, str, Any]] = (),
+                  warm_start: str | None = None) -> None:
+    """Refuse a method, or the ``--warm-start`` heuristic, made for other weights than the
+    grid's (topsquares: a matrix; quota: two colour values, not ``--param black`` =
+    ``white``; lns: weights), as :func:`nqmip.solve` would refuse each of its runs
+    (:func:`nqmip.methods.check_weights`)."""
+    from nqmip.instance import CHESS_BLACK, CHESS_WHITE
+    from nqmip.methods import METHODS
+    from nqmip.methods import check_weights as check_kind
+
+    kind = WEIGHT_KIND[weights]
+    runs = [(method, method, f"--methods {method}") for method in methods]
+    runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
+             if warm_start is not None and METHODS[method].honour("warm_start")]
+    for name, method, flag in runs:
+        colours = {key: value for aim, key, value in params
+                   if key in ("black", "white") and aim in (None, method)}
+        uniform = colours.get("black", CHESS_BLACK) == colours.get("white", CHESS_WHITE)
+        try:
+            check_kind(METHODS[name], feasibility=kind == "none", colours=kind == "colour",
+                       dense=kind == "dense", uniform=kind == "colour" and uniform)
+        except ValueError as exc:
+            raise UsageError(f"{flag} with --weights {weights}: {exc}") from None
 
 
 def check_available(methods: Sequence[str]) -> None:

@@ -235,7 +235,7 @@ def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    from nqmip.compare.checks import check_available, check_params
+    from nqmip.compare.checks import check_available, check_params, check_weights
 
     sizes = parse_sizes(args.n)
     methods = parse_methods(args.methods)
@@ -253,6 +253,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     output = args.output if args.output is not None else args.resume
     csv = _check_files(args, output)
     check_params(args.param, methods)
+    check_weights(args.weights, methods, args.param, args.warm_start)
     if args.scheduler is None and args.workers is None:  # Dask workers have their own
         check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,

@@ -10,14 +10,16 @@ chunks to ``on_progress`` (the call's trajectory hears it). Hot loops are numba-
 from __future__ import annotations
 
 import inspect
+import time
 from functools import partial
 from typing import Any
 
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.methods import HEURISTIC_METHODS, METHODS, resolve
+from nqmip.outcome import settled_by_fixed
 from nqmip.progress import ProgressCallback, load_kernels
-from nqmip.result import Result
+from nqmip.result import Counters, Result
 
 __all__ = ["HEURISTIC_METHODS", "run_heuristic"]
 
@@ -33,6 +35,10 @@ def run_heuristic(
         raise ValueError(
             f"unknown heuristic {method!r}: choose from {', '.join(HEURISTIC_METHODS)}"
         ) from None
+    settled = settled_by_fixed(instance, method, "nqmip", seed, time.perf_counter())
+    if settled is not None:  # nothing to search (and no two free rows to swap): no work
+        return settled.with_(counters=Counters(iterations=0, evaluations=0, improvements=0),
+                             timing=settled.timing.with_(compile=0.0))
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows
     if spec.warm_up is not None:  # for this instance's kind of weights where it can
         warm_up = resolve(spec.warm_up)
