@@ -397,7 +397,8 @@ def _check_no_attack(queens: tuple[tuple[int, int], ...]) -> None:
             if k in seen:
                 other = seen[k]
                 raise InstanceError(
-                    f"fixed queens {other} and {(row, col)} attack each other along a {line}"
+                    f"fixed queens {other} and {(row, col)} attack each other along "
+                    f"{'an' if line[0] in 'aeiou' else 'a'} {line}"
                 )
             seen[k] = (row, col)
 
@@ -458,7 +459,7 @@ def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | Non
     if not total < TOTAL_LIMIT:
         what = "costs" if sense == "min" else "weights"
         raise InstanceError(
-            f"{what} up to {largest:.3g} on an {n} x {n} board can total {total:.3g}"
+            f"{what} up to {largest:.3g} on the {n} x {n} board can total {total:.3g}"
             f"{' once flipped into weights' if sense == 'min' else ''}, past "
             f"{TOTAL_LIMIT:.0e}: sums, bounds and gaps would overflow; scale the {what} down")
 

@@ -150,3 +150,13 @@ def test_a_large_placement_is_checked_once_on_its_way_out(monkeypatch: pytest.Mo
     verify.check_placement(writable, n, None, (), None, source="w")
     verify.check_placement(writable, n, None, (), None, source="w")
     assert len(checks) == 4
+
+
+@pytest.mark.parametrize(("fixed", "line"), [
+    (((0, 0), (1, 1)), "a diagonal"), (((0, 1), (1, 0)), "an anti-diagonal"),
+    (((0, 0), (3, 0)), "a column")])
+def test_two_fixed_queens_that_attack_are_refused_naming_their_line(
+        fixed: tuple[tuple[int, int], ...], line: str) -> None:
+    """The one-line refusal names the line the two queens share, in English."""
+    with pytest.raises(nqmip.InstanceError, match=f"attack each other along {line}$"):
+        nqmip.solve(6, fixed=list(fixed), method="highs")
