@@ -641,3 +641,24 @@ def test_a_warm_start_made_for_other_weights_is_refused_before_the_sweep(
     lines = err.getvalue().strip().splitlines()
     assert status == 2 and out.getvalue() == "" and len(lines) == 1, err.getvalue()
     assert f"--warm-start {heuristic} with --weights {weights}" in lines[0]
+
+
+def test_a_board_without_placement_counts_as_proven_and_says_so() -> None:
+    """n = 3 has no placement: auto and every exact method installed prove it, and the
+    summary counts that proof and says so (it counted 0 proofs and said no method reached
+    the target)."""
+    from nqmip.backends.base import get_backend
+    from nqmip.compare.verdict import conclusions
+    from nqmip.methods import EXACT_METHODS
+    exact = [m for m in EXACT_METHODS if m == "bnb" or get_backend(m).available()]
+    if IN_CI:
+        assert set(exact) == set(EXACT_METHODS), "CI=true: every exact backend must run"
+    p = run("--n", "3", "--methods", ",".join(["auto", *exact]), "--json",
+            "--time-limit", "20")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(p.stdout)["summary"]
+    assert len(summary) == len(exact) + 1
+    assert all(e["proven"] == e["runs"] == 1 for e in summary)
+    said = conclusions(summary)
+    assert said[0].startswith("n = 3: no placement exists, proven by auto, ")
+    assert said[1].startswith("Runs that proved optimality (or that no placement exists)")

@@ -210,7 +210,8 @@ def measure(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
     return {
         "reached": ttt is not None,
         "time_to_target": ttt,
-        "proven": row.get("status") == "optimal",
+        # a proof that no placement exists is a proof too
+        "proven": row.get("status") in ("optimal", "infeasible"),
         "time_to_best": None if failed(row) else number(timing.get("to_best")),
         "gap": gap_to_bound(row, ref.bound),
         "primal_integral": primal_integral(row, ref.value, number(row.get("time_limit"))),

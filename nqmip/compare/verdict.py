@@ -31,6 +31,10 @@ def board_sentence(entries: Sequence[dict[str, Any]]) -> str:
     exact = _fastest([e for e in entries if e["kind"] != "heuristic"])
     heuristic = _fastest([e for e in entries if e["kind"] == "heuristic"])
     if exact is None and heuristic is None:
+        proofs = [e for e in entries if e["status"].get("infeasible")]
+        if proofs:
+            return (f"{head}: no placement exists, proven by "
+                    f"{', '.join(_label(e) for e in proofs)}.")
         return f"{head}: no method reached the target in more than half its runs."
     if exact is None or heuristic is None:
         only = exact or heuristic
@@ -69,7 +73,9 @@ def proof_sentences(summary: Sequence[dict[str, Any]]) -> list[str]:
         else:
             parts.append(f"{label} " + ", ".join(f"{c} at {_where(ns)}"
                                                  for c, ns in counts.items()))
-    out = ["Runs that proved optimality: " + "; ".join(parts) + "."]
+    none = any(e["status"].get("infeasible") for e in summary)
+    what = "optimality (or that no placement exists)" if none else "optimality"
+    out = [f"Runs that proved {what}: " + "; ".join(parts) + "."]
     heuristic = [e for e in summary if e["kind"] == "heuristic"]
     proved = sorted({e["n"] for e in heuristic if e["proven"]})
     unproved = [e for e in heuristic if e["reached"] > e["proven"]
