@@ -347,6 +347,15 @@ def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool
                      f"{' or '.join(names[k] for k in sorted(kinds))}")
 
 
+def check_instance_weights(spec: Method, instance: Any) -> None:
+    """:func:`check_weights` for an instance's own weights (no weights, constant per colour
+    and whether both colours are worth the same, or a matrix)."""
+    colours = instance.colours
+    check_weights(spec, feasibility=instance.is_feasibility, colours=colours is not None,
+                  dense=instance.dense is not None,
+                  uniform=colours is not None and colours.black == colours.white)
+
+
 def magnitude(instance: Any, measure: str) -> float:
     """One measure of :class:`Limit` on an instance of the maximisation (0: no weights)."""
     if instance.is_feasibility:

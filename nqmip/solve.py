@@ -31,9 +31,9 @@ from nqmip.instance import (
 from nqmip.methods import (
     METHODS,
     Method,
+    check_instance_weights,
     check_magnitude,
     check_options,
-    check_weights,
     method,
 )
 from nqmip.option_types import call_deadline
@@ -237,10 +237,7 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
     check_cluster(options, spec.kind == "auto")
-    colours = instance.colours
-    check_weights(spec, feasibility=instance.is_feasibility, colours=colours is not None,
-                  dense=instance.dense is not None,
-                  uniform=colours is not None and colours.black == colours.white)
+    check_instance_weights(spec, instance)
     check_fits(instance.n, dense_weights=instance.dense is not None,
                exact_model=spec.kind == "exact", method=spec.name,
                model_rows=free_rows(instance))

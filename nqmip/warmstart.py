@@ -101,17 +101,14 @@ def check_start(instance: Instance, warm_start: WarmStartSpec | bool) -> None:
     if warm_start is None or isinstance(warm_start, bool):
         return
     if isinstance(warm_start, str):
-        from nqmip.methods import HEURISTIC_METHODS, METHODS, check_weights
+        from nqmip.methods import HEURISTIC_METHODS, METHODS, check_instance_weights
 
         if warm_start not in HEURISTIC_METHODS:
             raise WarmStartError(
                 f"unknown warm-start heuristic {warm_start!r}: choose from "
                 f"{', '.join(HEURISTIC_METHODS)}, or pass a placement or a Result")
-        colours = instance.colours
         try:
-            check_weights(METHODS[warm_start], feasibility=instance.is_feasibility,
-                          colours=colours is not None, dense=instance.dense is not None,
-                          uniform=colours is not None and colours.black == colours.white)
+            check_instance_weights(METHODS[warm_start], instance)
         except ValueError as exc:
             raise WarmStartError(f"warm start: {exc}") from None
         return
