@@ -46,7 +46,7 @@ from nqmip.cli.parser import (
 )
 from nqmip.cli.signals import stops_as_ctrl_c
 from nqmip.cli.streams import deliver, flush_all, plain_fallback, say
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
+from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -360,7 +360,7 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
         weights = "chess"
     n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
     if args.feasibility and args.minimize:
-        raise UsageError("--minimize needs weights (costs): --feasibility has none")
+        raise UsageError(needs_costs("--minimize", "--feasibility"))
     colour_values = [flag for flag, value in (("--black", args.black),
                                               ("--white", args.white)) if value is not None]
     if colour_values and not (isinstance(weights, str) and weights == "chess"):
@@ -409,8 +409,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--lex-first is solved by --method auto, "
                              f"{', '.join(LEX_METHODS)}; not {args.method}")
         if args.minimize:
-            raise UsageError("--minimize needs weights (costs): --lex-first orders "
-                             "placements and has none")
+            raise UsageError(needs_costs("--minimize", "--lex-first orders placements and"))
         given.pop("verbose", None)  # the command's own output: nothing to pass on
         for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
             if getattr(args, name) is not None:
