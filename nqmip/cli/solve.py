@@ -361,6 +361,8 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
     n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
     if args.feasibility and args.minimize:
         raise UsageError(needs_costs("--minimize", "--feasibility"))
+    if args.lex_first and args.minimize:
+        raise UsageError(needs_costs("--minimize", "--lex-first orders placements and"))
     colour_values = [flag for flag, value in (("--black", args.black),
                                               ("--white", args.white)) if value is not None]
     if colour_values and not (isinstance(weights, str) and weights == "chess"):
@@ -408,8 +410,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         if spec is None:
             raise UsageError(f"--lex-first is solved by --method auto, "
                              f"{', '.join(LEX_METHODS)}; not {args.method}")
-        if args.minimize:
-            raise UsageError(needs_costs("--minimize", "--lex-first orders placements and"))
         given.pop("verbose", None)  # the command's own output: nothing to pass on
         for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
             if getattr(args, name) is not None:
