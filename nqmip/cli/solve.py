@@ -44,7 +44,7 @@ from nqmip.cli.parser import (
     work_amount,
     write_file,
 )
-from nqmip.cli.signals import stops_as_ctrl_c
+from nqmip.cli.signals import Stop, stops_as_ctrl_c
 from nqmip.cli.streams import deliver, flush_all, plain_fallback, say
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs
 from nqmip.result import Result
@@ -220,16 +220,19 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     started = time.perf_counter() if started is None else started
     argv = sys.argv[1:] if argv is None else list(argv)
     plain_fallback()
-    with stops_as_ctrl_c() as stop:
+    # a stop heard while the options are read is answered once the board is known, as
+    # one heard before the launcher handed over (nqmip.cli.signals)
+    with stops_as_ctrl_c(deferred=True) as stop:
         try:
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
             if args.warm_up:
+                stop.replay()
                 return warm_up()
             picture.check_pictures(args)  # before the work: a file that cannot be written
-            outcome, instance = _run(args, started)
+            outcome, instance = _run(args, started, stop)
         except UsageError as exc:
             return _bad_input(str(exc))
-        except KeyboardInterrupt:  # before the solve started: nothing to print
+        except KeyboardInterrupt:  # before the board was known: nothing to print
             say("solve_weighted: interrupted before the solve started")
             return stop.status
         except (InstanceError, ValueError, TypeError) as exc:
@@ -299,11 +302,14 @@ def entry() -> None:
     os._exit(code)
 
 
-def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
+def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
     from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
 
-    instance = _instance(args, make_instance)
+    # a file read (standard input, a pipe) may wait: a stop there is not held up
+    reads = any(path is not None for path in (args.weights, args.costs, args.fixed))
+    with stop.interruptible(reads):
+        instance = _instance(args, make_instance)
     options = _options(args)
     check_output(args.output)
     from nqmip.option_types import time_limit_note
@@ -313,8 +319,10 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
         print(f"solve_weighted: note: {note}", file=sys.stderr)
         args.time_limit = None
     if args.lex_first:
+        stop.replay()
         return _lex_first(args, instance, started, options), instance
     try:
+        stop.replay()  # a stop heard so far is answered here, with the board known
         check_available(args.method)
         from nqmip.cli.report import live_progress
 
