@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
@@ -45,7 +44,7 @@ from nqmip.cli.parser import (
     write_file,
 )
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
-from nqmip.cli.streams import deliver, flush_all, plain_fallback, say
+from nqmip.cli.streams import deliver, hard_exit, plain_fallback, say
 from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs
 from nqmip.result import Result
 
@@ -297,9 +296,7 @@ def entry() -> None:
     past its time limit."""
     from nqmip.cli.run import process_started
 
-    code = solve_weighted_main(started=process_started())
-    flush_all()
-    os._exit(code)
+    hard_exit(solve_weighted_main(started=process_started()))
 
 
 def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
