@@ -1,36 +1,53 @@
 """nqmip: the N-Queens problem, exactly as an optimisation model and heuristically at scale.
 
-The public API is small; slow imports (Pyomo, OR-Tools, numba) happen only when a
-function that needs them is called.
+The public API is small, and ``import nqmip`` is light: each name below loads its module
+on first use (PEP 562), so slow imports (numpy, Pyomo, OR-Tools, numba) happen only when
+a function that needs them is called, and a command's launcher (:mod:`nqmip.cli.launch`)
+hears Ctrl-C before any of them.
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
-from nqmip import numba_cache as _numba_cache
 from nqmip._version import __version__
-from nqmip.budget import Deadline
-from nqmip.enumeration.optimal import enumerate_optimal
-from nqmip.formulation import build_model
-from nqmip.instance import Instance, InstanceError, chess_weights, make_instance, random_weights
-from nqmip.lex.solve import lex_first
-from nqmip.result import Result, Status, Termination
-from nqmip.solve import all_methods, solve
-from nqmip.verify import VerificationError, conflicts, is_solution
-
-# Before any kernel loads (none has: numba is imported by the first kernel module a call
-# needs, after this): a read-only install with an unwritable HOME gets a cache folder.
-_numba_cache.ensure()
 
 if TYPE_CHECKING:
+    from nqmip.budget import Deadline
     from nqmip.drawing import draw
     from nqmip.enumeration.count import count_solutions, solutions
+    from nqmip.enumeration.optimal import enumerate_optimal
+    from nqmip.formulation import build_model
+    from nqmip.instance import (
+        Instance,
+        InstanceError,
+        chess_weights,
+        make_instance,
+        random_weights,
+    )
+    from nqmip.lex.solve import lex_first
+    from nqmip.result import Result, Status, Termination
+    from nqmip.solve import all_methods, solve
+    from nqmip.verify import VerificationError, conflicts, is_solution
 
 
-#: Exported lazily (PEP 562): the counting module loads on first use.
-_LAZY = {"count_solutions": "nqmip.enumeration.count", "solutions": "nqmip.enumeration.count",
-         "draw": "nqmip.drawing"}
+#: Each public name and the module it is loaded from on first use.
+_LAZY = {
+    "Deadline": "nqmip.budget",
+    "draw": "nqmip.drawing",
+    "count_solutions": "nqmip.enumeration.count",
+    "solutions": "nqmip.enumeration.count",
+    "enumerate_optimal": "nqmip.enumeration.optimal",
+    "build_model": "nqmip.formulation",
+    **dict.fromkeys(("Instance", "InstanceError", "chess_weights", "make_instance",
+                     "random_weights"), "nqmip.instance"),
+    "lex_first": "nqmip.lex.solve",
+    **dict.fromkeys(("Result", "Status", "Termination"), "nqmip.result"),
+    **dict.fromkeys(("all_methods", "solve"), "nqmip.solve"),
+    **dict.fromkeys(("VerificationError", "conflicts", "is_solution"), "nqmip.verify"),
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -41,6 +58,25 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'nqmip' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+class _Package(types.ModuleType):
+    """The package, whose ``nqmip.solve`` stays the function: importing the submodule of
+    the same name would otherwise set the attribute to the module (the import system
+    sets a package's attribute for each submodule it loads); the submodule is
+    ``sys.modules["nqmip.solve"]``, as ``from nqmip.solve import ...`` finds it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "solve" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [

@@ -58,8 +58,11 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
                                f"{exc}") from None
     else:
+        # no dashboard; the scheduler's own HTTP routes on a free port of this host (by
+        # default 8787: "Port 8787 is already in use" when another cluster runs here)
         local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
-                             processes=processes, dashboard_address=None)
+                             processes=processes, dashboard_address=None,
+                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         client = Client(local)
     try:
         cluster = Cluster(client, 1)

@@ -28,6 +28,14 @@ class InstanceError(ValueError):
     """An instance that cannot be built: bad n, weights or fixed queens."""
 
 
+def needs_costs(asked: str, source: str) -> str:
+    """The one refusal of a minimisation without weights, in the words of the door that
+    asked (``asked``: ``"sense='min'"``, ``"--minimize"``; ``source``: what gave no
+    weights): every cost-free board has the same total n, so minimising it means nothing
+    and was accepted by the API while the commands refused it."""
+    return f"{asked} needs weights (costs): {source} has none"
+
+
 @dataclass(frozen=True)
 class ColourWeights:
     """Weights constant per colour: ``black`` on (i + j) even squares, ``white`` on odd."""
@@ -425,6 +433,8 @@ def make_instance(
         return n
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
+    if sense == "min" and weights is None:
+        raise InstanceError(needs_costs("sense='min'", "weights=None"))
     n = _check_n(n)
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
     if matrix is not None:

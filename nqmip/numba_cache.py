@@ -5,12 +5,14 @@ Every kernel is ``@njit(cache=True)``: numba caches it beside its source (the pa
 raises ``RuntimeError: cannot cache function ...: no locator available`` at import when
 neither can be written: a package installed read-only (a container image, a system
 folder) run by a user whose HOME cannot be written (a service user). :func:`ensure` runs
-when :mod:`nqmip` is imported, before any kernel module: when neither place is writable
+when this module is imported, before any kernel is decorated: when neither place is writable
 (and ``NUMBA_CACHE_DIR`` is not set) it points numba at a private folder under the
 temporary folder, else (no writable temporary folder either) turns caching off, and says
 so once (when it makes the folder) as a :class:`NumbaCacheWarning`. It tries what numba
 tries (create the folder, write a file in it: access checks say yes to root on a
-read-only folder) and imports nothing heavy: ``import nqmip`` stays fast.
+read-only folder) and imports nothing heavy. Every kernel module imports :func:`njit` from
+here; ``import nqmip`` does not import this module (a command's launcher,
+:mod:`nqmip.cli.launch`, listens for signals before it).
 
 One compile per machine: the kernel modules decorate with this module's :func:`njit`, which
 puts :class:`SourceKeyedLocator` first in numba's cache locators. numba's own locators key
@@ -259,3 +261,8 @@ def _locator_class(base: type) -> type:
             return self
 
     return SourceKeyedLocator
+
+
+# Before any kernel module decorates a kernel (each imports njit from here): a read-only
+# install with an unwritable HOME gets a cache folder.
+ensure()

@@ -6,13 +6,13 @@ A thin wrapper around :func:`nqmip.compare.main`, also installed as ``nqmip-comp
 run with ``--help``.
 """
 
+import os
 import sys
-from pathlib import Path
 
 if __name__ == "__main__":
-    # Run from a checkout without installing: the package sits next to scripts/.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli.streams import leave
-    from nqmip.compare import main
+    # Run from a checkout without installing: the package sits next to scripts/. The
+    # launcher hears a stop signal before anything heavy is imported (nqmip.cli.launch).
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    from nqmip.cli.launch import compare
 
-    leave(main())
+    compare()

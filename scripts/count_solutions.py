@@ -5,12 +5,13 @@ A thin wrapper around :func:`nqmip.cli.count.count_main` (installed as ``nqmip-c
 run with ``--help``.
 """
 
+import os
 import sys
-from pathlib import Path
 
 if __name__ == "__main__":
-    # Run from a checkout without installing: the package sits next to scripts/.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli.count import entry
+    # Run from a checkout without installing: the package sits next to scripts/. The
+    # launcher hears a stop signal before anything heavy is imported (nqmip.cli.launch).
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    from nqmip.cli.launch import count
 
-    entry()
+    count()

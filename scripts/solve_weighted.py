@@ -4,12 +4,13 @@
 A thin wrapper around :func:`nqmip.cli.solve.solve_weighted_main`; run with ``--help``.
 """
 
+import os
 import sys
-from pathlib import Path
 
 if __name__ == "__main__":
-    # Run from a checkout without installing: the package sits next to scripts/.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from nqmip.cli.solve import entry
+    # Run from a checkout without installing: the package sits next to scripts/. The
+    # launcher hears a stop signal before anything heavy is imported (nqmip.cli.launch).
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    from nqmip.cli.launch import solve
 
-    entry()
+    solve()

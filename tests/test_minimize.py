@@ -115,3 +115,52 @@ def test_a_root_bound_of_costs_is_a_lower_bound(n: int) -> None:
     r = nqmip.solve(toulbar2_tutorial(n), method="bnb")
     assert r.status.value == "optimal" and r.objective is not None
     assert 0 <= r.extra["root_bound"] <= r.objective
+
+
+#: Every door that takes a sense, asked to minimise a board without weights: the call, and
+#: the words it must refuse it with (one home: nqmip.instance.needs_costs).
+NO_COSTS_DOORS = {
+    "solve": (lambda: nqmip.solve(8, None, sense="min"),
+              "sense='min' needs weights (costs): weights=None has none"),
+    "solve-method": (lambda: nqmip.solve(8, sense="min", method="sa", time_limit=1),
+                     "sense='min' needs weights (costs): weights=None has none"),
+    "make_instance": (lambda: nqmip.make_instance(8, sense="min"),
+                      "sense='min' needs weights (costs): weights=None has none"),
+    "build_model-pyomo": (lambda: nqmip.build_model(8, None, sense="min"),
+                          "sense='min' needs weights (costs): weights=None has none"),
+    "build_model-cpsat": (lambda: nqmip.build_model(8, sense="min", backend="cpsat"),
+                          "sense='min' needs weights (costs): weights=None has none"),
+}
+
+
+@pytest.mark.parametrize("door", sorted(NO_COSTS_DOORS))
+def test_the_api_refuses_to_minimise_without_weights_as_the_command_does(door: str) -> None:
+    """`solve-weighted --feasibility --minimize` was refused while nqmip.solve(8, None,
+    sense="min") answered 8 'optimal' (every placement of a board without weights totals
+    n): each API door now refuses it, an InstanceError (a ValueError) in the command's
+    words."""
+    call, words = NO_COSTS_DOORS[door]
+    with pytest.raises(nqmip.InstanceError) as refused:
+        call()
+    assert str(refused.value) == words
+
+
+@pytest.mark.parametrize("command", ["solve", "compare"])
+def test_the_commands_refuse_to_minimise_without_weights_in_the_same_words(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands' refusals come from the same home as the API's: one line, exit 2
+    (nqmip-compare ran every cell of such a sweep)."""
+    if command == "solve":
+        from nqmip.cli.solve import solve_weighted_main as main
+
+        status = main(["--n", "8", "--feasibility", "--minimize"])
+        words = "solve_weighted: error: --minimize needs weights (costs): --feasibility has none"
+    else:
+        from nqmip.compare import main
+
+        status = main(["--n", "8", "--methods", "sa", "--weights", "none", "--param",
+                       "sense=min", "--time-limit", "1", "--no-progress"])
+        words = ("nqmip-compare: error: --param sense=min needs weights (costs): "
+                 "--weights none has none")
+    err = capsys.readouterr().err
+    assert status == 2 and err == words + "\n", err

@@ -190,9 +190,8 @@ def count_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _count_main(argv: list[str], stop: Stop) -> int:
-    from nqmip.instance import InstanceError
-
     try:
+        stop.replay()  # one heard before the launcher handed over: a stop from here
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
         args.n, args.fix = board_and_fixed(args.n, args.fix, args.fixed, default_n=None)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
@@ -217,7 +216,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
-    except (InstanceError, ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError) as exc:  # an InstanceError is a ValueError
         if stop.signum is not None:  # a stop that broke what it interrupted: still a stop
             return _stopped(stop, argv)
         say(f"nqmip-count: error: {exc}")
@@ -244,6 +243,8 @@ def _stopped(stop: Stop, argv: list[str], stopped: KeyboardInterrupt | None = No
 def _counted_so_far(stopped: KeyboardInterrupt) -> str:
     """What an interrupted count had finished, said to be a part (nothing on stdout, where
     it could pass for the answer); nothing when it stopped before or outside the count."""
+    if "nqmip.enumeration.count_tasks" not in sys.modules:
+        return ""  # stopped before the count (maybe within numpy's import: not again)
     from nqmip.enumeration.count_tasks import CountInterrupted
 
     if not isinstance(stopped, CountInterrupted):

@@ -12,6 +12,15 @@ signal within :data:`nqmip.watchdog.REPEAT` seconds (a wrapper that signals the 
 process group makes the process hear two) is absorbed, a later one ends the process at
 once by the signal's own default action. A signal the caller had set to be ignored
 (``nohup`` ignores SIGHUP; a background job of a script ignores SIGINT) stays ignored.
+
+A signal can come before that, while Python imports numpy, numba and the solvers (the
+first few tenths of a second, more on a loaded machine): each command's first act is
+:func:`listen_early` (:mod:`nqmip.cli.launch`, before any heavy import), whose handlers
+only record the signal. :func:`stops_as_ctrl_c` takes over from them, and
+:meth:`Stop.replay` raises the recorded stop where the command can answer it: the solve
+command with the explicit construction, as any stop before its solve started; the count
+and the sweep with their one line. Before, such a signal ended the command with a
+``KeyboardInterrupt`` traceback (SIGINT) or bare, with no answer (SIGTERM, SIGHUP).
 """
 
 from __future__ import annotations
@@ -35,13 +44,41 @@ def exit_status(signum: int) -> int:
     return 128 + int(signum)
 
 
+#: The dispositions :func:`listen_early` replaced, and the first signal it heard (its
+#: number and when, ``time.monotonic()``).
+_EARLY: dict[int, Any] = {}
+_EARLY_HEARD: list[tuple[int, float]] = []
+
+
+def _record(signum: int, frame: FrameType | None) -> None:
+    if not _EARLY_HEARD:
+        _EARLY_HEARD.append((signum, time.monotonic()))
+
+
+def listen_early() -> None:
+    """From now until :func:`stops_as_ctrl_c` takes over, a stop signal is only recorded
+    (see the module's docstring); one the caller ignores stays ignored. The API never
+    calls it: ``import nqmip`` leaves a notebook's handlers alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in STOP_SIGNALS:
+        before = signal.getsignal(signum)
+        if before in (signal.SIG_DFL, signal.default_int_handler):
+            _EARLY[signum] = before
+            signal.signal(signum, _record)
+
+
 class Stop:
     """Which stop signal the command heard first (None: none yet)."""
 
-    def __init__(self) -> None:
+    def __init__(self, deferred: bool = False) -> None:
         self.signum: int | None = None
         self.first = 0.0  # when (time.monotonic()) the first was heard
         self._installed: dict[int, Any] = {}
+        # heard but not yet raised: before the command could answer it (deferred, or
+        # heard by listen_early's handlers)
+        self.pending = False
+        self.deferred = deferred
 
     @property
     def status(self) -> int:
@@ -55,7 +92,30 @@ class Stop:
 
     def _as_ctrl_c(self, signum: int, frame: FrameType | None) -> None:
         self._heard(signum)
+        if self.deferred:
+            self.pending = True
+            return
         raise KeyboardInterrupt
+
+    def replay(self) -> None:
+        """From here a stop raises :class:`KeyboardInterrupt`; one already heard (by
+        :func:`listen_early`'s handlers, or while deferred) is raised now: the command
+        answers it as a stop at this point."""
+        self.deferred = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def interruptible(self, when: bool = True) -> Iterator[None]:
+        """Within the block (``when``), a deferred stop raises at once: a read that may
+        wait (standard input, a pipe) is not held up by a deferral."""
+        deferred = self.deferred
+        self.deferred = deferred and not when
+        try:
+            yield
+        finally:
+            self.deferred = deferred
 
     def _holding(self, signum: int, frame: FrameType | None) -> None:
         from nqmip.watchdog import REPEAT
@@ -73,19 +133,26 @@ class Stop:
 
 
 @contextmanager
-def stops_as_ctrl_c() -> Iterator[Stop]:
+def stops_as_ctrl_c(deferred: bool = False) -> Iterator[Stop]:
     """SIGINT, SIGTERM and SIGHUP raise :class:`KeyboardInterrupt` within the block (the
-    handlers are put back after it); outside the main thread, where no handler can be set,
-    nothing changes."""
-    stop = Stop()
+    handlers are put back after it, those before :func:`listen_early`'s); outside the main
+    thread, where no handler can be set, nothing changes. ``deferred``: a stop is only
+    recorded until :meth:`Stop.replay`, as is one :func:`listen_early` heard."""
+    stop = Stop(deferred=True)  # while the handlers change hands, a stop is recorded
     if threading.current_thread() is not threading.main_thread():
+        stop.deferred = deferred
         yield stop
         return
     for signum in STOP_SIGNALS:
-        before = signal.getsignal(signum)
+        before = _EARLY.pop(signum) if signum in _EARLY else signal.getsignal(signum)
         if before in (signal.SIG_DFL, signal.default_int_handler):
             stop._installed[signum] = before
             signal.signal(signum, stop._as_ctrl_c)
+    if _EARLY_HEARD:  # the first stop of all, heard by listen_early's handlers
+        stop.signum, stop.first = _EARLY_HEARD[0]
+        stop.pending = True
+        _EARLY_HEARD.clear()
+    stop.deferred = deferred
     hook = sys.unraisablehook
 
     def quiet(unraisable: Any) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
@@ -44,9 +43,9 @@ from nqmip.cli.parser import (
     work_amount,
     write_file,
 )
-from nqmip.cli.signals import stops_as_ctrl_c
-from nqmip.cli.streams import deliver, flush_all, plain_fallback, say
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError
+from nqmip.cli.signals import Stop, stops_as_ctrl_c
+from nqmip.cli.streams import deliver, hard_exit, plain_fallback, say
+from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -220,16 +219,19 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     started = time.perf_counter() if started is None else started
     argv = sys.argv[1:] if argv is None else list(argv)
     plain_fallback()
-    with stops_as_ctrl_c() as stop:
+    # a stop heard while the options are read is answered once the board is known, as
+    # one heard before the launcher handed over (nqmip.cli.signals)
+    with stops_as_ctrl_c(deferred=True) as stop:
         try:
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
             if args.warm_up:
+                stop.replay()
                 return warm_up()
             picture.check_pictures(args)  # before the work: a file that cannot be written
-            outcome, instance = _run(args, started)
+            outcome, instance = _run(args, started, stop)
         except UsageError as exc:
             return _bad_input(str(exc))
-        except KeyboardInterrupt:  # before the solve started: nothing to print
+        except KeyboardInterrupt:  # before the board was known: nothing to print
             say("solve_weighted: interrupted before the solve started")
             return stop.status
         except (InstanceError, ValueError, TypeError) as exc:
@@ -294,16 +296,17 @@ def entry() -> None:
     past its time limit."""
     from nqmip.cli.run import process_started
 
-    code = solve_weighted_main(started=process_started())
-    flush_all()
-    os._exit(code)
+    hard_exit(solve_weighted_main(started=process_started()))
 
 
-def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
+def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
     from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
 
-    instance = _instance(args, make_instance)
+    # a file read (standard input, a pipe) may wait: a stop there is not held up
+    reads = any(path is not None for path in (args.weights, args.costs, args.fixed))
+    with stop.interruptible(reads):
+        instance = _instance(args, make_instance)
     options = _options(args)
     check_output(args.output)
     from nqmip.option_types import time_limit_note
@@ -313,8 +316,10 @@ def _run(args: argparse.Namespace, started: float) -> tuple[Any, Any]:
         print(f"solve_weighted: note: {note}", file=sys.stderr)
         args.time_limit = None
     if args.lex_first:
+        stop.replay()
         return _lex_first(args, instance, started, options), instance
     try:
+        stop.replay()  # a stop heard so far is answered here, with the board known
         check_available(args.method)
         from nqmip.cli.report import live_progress
 
@@ -360,7 +365,9 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
         weights = "chess"
     n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
     if args.feasibility and args.minimize:
-        raise UsageError("--minimize needs weights (costs): --feasibility has none")
+        raise UsageError(needs_costs("--minimize", "--feasibility"))
+    if args.lex_first and args.minimize:
+        raise UsageError(needs_costs("--minimize", "--lex-first orders placements and"))
     colour_values = [flag for flag, value in (("--black", args.black),
                                               ("--white", args.white)) if value is not None]
     if colour_values and not (isinstance(weights, str) and weights == "chess"):
@@ -408,9 +415,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         if spec is None:
             raise UsageError(f"--lex-first is solved by --method auto, "
                              f"{', '.join(LEX_METHODS)}; not {args.method}")
-        if args.minimize:
-            raise UsageError("--minimize needs weights (costs): --lex-first orders "
-                             "placements and has none")
         given.pop("verbose", None)  # the command's own output: nothing to pass on
         for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
             if getattr(args, name) is not None:

@@ -84,11 +84,13 @@ def check_weights(weights: str, methods: Sequence[str],
     grid's (topsquares: a matrix; quota: two colour values, not ``--param black`` =
     ``white``; lns: weights), as :func:`nqmip.solve` would refuse each of its runs
     (:func:`nqmip.methods.check_weights`)."""
-    from nqmip.instance import CHESS_BLACK, CHESS_WHITE
+    from nqmip.instance import CHESS_BLACK, CHESS_WHITE, needs_costs
     from nqmip.methods import METHODS
     from nqmip.methods import check_weights as check_kind
 
     kind = WEIGHT_KIND[weights]
+    if kind == "none" and any(key == "sense" and value == "min" for _, key, value in params):
+        raise UsageError(needs_costs("--param sense=min", f"--weights {weights}"))
     runs = [(method, method, f"--methods {method}") for method in methods]
     runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
              if warm_start is not None and METHODS[method].honour("warm_start")]

@@ -464,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM and SIGHUP stop the sweep as Ctrl-C does (exit 130, 143, 129: 128 + signal)
     with stops_as_ctrl_c() as stop:
         try:
+            stop.replay()  # heard while the plan was made (nqmip.cli.launch): a stop here
             recorder = run_sweep(args, plan)
         except UsageError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)

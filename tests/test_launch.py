@@ -1,0 +1,163 @@
+"""A stop signal at any moment of a command's start answers as a stop before the solve
+started: every door (the scripts, ``python -m nqmip``, the console commands) hears it
+from its first line (:mod:`nqmip.cli.launch`), before numpy, numba or a solver is
+imported, and ``import nqmip`` itself stays light and installs no handler.
+
+Before: SIGINT 0.2-0.4 s into ``scripts/solve_weighted.py`` (numpy's import) ended in a
+``KeyboardInterrupt`` traceback and SIGTERM ended the process bare, nothing printed.
+
+The moments are counted from the end of the interpreter's own start-up (its ``site``
+module and the ``.pth`` files of the environment, which run before any program's first
+line and which no program can make hear a signal): a ``sitecustomize`` put on the path
+writes one byte to a pipe when it is over. What is asserted is what the command prints,
+whatever the moment turned out to be on a loaded machine: no traceback, 128 + the
+signal, and the solve's answer accepted by the verifier.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import nqmip
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Seconds after the interpreter's start-up at which the signal is sent: within the
+#: imports (numpy, numba, the kernels' modules: 0.3 s and more) and just after them.
+#: The launcher listens about 4 ms (``python -X importtime``) into the door's code.
+MOMENTS = (0.1, 0.2, 0.35, 0.6)
+SOLVE = ["--n", "12", "--method", "sa", "--random-weights", "3", "--time-limit", "8",
+         "--json"]
+#: What setuptools writes for a console command of [project.scripts] (pip's wrapper).
+WRAPPER = """import re
+import sys
+from {module} import {function}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({function}())
+"""
+STARTED = """import os
+fd = os.environ.pop("NQMIP_TEST_STARTED_FD", None)
+if fd is not None:
+    os.write(int(fd), b"1")
+    os.close(int(fd))
+"""
+
+
+def console_command(name: str, folder: Path) -> list[str]:
+    """The console command ``name`` of pyproject.toml, as the wrapper pip generates."""
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"][name]
+    module, function = target.split(":")
+    path = folder / name
+    path.write_text(WRAPPER.format(module=module, function=function))
+    return [sys.executable, str(path)]
+
+
+def doors(folder: Path) -> dict[str, tuple[list[str], str]]:
+    """Each door: its command line, and what it is (solve, compare or count)."""
+    python = sys.executable
+    return {
+        "solve-script": ([python, str(ROOT / "scripts" / "solve_weighted.py"), *SOLVE],
+                         "solve"),
+        "python-m-nqmip": ([python, "-m", "nqmip", *SOLVE], "solve"),
+        "solve-weighted": ([*console_command("solve-weighted", folder), *SOLVE], "solve"),
+        "compare-script": ([python, str(ROOT / "scripts" / "compare.py"), "--n", "200",
+                            "--methods", "sa", "--repeats", "4", "--time-limit", "20",
+                            "--target", "none", "--no-progress", "--output",
+                            str(folder / "runs.jsonl")], "compare"),
+        "count-script": ([python, str(ROOT / "scripts" / "count_solutions.py"), "--n", "17",
+                          "--no-progress"], "count"),
+    }
+
+
+def stopped_at(command: list[str], signum: int, moment: float,
+               folder: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``command``, send ``signum`` ``moment`` seconds after the interpreter's own
+    start-up is over; the finished process."""
+    hook = folder / "hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(STARTED)
+    read, write = os.pipe()
+    paths = [str(hook), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths),
+           "NQMIP_TEST_STARTED_FD": str(write)}
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, pass_fds=(write,))
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 120)
+        assert ready and os.read(read, 1) == b"1", "the interpreter did not start"
+    finally:
+        os.close(read)
+    time.sleep(moment)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def check_answer(door: str, kind: str, done: subprocess.CompletedProcess[str],
+                 name: str, moment: float) -> None:
+    where = f"{door}, {name} {moment} s after start-up: status {done.returncode}\n{done.stderr}"
+    assert done.returncode == 128 + getattr(signal, name), where
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, where
+    if kind == "solve":
+        data = json.loads(done.stdout)
+        assert data["termination"] == "interrupted", where
+        placement = data["placement"]
+        assert placement is not None and nqmip.is_solution(placement), where
+        weights = nqmip.make_instance(12, "random", weights_seed=3).dense
+        assert weights is not None
+        assert data["objective"] == pytest.approx(float(weights[range(12), placement].sum()))
+    elif kind == "compare":
+        assert done.stdout == "", where
+        assert done.stderr.startswith("nqmip-compare: interrupted; resume with --resume")
+        assert done.stderr.count("\n") == 1, where
+    else:
+        assert done.stdout == "" and done.stderr == "nqmip-count: interrupted\n", where
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("door", ["solve-script", "python-m-nqmip", "solve-weighted",
+                                  "compare-script", "count-script"])
+def test_a_stop_at_any_moment_of_the_start_is_answered(door: str, name: str,
+                                                       tmp_path: Path) -> None:
+    command, kind = doors(tmp_path)[door]
+    for moment in MOMENTS:
+        done = stopped_at(command, getattr(signal, name), moment, tmp_path)
+        check_answer(door, kind, done, name, moment)
+
+
+def test_every_console_command_starts_at_its_launcher() -> None:
+    """pyproject's commands point at nqmip.cli.launch (the wrapper pip generates imports
+    the module named there first: nqmip.cli.solve imported numpy before any handler)."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"solve-weighted": "nqmip.cli.launch:solve",
+                       "nqmip-solve": "nqmip.cli.launch:solve",
+                       "nqmip-compare": "nqmip.cli.launch:compare",
+                       "nqmip-count": "nqmip.cli.launch:count"}
+
+
+def test_import_nqmip_is_light_and_leaves_the_handlers_alone() -> None:
+    """A notebook's ``import nqmip`` installs no signal handler, and neither it nor the
+    launcher's module imports numpy, numba, Pyomo or a solver (it imported numpy, 0.1 s
+    and more, before a command could listen); the API still works once asked."""
+    probe = ("import signal, sys, nqmip; "
+             "print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
+             "signal.getsignal(signal.SIGINT) is signal.default_int_handler); "
+             "import nqmip.cli.launch; "
+             "print(sorted(m for m in ('numpy', 'numba', 'pyomo', 'ortools', 'highspy', "
+             "'scipy') if m in sys.modules)); "
+             "from nqmip.solve import fallback_result; "
+             "print(nqmip.solve(6).status.value, callable(nqmip.solve))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert out.stdout.split("\n")[:3] == ["True True", "[]", "optimal True"], out
