@@ -93,6 +93,12 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
+def _queens(args: argparse.Namespace) -> list[tuple[int, int]] | None:
+    """The fixed queens as the API takes them: a list, so that two queens in one row are
+    refused by name (a dict kept the last of them and counted its completions)."""
+    return [(int(row), int(col)) for row, col in args.fix] or None
+
+
 def _list(args: argparse.Namespace) -> None:
     """Every solution, drawn as the solve command draws its board (rank 1, row 0, at the
     bottom; file a, column 0, at the left), or one JSON line each; a line saying so when
@@ -100,7 +106,7 @@ def _list(args: argparse.Namespace) -> None:
     from nqmip.cli.report import board_console, board_text
     from nqmip.enumeration.count import solutions
 
-    fixed = dict(args.fix) if args.fix else None
+    fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
             else ((p, 1) for p in solutions(args.n, fixed)))
     console = None if args.json else board_console(args.n)
@@ -135,7 +141,7 @@ def _plot(args: argparse.Namespace) -> None:
 
     from nqmip.enumeration.count import solutions
 
-    fixed = dict(args.fix) if args.fix else None
+    fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
             else ((p, 1) for p in solutions(args.n, fixed)))
     limit = min(args.limit or 48, 48)
@@ -265,7 +271,7 @@ def _count(args: argparse.Namespace) -> Any:
                          "--record")
     if args.record is not None:  # refused before the kernels compile
         try:
-            check_record(args.record, args.n, dict(args.fix) if args.fix else None,
+            check_record(args.record, args.n, _queens(args),
                          args.unique)
         except OSError as exc:
             raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
@@ -274,7 +280,7 @@ def _count(args: argparse.Namespace) -> Any:
         # a bar needs a total: counted as sub-trees in this process (as fast, measured)
         split = progress is not None and not (args.workers or args.scheduler
                                               or args.record)
-        return run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
+        return run_count(args.n, _queens(args), args.unique,
                          workers=1 if split else args.workers,
                          scheduler=args.scheduler, record=args.record,
                          progress=progress)
