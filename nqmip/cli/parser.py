@@ -49,6 +49,32 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, with ``--n -inf`` read as ``--n=-inf`` (:func:`glue_words`)."""
+        import sys
+
+        return super().parse_known_args(
+            glue_words(sys.argv[1:] if args is None else args), namespace)
+
+
+#: Values that start with a dash but are numbers' words: argparse reads ``--n -inf`` as
+#: an option without its value ('expected one argument'), where ``--n -1`` is a value.
+NUMBER_WORDS = ("-inf", "-infinity", "-nan")
+
+
+def glue_words(argv: Sequence[str]) -> list[str]:
+    """``--seed -inf`` as ``--seed=-inf``, so that the option's own type refuses it by
+    name and range (argparse took ``-inf`` for an option and said only 'expected one
+    argument'); the other items as they are."""
+    out: list[str] = []
+    for item in argv:
+        if out and item.lower() in NUMBER_WORDS and out[-1].startswith("--") \
+                and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={item}"
+        else:
+            out.append(item)
+    return out
+
 
 class Queen(tuple[int, int]):
     """A fixed queen (row, column) that remembers how the command line wrote it."""
@@ -146,6 +172,41 @@ def typed(name: str) -> Any:
                 f"takes {kind.describe()}, got {text!r}") from None
 
     convert.__name__ = name  # argparse names the type in its own messages
+    return convert
+
+
+def whole_in(low: int, high: int, unit: str = "") -> Any:
+    """The argparse type of a whole number from ``low`` to ``high``: refused otherwise
+    by the range, in one line ('takes a whole number from 1 to 256, got ...')."""
+    what = f"a whole number{f' of {unit}' if unit else ''} from {low} to {high}"
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}")
+        return value
+
+    return convert
+
+
+def seconds_in(high: float, *, zero: bool = False) -> Any:
+    """The argparse type of a finite number of seconds above 0 (``zero``: from 0) up to
+    ``high``: refused otherwise by the range, in one line."""
+    what = (f"a number of seconds from 0 to {high:g}" if zero else
+            f"a positive number of seconds, at most {high:g}")
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
+        if not (value >= 0 if zero else value > 0) or not value <= high:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}")
+        return value
+
     return convert
 
 
