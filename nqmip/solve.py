@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
-from nqmip.capacity import check_fits
+from nqmip.fits import check_capacity
 from nqmip.instance import (
     CHESS_BLACK,
     CHESS_WHITE,
@@ -233,14 +233,16 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
         from nqmip.heuristics.params import check_own
 
         check_own(spec.name, params)
+    if isinstance(weights, str) and weights.lower() == "random" \
+            and not isinstance(n, Instance):  # before the matrix is drawn (15 GB at 45,000)
+        check_capacity(spec, make_instance(n).n, dense=True, params=params)
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
     check_cluster(options, spec.kind == "auto")
     check_instance_weights(spec, instance)
-    check_fits(instance.n, dense_weights=instance.dense is not None,
-               exact_model=spec.kind == "exact", method=spec.name,
-               model_rows=free_rows(instance))
+    check_capacity(spec, instance.n, dense=instance.dense is not None,
+                   free=free_rows(instance), params=params)
     check_target(instance, options["target"])
     if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
         check_start(instance, options["warm_start"])

@@ -21,7 +21,8 @@ END = "<!-- end of the module table -->"
 #: (``outcome.py``), the verifier, the method table, the clock (``budget.py``,
 #: ``chunks.py``, ``watchdog.py``), progress and trajectories, the drawings.
 LAYERS = ("nqmip/__init__.py", "nqmip/__main__.py", "nqmip/compare/", "nqmip/cli/",
-          "nqmip/solve.py", "nqmip/lex/", "nqmip/auto/", "nqmip/exact.py", "nqmip/warmstart.py",
+          "nqmip/solve.py", "nqmip/fits.py", "nqmip/lex/", "nqmip/auto/", "nqmip/exact.py",
+          "nqmip/warmstart.py",
           "nqmip/bounds.py", "nqmip/colour/", "nqmip/enumeration/", "nqmip/heuristics/",
           "nqmip/backends/", "nqmip/bnb/", "nqmip/formulation/", "nqmip/instances/",
           "nqmip/")

@@ -129,3 +129,23 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
             raise UsageError(f"{option}: {path} is also the file of {seen[where]}")
         seen[where] = option
         check_writable(path, option, UsageError)
+
+
+def check_capacity(sizes: Sequence[int], methods: Sequence[str], weights: str,
+                   params: Sequence[tuple[str | None, str, Any]] = ()) -> None:
+    """Refuse a size a method of the grid would refuse for this machine's memory
+    (:func:`nqmip.fits.check_capacity`, what each run would answer: before, every such
+    run failed in its own process, and the sweep exited 1 after them)."""
+    from nqmip.capacity import CapacityError
+    from nqmip.fits import check_capacity as check_run
+    from nqmip.methods import METHODS, OPTIONS
+
+    dense = WEIGHT_KIND[weights] == "dense"
+    for method in methods:
+        own = {key: value for aim, key, value in params
+               if aim in (None, method) and key not in OPTIONS and key not in BOARD}
+        n = max(sizes)  # the largest decides
+        try:
+            check_run(METHODS[method], n, dense=dense, params=own)
+        except CapacityError as exc:
+            raise UsageError(f"--n {n} --methods {method}: {exc}") from None

@@ -93,10 +93,17 @@ def enumerate_optimal(
 
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
+    chosen = choose_engine(instance, engine)
+    from nqmip.capacity import check_fits
+    from nqmip.instance import free_rows
+
+    # before the matrix and the model: n = 5000 by CP-SAT grew past a minute and 10 GB
+    check_fits(instance.n, dense_weights=True, exact_model=chosen == "cpsat",
+               method=f"enumerate_optimal engine {chosen!r}",
+               model_rows=free_rows(instance))
     w = instance.weight_matrix()
     if not integral_weights(w):
         raise EnumerationError("enumeration needs integer weights")
-    chosen = choose_engine(instance, engine)
     log.info("enumerate_optimal: n = %d by %s", instance.n, chosen)
     if chosen == "bitboard":
         optimum, found = _by_bitboard(instance, w, time_limit, max_solutions)
