@@ -211,7 +211,11 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9)
     The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
     into one float array a block of rows at a time (8 bytes a cell, no int64 copy)."""
     n = _check_n(n)
+    from nqmip.capacity import check_fits
     from nqmip.option_types import check_value
+
+    # before the matrix (random_weights(200000) met numpy's MemoryError)
+    check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
 
     try:
         seed = check_value("seed", seed)
@@ -255,11 +259,9 @@ def _check_weights(
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
             return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
-            from nqmip.capacity import check_fits
             from nqmip.result import DEFAULT_SEED
 
             seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
-            check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
             try:
                 matrix = random_weights(n, seed)
             except InstanceError as exc:  # the seed's refusal, in the caller's name

@@ -324,6 +324,19 @@ API_TABLE: list[tuple[str, str, str]] = [
      "with lex_first method 'search'"),
     ("no memory for it", "nqmip.solve(50, method='ga', population=10**11)",
      "of it for its own parameters"),
+    # the published families' readers and generators
+    ("no memory for it", "nqmip.random_weights(200000)", "n = 200000 needs about"),
+    ("no memory for it", "families.toulbar2_tutorial(200000)", "n = 200000 needs about"),
+    ("no memory for it", "families.aaai26_board(200000, 1)", "n = 200000 needs about"),
+    ("no memory for it", "families.pb06_board(1, n=200000)", "n = 200000 needs about"),
+    ("no memory for it", "csplib.generate_diagonals(200000)", "n = 200000 needs about"),
+    ("a boolean seed", "families.pb06_board(True)", "seed must be a whole number"),
+    ("seed out of range", f"families.pb06_board({HUGE})", "seed must be a whole number"),
+    ("seed out of range", "families.toulbar2_tutorial(8, seed=-1)",
+     "seed must be a whole number from 0 to"),
+    ("a missing file", "opb.read_opb('/nonexistent/board.opb')",
+     "OPB file: cannot read /nonexistent/board.opb"),
+    ("a folder as a file", "opb.read_opb('/tmp')", "OPB file: /tmp is a folder"),
 ]
 
 
@@ -332,10 +345,11 @@ API_TABLE: list[tuple[str, str, str]] = [
 def test_the_sweeps_bad_input_is_refused_by_the_api_in_the_same_words(
         kind: str, call: str, words: str) -> None:
     import nqmip
+    from nqmip.instances import csplib, families, opb
 
     begin = time.perf_counter()
     with pytest.raises(ValueError) as refused:
-        eval(call, {"nqmip": nqmip})
+        eval(call, {"nqmip": nqmip, "families": families, "csplib": csplib, "opb": opb})
     message = str(refused.value)
     assert "\n" not in message and words in message, (kind, message)
     assert time.perf_counter() - begin < 10, call  # refused before any allocation
