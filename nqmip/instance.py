@@ -271,7 +271,11 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
-    kind = np.asarray(weights).dtype.kind if not isinstance(weights, str) else "U"
+    try:
+        kind = np.asarray(weights).dtype.kind
+    except ValueError:  # ragged rows: numpy's words name neither weights nor the board
+        raise InstanceError(f"weights must be an n x n array of numbers, got rows of "
+                            f"different lengths (the board is {n} x {n})") from None
     if kind == "O":  # exact numbers (Fraction, Decimal) are taken as floats; others named
         weights = _exact_numbers(weights)
         kind = "f"
@@ -410,14 +414,17 @@ def make_instance(
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
     sense: str = "max",
 ) -> Instance:
     """Validate the loose arguments and build an :class:`Instance`.
 
     ``sense="min"`` makes the weights costs: the best placement has the smallest total.
+    ``black`` and ``white`` (default 2 and 1) are the values of ``weights="chess"``; with
+    other weights they are refused by name (they were dropped unsaid: ``solve(8,
+    black=3)`` solved the feasibility problem).
 
     Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
@@ -428,6 +435,13 @@ def make_instance(
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     n = _check_n(n)
+    given = [label for label, value in (("black", black), ("white", white)) if value is not None]
+    if given and not (isinstance(weights, str) and weights.lower() == "chess"):
+        raise InstanceError(f"{' and '.join(given)} set the chess colours' values: weights="
+                            f"{_weights_name(weights)} has no colours; pass weights='chess' "
+                            "or drop them")
+    black = CHESS_BLACK if black is None else black
+    white = CHESS_WHITE if white is None else white
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
     if matrix is not None:
         if name == "custom":
@@ -439,6 +453,11 @@ def make_instance(
     _check_total(n, matrix, colours, sense)
     return Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
                     colours=colours, sense=sense)
+
+
+def _weights_name(weights: WeightsSpec) -> str:
+    """How a refusal names ``weights``: its preset, None, or 'an array'."""
+    return repr(weights) if weights is None or isinstance(weights, str) else "an array"
 
 
 #: The largest total a placement may reach (n times the largest weight, twice that for

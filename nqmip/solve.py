@@ -20,8 +20,6 @@ from typing import Any
 from nqmip.budget import Deadline
 from nqmip.fits import check_capacity
 from nqmip.instance import (
-    CHESS_BLACK,
-    CHESS_WHITE,
     FixedSpec,
     Instance,
     WeightsSpec,
@@ -358,8 +356,7 @@ def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_
             raise ValueError(f"{', '.join(again)}: given with an Instance, which already "
                              "holds them; pass n instead, or drop them")
     return make_instance(n, weights, fixed,
-                         black=CHESS_BLACK if black is None else black,
-                         white=CHESS_WHITE if white is None else white,
+                         black=black, white=white,
                          weights_seed=weights_seed, sense="max" if sense is None else sense)
 
 

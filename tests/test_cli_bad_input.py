@@ -270,6 +270,11 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
      "spans 1,000,000,000 sizes; a grid takes at most 100,000 runs"),
     ("huge", "compare", ["--n", "1:40000", "--methods", "highs,sa,tabu"],
      "span 120,000 runs; a grid takes at most 100,000"),
+    ("an ignored option", "compare", ["--n", "8", "--methods", "highs", "--weights", "none",
+                                      "--param", "black=3"],
+     "--param black: black and white set the chess colours' values; --weights none"),
+    ("an ignored option", "solve", ["--n", "8", "--feasibility", "--black", "3"],
+     "--black set the chess colours' values: --feasibility has no colours"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", "0,-1"],
      "--seeds takes whole numbers from 0 to 9223372036854775807, got -1"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", HUGE],
@@ -337,6 +342,18 @@ API_TABLE: list[tuple[str, str, str]] = [
     ("a missing file", "opb.read_opb('/nonexistent/board.opb')",
      "OPB file: cannot read /nonexistent/board.opb"),
     ("a folder as a file", "opb.read_opb('/tmp')", "OPB file: /tmp is a folder"),
+    # an option the chosen weights ignore: refused as the command refuses --black with
+    # --feasibility (solve(8, black=3) solved the feasibility problem, black unsaid)
+    ("an ignored option", "nqmip.solve(8, black=3, method='highs')",
+     "black set the chess colours' values: weights=None has no colours"),
+    ("an ignored option", "nqmip.make_instance(8, 'random', white=3)",
+     "white set the chess colours' values: weights='random' has no colours"),
+    ("an ignored option", "nqmip.build_model(4, [[1] * 4] * 4, black=1)",
+     "weights=an array has no colours"),
+    ("an ignored option", "nqmip.enumerate_optimal(6, None, black=2, white=1)",
+     "black and white set the chess colours' values"),
+    ("ragged weights", "nqmip.solve(4, [[1, 2], [3]], method='highs')",
+     "weights must be an n x n array of numbers, got rows of different lengths"),
 ]
 
 

@@ -379,8 +379,7 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
 
         check_capacity(method_of(args.method), n, dense=True)
     return make_instance(n, weights, fixed,
-                         black=CHESS_BLACK if args.black is None else args.black,
-                         white=CHESS_WHITE if args.white is None else args.white,
+                         black=args.black, white=args.white,
                          weights_seed=args.random_weights, sense=sense)
 
 

@@ -89,6 +89,10 @@ def check_weights(weights: str, methods: Sequence[str],
     from nqmip.methods import check_weights as check_kind
 
     kind = WEIGHT_KIND[weights]
+    colour_values = [key for _, key, _ in params if key in ("black", "white")]
+    if colour_values and weights != "chess":  # every run would refuse them (make_instance)
+        raise UsageError(f"--param {colour_values[0]}: black and white set the chess colours' "
+                         f"values; --weights {weights} has no colours")
     runs = [(method, method, f"--methods {method}") for method in methods]
     runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
              if warm_start is not None and METHODS[method].honour("warm_start")]

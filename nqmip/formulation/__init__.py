@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
+from nqmip.instance import FixedSpec, Instance, WeightsSpec, make_instance
 
 
 def build_model(
@@ -19,8 +19,8 @@ def build_model(
     fixed: FixedSpec = None,
     *,
     backend: Literal["pyomo", "cpsat", "matrix"] = "pyomo",
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
     strengthen: bool = False,
     sense: str = "max",
