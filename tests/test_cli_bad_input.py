@@ -299,6 +299,18 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
 ]
 
 
+@pytest.mark.parametrize("command", ["solve", "count"])
+def test_a_queen_of_a_fixed_file_off_the_board_is_named_as_the_files(
+        tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A queen read from --fixed FILE is named as the file's, not as a --fix the user
+    never wrote (was '--fix 0,9 is off the 8 x 8 board')."""
+    path = tmp_path / "queens.txt"
+    path.write_text("0,9\n")
+    assert COMMANDS[command](["--n", "8", "--fixed", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"queen 0,9 of --fixed {path} is off the 8 x 8" in err, err
+
+
 @pytest.mark.parametrize(("kind", "door", "argv", "words"), COMMAND_TABLE,
                          ids=[f"{door}-{kind}-{' '.join(argv)[:40]}"
                               for kind, door, argv, words in COMMAND_TABLE])

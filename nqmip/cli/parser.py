@@ -136,8 +136,11 @@ def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
         raise UsageError("--n is required (or a --fixed file that states n)")
     for queen in fixed:
         if queen[0] >= n or queen[1] >= n:
-            raise UsageError(f"--fix {queen_text(queen)} is off the {n} x {n} board: rows "
-                             f"and columns count from 0 to {n - 1}")
+            # a queen of the file is named as the file's (it was called '--fix 0,9')
+            where = f"--fix {queen_text(queen)}" if isinstance(queen, Queen) else \
+                f"queen {queen[0]},{queen[1]} of --fixed {fixed_file}"
+            raise UsageError(f"{where} is off the {n} x {n} board: rows and columns count "
+                             f"from 0 to {n - 1}")
     return n, fixed
 
 
