@@ -57,18 +57,25 @@ class Parser(argparse.ArgumentParser):
             glue_words(sys.argv[1:] if args is None else args), namespace)
 
 
-#: Values that start with a dash but are numbers' words: argparse reads ``--n -inf`` as
-#: an option without its value ('expected one argument'), where ``--n -1`` is a value.
-NUMBER_WORDS = ("-inf", "-infinity", "-nan")
+def _negative_number(item: str) -> bool:
+    """Whether ``item`` is a number that starts with a dash: argparse takes ``-1`` and
+    ``-.5`` for values but ``-inf``, ``-nan`` and ``-1e299`` for options."""
+    if not item.startswith("-") or item.startswith("--"):
+        return False
+    try:
+        float(item)
+    except ValueError:
+        return False
+    return True
 
 
 def glue_words(argv: Sequence[str]) -> list[str]:
-    """``--seed -inf`` as ``--seed=-inf``, so that the option's own type refuses it by
-    name and range (argparse took ``-inf`` for an option and said only 'expected one
-    argument'); the other items as they are."""
+    """``--seed -inf`` as ``--seed=-inf`` (and ``--black -1e299``), so that the option's
+    own type reads it, or refuses it by name and range (argparse took it for an option
+    and said only 'expected one argument'); the other items as they are."""
     out: list[str] = []
     for item in argv:
-        if out and item.lower() in NUMBER_WORDS and out[-1].startswith("--") \
+        if out and _negative_number(item) and out[-1].startswith("--") \
                 and "=" not in out[-1]:
             out[-1] = f"{out[-1]}={item}"
         else:
@@ -296,6 +303,12 @@ def check_writable(path: str | os.PathLike[str], option: str,
     try:
         if target.exists():
             os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            if stat.S_ISREG(target.stat().st_mode):  # written beside it, then renamed
+                # (write_file): the folder must take a new file (/proc/version opens for
+                # writing as root, and the result was lost after the run, exit 1)
+                beside = target.with_name(f".{target.name}.{os.getpid()}.check")
+                os.close(os.open(beside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                os.unlink(beside)
         else:
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             os.unlink(target)
