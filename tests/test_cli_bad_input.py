@@ -283,6 +283,9 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
      "--param black: black and white set the chess colours' values; --weights none"),
     ("an ignored option", "solve", ["--n", "8", "--feasibility", "--black", "3"],
      "--black set the chess colours' values: --feasibility has no colours"),
+    ("an ignored option", "count", ["--n", "8", "--workers", "2", "--scheduler",
+                                    "tcp://127.0.0.1:1"],
+     "argument --scheduler: not allowed with argument --workers"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", "0,-1"],
      "--seeds takes whole numbers from 0 to 9223372036854775807, got -1"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", HUGE],
@@ -372,6 +375,8 @@ API_TABLE: list[tuple[str, str, str]] = [
      "weights=an array has no colours"),
     ("an ignored option", "nqmip.enumerate_optimal(6, None, black=2, white=1)",
      "black and white set the chess colours' values"),
+    ("an ignored option", "nqmip.count_solutions(8, workers=2, scheduler='tcp://127.0.0.1:1')",
+     "workers and scheduler exclude each other"),
     ("ragged weights", "nqmip.solve(4, [[1, 2], [3]], method='highs')",
      "weights must be an n x n array of numbers, got rows of different lengths"),
 ]

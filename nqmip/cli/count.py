@@ -60,10 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --list: stop after this many")
     parser.add_argument("--json", action="store_true",
                         help="JSON: the count with its timings, or one line per solution")
-    parser.add_argument("--workers", type=typed("workers"), default=None,
-                        help="split the search over this many processes (1 to 256)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="split the search over a Dask cluster (tcp://host:8786)")
+    split = parser.add_mutually_exclusive_group()  # the scheduler's cluster, or processes
+    split.add_argument("--workers", type=typed("workers"), default=None,
+                       help="split the search over this many processes (1 to 256)")
+    split.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="split the search over a Dask cluster (tcp://host:8786)")
     parser.add_argument("--record", default=None, metavar="FILE",
                         help="JSON lines of finished sub-trees: a rerun skips them")
     parser.add_argument("--verbose", "-v", action="store_true",
