@@ -290,6 +290,9 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
     ("an ignored option", "count", ["--n", "8", "--workers", "2", "--scheduler",
                                     "tcp://127.0.0.1:1"],
      "argument --scheduler: not allowed with argument --workers"),
+    ("an ignored option", "compare", ["--n", "8", "--methods", "highs,auto", "--target", "5"],
+     "--target applies to the heuristics (the exact methods and auto run without one); "
+     "none is in --methods"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", "0,-1"],
      "--seeds takes whole numbers from 0 to 9223372036854775807, got -1"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", HUGE],

@@ -91,7 +91,7 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=whole_in(1, MAX_RUNS), metavar="R",
                         help="runs per (n, method), seeds 0..R-1 (default 1)")
     parser.add_argument("--seeds", metavar="S,S,...", help="explicit seeds, one run each")
-    parser.add_argument("--target", default=TARGET_AUTO, metavar="auto|none|VALUE",
+    parser.add_argument("--target", default=None, metavar="auto|none|VALUE",
                         help="the heuristics' target: auto (default: on each board the "
                              "exact methods and auto run first, and the best they found, a "
                              "proven optimum if any, is the target), none, or a value; a "
@@ -239,7 +239,10 @@ def make_plan(args: argparse.Namespace) -> Plan:
     if runs > MAX_RUNS:
         raise UsageError(f"--n, --methods and --seeds/--repeats span {runs:,} runs; a grid "
                          f"takes at most {MAX_RUNS:,}")
-    target = parse_target(args.target)
+    target = parse_target(TARGET_AUTO if args.target is None else args.target)
+    if args.target is not None and all(runs_first(m) for m in methods):  # dropped unsaid
+        raise UsageError("--target applies to the heuristics (the exact methods and auto run "
+                         "without one); none is in --methods")
     hard = _check_numbers(args)
     if args.warm_start is not None:
         from nqmip.methods import HEURISTIC_METHODS
