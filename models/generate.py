@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="output directory")
     args = parser.parse_args(argv)
-    for path in write_files(args.out):
+    if args.out.exists() and not args.out.is_dir():  # was a FileExistsError traceback
+        print(f"generate.py: error: --out {args.out} is a file; give a folder",
+              file=sys.stderr)
+        return 2
+    try:
+        written = write_files(args.out)
+    except OSError as exc:  # a folder that cannot be made or written: one line
+        print(f"generate.py: error: --out {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    for path in written:
         print(f"wrote {path}")
     return 0
 

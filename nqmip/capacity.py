@@ -19,6 +19,10 @@ BASE_BYTES = 256 * 2**20
 BYTES_PER_QUEEN = 512
 #: Per square, for a dense weight matrix (float64).
 BYTES_PER_WEIGHT = 8
+#: Per square again, for the copy of a dense matrix the searches make (their kernels' own
+#: array: sa and tabu peaked at 1.8 GB on a 10,000-board of random weights, whose matrix
+#: is 0.8 GB, over a 0.17 GB interpreter).
+BYTES_PER_SEARCH_WEIGHT = 8
 #: Per binary variable of a MIP or CP-SAT model (the solver's copies included).
 BYTES_PER_MODEL_VARIABLE = 4096
 #: Share of the available memory a run may plan to use.
@@ -57,38 +61,51 @@ def lex_bytes(n: int, method: str) -> int:
     """A generous estimate of the peak memory of ``nqmip.lex_first`` on an n-board by
     ``method``: the first-fail descent keeps two boards of n + 2 levels of n bit rows each
     and a propagation queue of 6 n^2 + 16 n squares (:mod:`nqmip.lex.descent`); the model
-    routes (SAT, CP-SAT, Pyomo) a model of n^2 binaries; the row-ordered search O(n)."""
+    routes (SAT, CP-SAT, Pyomo) a model of n^2 binaries; the row-ordered search
+    (:func:`nqmip.lex.search.first_solution`) 2 n + 2 levels of the same rows and the same
+    queue (it was counted as O(n): ``--n 200000 --method search`` met numpy's 1.78 PiB
+    MemoryError)."""
     total = estimate_bytes(n, dense_weights=False, exact_model=False)
     words = (n + 63) // 64
-    board = 8 * ((n + 2) * n * (words + 3) + 2 * (6 * n * n + 16 * n))
+    queue = 2 * (6 * n * n + 16 * n)
+    board = 8 * ((n + 2) * n * (words + 3) + queue)
     if method in ("first-fail", "portfolio"):
         total += 2 * board
+    if method == "search":
+        total += 8 * ((2 * n + 2) * n * (words + 3) + queue)
     if method not in ("first-fail", "search"):
         total += BYTES_PER_MODEL_VARIABLE * n * n
     return total
 
 
 def _human(nbytes: float) -> str:
+    """1.5 GB, 149.0 TB; beyond petabytes in powers of ten (2.7e+11 PB, not 27 digits)."""
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if nbytes < 1024 or unit == "PB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+            if unit == "B":
+                return f"{nbytes:.0f} {unit}"
+            return f"{nbytes:.1f} {unit}" if nbytes < 1e4 else f"{nbytes:.2g} {unit}"
         nbytes /= 1024
     return f"{nbytes:.1f} PB"  # pragma: no cover
 
 
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
                method: str = "", model_rows: int | None = None,
-               need: int | None = None) -> None:
+               need: int | None = None, extra: int = 0, extra_for: str = "") -> None:
     """Raise :class:`CapacityError` when an n-board would not fit in available memory
-    (``need``: bytes estimated by the caller, e.g. :func:`lex_bytes`)."""
+    (``need``: bytes estimated by the caller, e.g. :func:`lex_bytes`; ``extra``: what the
+    method holds beyond the board, e.g. the GA's population, ``extra_for`` says what)."""
     if need is None:
         need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model,
                               model_rows=model_rows)
+    need += extra
     have = available_bytes()
     if have is None or need <= USABLE_SHARE * have:
         return
     what = method if " " in method else f"method {method}" if method else "this method"
+    own = f" ({_human(extra)} of it for {extra_for})" if extra and extra_for else ""
     raise CapacityError(
-        f"n = {n} needs about {_human(need)} with {what}, but this machine has "
+        f"n = {n} needs about {_human(need)} with {what}{own}, but this machine has "
         f"{_human(have)} available: choose a smaller n"
+        + (" or smaller parameters" if "parameters" in extra_for else "")
         + ("" if not exact_model else " or a heuristic (sa, quota, minconflicts)"))

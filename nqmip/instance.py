@@ -219,7 +219,11 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9)
     The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
     into one float array a block of rows at a time (8 bytes a cell, no int64 copy)."""
     n = _check_n(n)
+    from nqmip.capacity import check_fits
     from nqmip.option_types import check_value
+
+    # before the matrix (random_weights(200000) met numpy's MemoryError)
+    check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
 
     try:
         seed = check_value("seed", seed)
@@ -263,11 +267,9 @@ def _check_weights(
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
             return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
-            from nqmip.capacity import check_fits
             from nqmip.result import DEFAULT_SEED
 
             seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
-            check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
             try:
                 matrix = random_weights(n, seed)
             except InstanceError as exc:  # the seed's refusal, in the caller's name
@@ -277,7 +279,11 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
-    kind = np.asarray(weights).dtype.kind if not isinstance(weights, str) else "U"
+    try:
+        kind = np.asarray(weights).dtype.kind
+    except ValueError:  # ragged rows: numpy's words name neither weights nor the board
+        raise InstanceError(f"weights must be an n x n array of numbers, got rows of "
+                            f"different lengths (the board is {n} x {n})") from None
     if kind == "O":  # exact numbers (Fraction, Decimal) are taken as floats; others named
         weights = _exact_numbers(weights)
         kind = "f"
@@ -416,14 +422,17 @@ def make_instance(
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
     sense: str = "max",
 ) -> Instance:
     """Validate the loose arguments and build an :class:`Instance`.
 
     ``sense="min"`` makes the weights costs: the best placement has the smallest total.
+    ``black`` and ``white`` (default 2 and 1) are the values of ``weights="chess"``; with
+    other weights they are refused by name (they were dropped unsaid: ``solve(8,
+    black=3)`` solved the feasibility problem).
 
     Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
@@ -436,6 +445,13 @@ def make_instance(
     if sense == "min" and weights is None:
         raise InstanceError(needs_costs("sense='min'", "weights=None"))
     n = _check_n(n)
+    given = [label for label, value in (("black", black), ("white", white)) if value is not None]
+    if given and not (isinstance(weights, str) and weights.lower() == "chess"):
+        raise InstanceError(f"{' and '.join(given)} set the chess colours' values: weights="
+                            f"{_weights_name(weights)} has no colours; pass weights='chess' "
+                            "or drop them")
+    black = CHESS_BLACK if black is None else black
+    white = CHESS_WHITE if white is None else white
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
     if matrix is not None:
         if name == "custom":
@@ -449,6 +465,11 @@ def make_instance(
                     colours=colours, sense=sense)
 
 
+def _weights_name(weights: WeightsSpec) -> str:
+    """How a refusal names ``weights``: its preset, None, or 'an array'."""
+    return repr(weights) if weights is None or isinstance(weights, str) else "an array"
+
+
 #: The largest total a placement may reach (n times the largest weight, twice that for
 #: costs, which are flipped into weights): beyond it sums, bounds and gaps overflow, and
 #: nqmip reads magnitudes of 1e300 and more as infinite (:data:`nqmip.progress.FINITE`).
@@ -458,8 +479,8 @@ TOTAL_LIMIT = 1e300
 def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | None,
                  sense: str) -> None:
     """Refuse weights whose total can overflow (``1e308`` squares: n of them sum to inf)."""
-    if matrix is not None:
-        largest = float(np.abs(matrix).max())
+    if matrix is not None:  # not np.abs(matrix): a second n x n copy (6.7 GB at n = 30000)
+        largest = max(float(matrix.max()), -float(matrix.min()))
     elif colours is not None:
         largest = max(abs(colours.black), abs(colours.white))
     else:

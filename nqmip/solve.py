@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
-from nqmip.capacity import check_fits
+from nqmip.fits import check_capacity
 from nqmip.instance import (
-    CHESS_BLACK,
-    CHESS_WHITE,
     FixedSpec,
     Instance,
     WeightsSpec,
@@ -233,14 +231,16 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
         from nqmip.heuristics.params import check_own
 
         check_own(spec.name, params)
+    if isinstance(weights, str) and weights.lower() == "random" \
+            and not isinstance(n, Instance):  # before the matrix is drawn (15 GB at 45,000)
+        check_capacity(spec, make_instance(n).n, dense=True, params=params)
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
     check_cluster(options, spec.kind == "auto")
     check_instance_weights(spec, instance)
-    check_fits(instance.n, dense_weights=instance.dense is not None,
-               exact_model=spec.kind == "exact", method=spec.name,
-               model_rows=free_rows(instance))
+    check_capacity(spec, instance.n, dense=instance.dense is not None,
+                   free=free_rows(instance), params=params)
     check_target(instance, options["target"])
     if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
         check_start(instance, options["warm_start"])
@@ -356,8 +356,7 @@ def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_
             raise ValueError(f"{', '.join(again)}: given with an Instance, which already "
                              "holds them; pass n instead, or drop them")
     return make_instance(n, weights, fixed,
-                         black=CHESS_BLACK if black is None else black,
-                         white=CHESS_WHITE if white is None else white,
+                         black=black, white=white,
                          weights_seed=weights_seed, sense="max" if sense is None else sense)
 
 

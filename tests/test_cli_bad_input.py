@@ -231,3 +231,208 @@ def test_a_refused_fixed_queen_is_named_as_it_was_written(
     assert COMMANDS[command](argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err, err
+
+
+# --- the sweep's table: doors x kinds of bad input that got through ------------------------
+# Each row is one kind of bad input as each door takes it: the command line (run in this
+# process, as above) or the API call, and the words its one-line refusal must hold. Every
+# row failed before its fix: the count command counted 8 completions of two queens in one
+# row (it kept the last); '-inf' was 'expected one argument'; nqmip-compare overflowed on
+# --repeats/--memory-limit 2**63 (tracebacks), hung on --workers 2**63, built 10^9 sizes for
+# --n 1:10**9 and failed each run of a seed out of range or a board too large (exit 1, after
+# the sweep); the lex-first search, build_model and the GA's population met numpy's
+# MemoryError (OverflowError at 2**63); an empty weights file said '<_io.StringIO object>'.
+HUGE = str(2**63)
+COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
+    # (kind, door, argv, words)
+    ("two queens in one row", "count", ["--n", "8", "--fix", "0,0", "--fix", "0,1"],
+     "row 0 is given two fixed queens"),
+    ("two queens in one row", "solve", ["--n", "8", "--fix", "0,0", "--fix", "0,1"],
+     "row 0 is given two fixed queens"),
+    ("-inf", "solve", ["--seed", "-inf"], "--seed: takes a whole number from 0 to"),
+    ("-inf", "solve", ["--n", "-inf"], "--n: takes a whole number"),
+    ("-inf", "count", ["--n", "8", "--workers", "-inf"], "--workers: takes a whole number"),
+    ("-inf", "compare", ["--n", "8", "--methods", "highs", "--time-limit", "-inf"],
+     "--time-limit: takes a positive number of seconds, at most 1e+09"),
+    ("-inf", "compare", ["--n", "8", "--methods", "highs", "--grace", "-INF"],
+     "--grace: takes a number of seconds from 0 to 1e+09"),
+    ("-1e3", "solve", ["--seed", "-1e3"], "--seed: takes a whole number from 0 to"),
+    ("-1e3", "solve", ["--n", "4", "--black", "-1e299", "--method", "highs"],
+     "method 'highs' cannot take these weights"),
+    ("-1e3", "compare", ["--n", "8", "--methods", "highs", "--jobs", "-1E3"],
+     "--jobs: takes a whole number from 1 to 256, got '-1E3'"),
+    ("a picture named as another format", "solve", ["--n", "4", "--png", "board.svg"],
+     "--png writes PNG, but board.svg names another format; give a .png name"),
+    ("a picture named as another format", "solve", ["--n", "4", "--svg", "board.pdf"],
+     "--svg writes SVG, but board.pdf names another format"),
+    ("an output that cannot be written", "solve", ["--n", "4", "--method", "highs",
+                                                   "--output", "/proc/version"],
+     "--output: cannot write /proc/version"),
+    ("huge", "compare", ["--n", "8", "--methods", "highs", "--repeats", HUGE],
+     "--repeats: takes a whole number from 1 to 100000"),
+    ("huge", "compare", ["--n", "8", "--methods", "highs", "--memory-limit", HUGE],
+     "--memory-limit: takes a whole number of MB from 16 to"),
+    ("huge", "compare", ["--n", "8", "--methods", "highs", "--workers", HUGE],
+     "--workers: takes a whole number from 1 to 256"),
+    ("huge", "compare", ["--n", "8", "--methods", "highs", "--jobs", "1000"],
+     "--jobs: takes a whole number from 1 to 256"),
+    ("huge", "compare", ["--n", "8", "--methods", "highs", "--hard-limit", "1e300"],
+     "--hard-limit: takes a positive number of seconds"),
+    ("huge", "compare", ["--n", "1:1000000000", "--methods", "highs"],
+     "spans 1,000,000,000 sizes; a grid takes at most 100,000 runs"),
+    ("huge", "compare", ["--n", "1:40000", "--methods", "highs,sa,tabu"],
+     "span 120,000 runs; a grid takes at most 100,000"),
+    ("an ignored option", "compare", ["--n", "8", "--methods", "highs", "--weights", "none",
+                                      "--param", "black=3"],
+     "--param black: black and white set the chess colours' values; --weights none"),
+    ("an ignored option", "solve", ["--n", "8", "--feasibility", "--black", "3"],
+     "--black set the chess colours' values: --feasibility has no colours"),
+    ("an ignored option", "count", ["--n", "8", "--workers", "2", "--scheduler",
+                                    "tcp://127.0.0.1:1"],
+     "argument --scheduler: not allowed with argument --workers"),
+    ("an ignored option", "compare", ["--n", "8", "--methods", "highs,auto", "--target", "5"],
+     "--target applies to the heuristics (the exact methods and auto run without one); "
+     "none is in --methods"),
+    ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", "0,-1"],
+     "--seeds takes whole numbers from 0 to 9223372036854775807, got -1"),
+    ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", HUGE],
+     "--seeds takes whole numbers from 0 to 9223372036854775807"),
+    ("not a number", "compare", ["--n", "8", "--methods", "highs", "--jobs", "two"],
+     "--jobs: takes a whole number from 1 to 256, got 'two'"),
+    ("not a number", "compare", ["--n", "8", "--methods", "highs", "--time-limit", ""],
+     "--time-limit: takes a positive number of seconds"),
+    ("no memory for it", "compare", ["--n", "200000", "--methods", "highs,tabu"],
+     "--n 200000 --methods highs: n = 200000 needs about"),
+    ("no memory for it", "compare", ["--n", "8", "--methods", "ga", "--param",
+                                     "population=100000000000"],
+     "of it for its own parameters"),
+    ("no memory for it", "solve", ["--n", "50", "--method", "ga", "--param",
+                                   "population=100000000000"],
+     "of it for its own parameters"),
+    ("no memory for it", "solve", ["--n", "200000", "--lex-first", "--method", "search"],
+     "with lex_first method 'search'"),
+    ("no memory for it", "solve", ["--n", "200000", "--method", "highs"],
+     "n = 200000 needs about"),
+    ("no memory for it", "count", ["--n", "100000", "--fix", "0,0"], "free rows"),
+]
+
+
+@pytest.mark.parametrize("command", ["solve", "count"])
+def test_a_queen_of_a_fixed_file_off_the_board_is_named_as_the_files(
+        tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A queen read from --fixed FILE is named as the file's, not as a --fix the user
+    never wrote (was '--fix 0,9 is off the 8 x 8 board')."""
+    path = tmp_path / "queens.txt"
+    path.write_text("0,9\n")
+    assert COMMANDS[command](["--n", "8", "--fixed", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"queen 0,9 of --fixed {path} is off the 8 x 8" in err, err
+
+
+@pytest.mark.parametrize(("kind", "door", "argv", "words"), COMMAND_TABLE,
+                         ids=[f"{door}-{kind}-{' '.join(argv)[:40]}"
+                              for kind, door, argv, words in COMMAND_TABLE])
+def test_the_sweeps_bad_input_is_refused_at_every_door_in_one_line(
+        kind: str, door: str, argv: list[str], words: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    begin = time.perf_counter()
+    status = COMMANDS[door](argv)
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "", (kind, argv, status, out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err and words in err, (kind, err)
+    assert time.perf_counter() - begin < 10, (kind, argv)  # refused before any work
+
+
+API_TABLE: list[tuple[str, str, str]] = [
+    # (kind, call, words): the same kinds through the API, a ValueError in one line
+    ("two queens in one row", "nqmip.count_solutions(8, fixed=[(0, 0), (0, 1)])",
+     "row 0 is given two fixed queens"),
+    ("no memory for it", "nqmip.build_model(200000)",
+     "n = 200000 needs about"),
+    ("no memory for it", f"nqmip.build_model({HUGE}, backend='matrix')",
+     f"n = {HUGE} needs about"),
+    ("no memory for it", "nqmip.build_model(16000, 'chess', backend='cpsat')",
+     "with build_model backend 'cpsat'"),
+    ("no memory for it", "nqmip.enumerate_optimal(16000, weights='chess')",
+     "with enumerate_optimal engine 'cpsat'"),
+    ("no memory for it", "nqmip.lex_first(200000, method='search')",
+     "with lex_first method 'search'"),
+    ("no memory for it", "nqmip.solve(50, method='ga', population=10**11)",
+     "of it for its own parameters"),
+    # the published families' readers and generators
+    ("no memory for it", "nqmip.random_weights(200000)", "n = 200000 needs about"),
+    ("no memory for it", "families.toulbar2_tutorial(200000)", "n = 200000 needs about"),
+    ("no memory for it", "families.aaai26_board(200000, 1)", "n = 200000 needs about"),
+    ("no memory for it", "families.pb06_board(1, n=200000)", "n = 200000 needs about"),
+    ("no memory for it", "csplib.generate_diagonals(200000)", "n = 200000 needs about"),
+    ("a boolean seed", "families.pb06_board(True)", "seed must be a whole number"),
+    ("seed out of range", f"families.pb06_board({HUGE})", "seed must be a whole number"),
+    ("seed out of range", "families.toulbar2_tutorial(8, seed=-1)",
+     "seed must be a whole number from 0 to"),
+    ("a missing file", "opb.read_opb('/nonexistent/board.opb')",
+     "OPB file: cannot read /nonexistent/board.opb"),
+    ("a folder as a file", "opb.read_opb('/tmp')", "OPB file: /tmp is a folder"),
+    # an option the chosen weights ignore: refused as the command refuses --black with
+    # --feasibility (solve(8, black=3) solved the feasibility problem, black unsaid)
+    ("an ignored option", "nqmip.solve(8, black=3, method='highs')",
+     "black set the chess colours' values: weights=None has no colours"),
+    ("an ignored option", "nqmip.make_instance(8, 'random', white=3)",
+     "white set the chess colours' values: weights='random' has no colours"),
+    ("an ignored option", "nqmip.build_model(4, [[1] * 4] * 4, black=1)",
+     "weights=an array has no colours"),
+    ("an ignored option", "nqmip.enumerate_optimal(6, None, black=2, white=1)",
+     "black and white set the chess colours' values"),
+    ("an ignored option", "nqmip.count_solutions(8, workers=2, scheduler='tcp://127.0.0.1:1')",
+     "workers and scheduler exclude each other"),
+    ("ragged weights", "nqmip.solve(4, [[1, 2], [3]], method='highs')",
+     "weights must be an n x n array of numbers, got rows of different lengths"),
+]
+
+
+@pytest.mark.parametrize(("kind", "call", "words"), API_TABLE,
+                         ids=[call[:50] for _, call, _ in API_TABLE])
+def test_the_sweeps_bad_input_is_refused_by_the_api_in_the_same_words(
+        kind: str, call: str, words: str) -> None:
+    import nqmip
+    from nqmip.instances import csplib, families, opb
+
+    begin = time.perf_counter()
+    with pytest.raises(ValueError) as refused:
+        eval(call, {"nqmip": nqmip, "families": families, "csplib": csplib, "opb": opb})
+    message = str(refused.value)
+    assert "\n" not in message and words in message, (kind, message)
+    assert time.perf_counter() - begin < 10, call  # refused before any allocation
+
+
+def test_a_search_with_its_copy_of_dense_weights_is_refused_before_they_are_drawn() -> None:
+    """A board whose random weights fit once but not twice: the searches hold a copy
+    (sa, tabu peaked at 1.8 GB at n = 10,000, a 0.8 GB matrix), so nqmip.solve and the
+    command refuse it before drawing the matrix, naming the copy; an exact method (no
+    copy) is refused for its model."""
+    from nqmip.capacity import BYTES_PER_WEIGHT, available_bytes
+
+    have = available_bytes()
+    if have is None:
+        pytest.skip("no /proc/meminfo: the machine's memory is unknown")
+    n = int((0.55 * have / BYTES_PER_WEIGHT) ** 0.5)  # one matrix: 55% of what is free
+    import nqmip
+
+    begin = time.perf_counter()
+    with pytest.raises(ValueError, match="its copy of the weights"):
+        nqmip.solve(n, weights="random", method="sa")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        status = solve_weighted_main(["--n", str(n), "--random-weights", "1", "--method",
+                                      "tabu"])
+    assert status == 2 and "its copy of the weights" in err.getvalue(), err.getvalue()
+    assert time.perf_counter() - begin < 5  # nothing drawn: 10^9 numbers take a minute
+
+
+@pytest.mark.parametrize("data", ["", "\n\n", "  \n"])
+def test_an_empty_weights_file_is_refused_as_empty(tmp_path: Path, data: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "w.csv"
+    path.write_text(data)
+    assert solve_weighted_main(["--weights", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path} is empty" in err and "object at" not in err, err

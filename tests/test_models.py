@@ -286,3 +286,18 @@ def test_pyomo_solve_appsi_highs_is_not_supported_by_the_command(tmp_path: Path)
     )
     assert proc.returncode != 0
     assert "config_block" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("out", ["a file", "/proc/nqmip-models"])
+def test_generate_refuses_an_out_that_is_not_a_folder_in_one_line(
+        generate: ModuleType, tmp_path: Path, out: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out FILE`` (and a folder that cannot be made) is one line and exit 2; it was a
+    FileExistsError traceback from mkdir."""
+    target = tmp_path / "models.txt" if out == "a file" else Path(out)
+    if out == "a file":
+        target.write_text("")
+    assert generate.main(["--out", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert f"--out {target}" in captured.err and "Traceback" not in captured.err

@@ -23,7 +23,8 @@ END = "<!-- end of the module table -->"
 #: ``chunks.py``, ``watchdog.py``), progress and trajectories, the drawings.
 LAYERS = ("nqmip/__init__.py", "nqmip/__main__.py", "nqmip/cli/launch.py", "nqmip/compare/",
           "nqmip/cli/",
-          "nqmip/solve.py", "nqmip/lex/", "nqmip/auto/", "nqmip/exact.py", "nqmip/warmstart.py",
+          "nqmip/solve.py", "nqmip/fits.py", "nqmip/lex/", "nqmip/auto/", "nqmip/exact.py",
+          "nqmip/warmstart.py",
           "nqmip/bounds.py", "nqmip/colour/", "nqmip/enumeration/", "nqmip/heuristics/",
           "nqmip/backends/", "nqmip/bnb/", "nqmip/formulation/", "nqmip/instances/",
           "nqmip/")

@@ -60,10 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --list: stop after this many")
     parser.add_argument("--json", action="store_true",
                         help="JSON: the count with its timings, or one line per solution")
-    parser.add_argument("--workers", type=typed("workers"), default=None,
-                        help="split the search over this many processes (1 to 256)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="split the search over a Dask cluster (tcp://host:8786)")
+    split = parser.add_mutually_exclusive_group()  # the scheduler's cluster, or processes
+    split.add_argument("--workers", type=typed("workers"), default=None,
+                       help="split the search over this many processes (1 to 256)")
+    split.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="split the search over a Dask cluster (tcp://host:8786)")
     parser.add_argument("--record", default=None, metavar="FILE",
                         help="JSON lines of finished sub-trees: a rerun skips them")
     parser.add_argument("--verbose", "-v", action="store_true",
@@ -93,6 +94,12 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
+def _queens(args: argparse.Namespace) -> list[tuple[int, int]] | None:
+    """The fixed queens as the API takes them: a list, so that two queens in one row are
+    refused by name (a dict kept the last of them and counted its completions)."""
+    return [(int(row), int(col)) for row, col in args.fix] or None
+
+
 def _list(args: argparse.Namespace) -> None:
     """Every solution, drawn as the solve command draws its board (rank 1, row 0, at the
     bottom; file a, column 0, at the left), or one JSON line each; a line saying so when
@@ -100,7 +107,7 @@ def _list(args: argparse.Namespace) -> None:
     from nqmip.cli.report import board_console, board_text
     from nqmip.enumeration.count import solutions
 
-    fixed = dict(args.fix) if args.fix else None
+    fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
             else ((p, 1) for p in solutions(args.n, fixed)))
     console = None if args.json else board_console(args.n)
@@ -135,7 +142,7 @@ def _plot(args: argparse.Namespace) -> None:
 
     from nqmip.enumeration.count import solutions
 
-    fixed = dict(args.fix) if args.fix else None
+    fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
             else ((p, 1) for p in solutions(args.n, fixed)))
     limit = min(args.limit or 48, 48)
@@ -266,7 +273,7 @@ def _count(args: argparse.Namespace) -> Any:
                          "--record")
     if args.record is not None:  # refused before the kernels compile
         try:
-            check_record(args.record, args.n, dict(args.fix) if args.fix else None,
+            check_record(args.record, args.n, _queens(args),
                          args.unique)
         except OSError as exc:
             raise UsageError(f"--record {args.record}: {exc.strerror or exc}; give a "
@@ -275,7 +282,7 @@ def _count(args: argparse.Namespace) -> Any:
         # a bar needs a total: counted as sub-trees in this process (as fast, measured)
         split = progress is not None and not (args.workers or args.scheduler
                                               or args.record)
-        return run_count(args.n, dict(args.fix) if args.fix else None, args.unique,
+        return run_count(args.n, _queens(args), args.unique,
                          workers=1 if split else args.workers,
                          scheduler=args.scheduler, record=args.record,
                          progress=progress)

@@ -49,6 +49,39 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, with ``--n -inf`` read as ``--n=-inf`` (:func:`glue_words`)."""
+        import sys
+
+        return super().parse_known_args(
+            glue_words(sys.argv[1:] if args is None else args), namespace)
+
+
+def _negative_number(item: str) -> bool:
+    """Whether ``item`` is a number that starts with a dash: argparse takes ``-1`` and
+    ``-.5`` for values but ``-inf``, ``-nan`` and ``-1e299`` for options."""
+    if not item.startswith("-") or item.startswith("--"):
+        return False
+    try:
+        float(item)
+    except ValueError:
+        return False
+    return True
+
+
+def glue_words(argv: Sequence[str]) -> list[str]:
+    """``--seed -inf`` as ``--seed=-inf`` (and ``--black -1e299``), so that the option's
+    own type reads it, or refuses it by name and range (argparse took it for an option
+    and said only 'expected one argument'); the other items as they are."""
+    out: list[str] = []
+    for item in argv:
+        if out and _negative_number(item) and out[-1].startswith("--") \
+                and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={item}"
+        else:
+            out.append(item)
+    return out
+
 
 class Queen(tuple[int, int]):
     """A fixed queen (row, column) that remembers how the command line wrote it."""
@@ -110,8 +143,11 @@ def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
         raise UsageError("--n is required (or a --fixed file that states n)")
     for queen in fixed:
         if queen[0] >= n or queen[1] >= n:
-            raise UsageError(f"--fix {queen_text(queen)} is off the {n} x {n} board: rows "
-                             f"and columns count from 0 to {n - 1}")
+            # a queen of the file is named as the file's (it was called '--fix 0,9')
+            where = f"--fix {queen_text(queen)}" if isinstance(queen, Queen) else \
+                f"queen {queen[0]},{queen[1]} of --fixed {fixed_file}"
+            raise UsageError(f"{where} is off the {n} x {n} board: rows and columns count "
+                             f"from 0 to {n - 1}")
     return n, fixed
 
 
@@ -146,6 +182,41 @@ def typed(name: str) -> Any:
                 f"takes {kind.describe()}, got {text!r}") from None
 
     convert.__name__ = name  # argparse names the type in its own messages
+    return convert
+
+
+def whole_in(low: int, high: int, unit: str = "") -> Any:
+    """The argparse type of a whole number from ``low`` to ``high``: refused otherwise
+    by the range, in one line ('takes a whole number from 1 to 256, got ...')."""
+    what = f"a whole number{f' of {unit}' if unit else ''} from {low} to {high}"
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}")
+        return value
+
+    return convert
+
+
+def seconds_in(high: float, *, zero: bool = False) -> Any:
+    """The argparse type of a finite number of seconds above 0 (``zero``: from 0) up to
+    ``high``: refused otherwise by the range, in one line."""
+    what = (f"a number of seconds from 0 to {high:g}" if zero else
+            f"a positive number of seconds, at most {high:g}")
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
+        if not (value >= 0 if zero else value > 0) or not value <= high:
+            raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}")
+        return value
+
     return convert
 
 
@@ -232,6 +303,12 @@ def check_writable(path: str | os.PathLike[str], option: str,
     try:
         if target.exists():
             os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            if stat.S_ISREG(target.stat().st_mode):  # written beside it, then renamed
+                # (write_file): the folder must take a new file (/proc/version opens for
+                # writing as root, and the result was lost after the run, exit 1)
+                beside = target.with_name(f".{target.name}.{os.getpid()}.check")
+                os.close(os.open(beside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                os.unlink(beside)
         else:
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             os.unlink(target)

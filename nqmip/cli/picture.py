@@ -38,7 +38,14 @@ def check_pictures(args: argparse.Namespace) -> None:
     paths = [os.path.abspath(path) for _, _, path in pictures]
     if len(set(paths)) != len(paths):
         raise UsageError("--svg and --png name the same file")
-    for _, flag, path in pictures:
+    for kind, flag, path in pictures:
+        other = {"svg": "png", "png": "svg"}[kind]
+        if path.suffix.lower() in (f".{other}", ".jpg", ".jpeg", ".pdf", ".gif"):
+            # '--png board.svg' wrote PNG bytes under an SVG name, unsaid
+            raise UsageError(f"{flag} writes {kind.upper()}, but {path.name} names "
+                             f"another format; give a .{kind} name"
+                             + (f" (or --{other} {path.name})" if path.suffix.lower()
+                                == f".{other}" else ""))
         check_writable(path, flag)
 
 

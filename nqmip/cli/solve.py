@@ -191,19 +191,22 @@ def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
                 matrix = (np.load(io.BytesIO(data), allow_pickle=False)
                           if data.startswith(b"\x93NUMPY") else
                           np.loadtxt(io.StringIO(data.decode("utf-8-sig")), delimiter=",",
-                                     ndmin=2))
+                                     ndmin=2) if data.strip() else np.empty((0, 0)))
             elif path.suffix.lower() == ".npy":
                 matrix = np.load(path, allow_pickle=False)
             else:
-                matrix = np.loadtxt(io.StringIO(read_text_input(path, option)),
-                                    delimiter=",", ndmin=2)
+                text = read_text_input(path, option)
+                # numpy's own words for it name an object ('<_io.StringIO object at ...>')
+                matrix = np.loadtxt(io.StringIO(text), delimiter=",", ndmin=2) \
+                    if text.strip() else np.empty((0, 0))
     except (ValueError, OSError, UserWarning) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"{option}: cannot read {'standard input' if stdin else path} "
                          f"({first}); write n lines of n comma-separated numbers, no "
                          "header") from None
     if matrix.size == 0:
-        raise UsageError(f"{option}: {path} is empty; write n lines of n comma-separated "
+        where = "standard input" if stdin else path
+        raise UsageError(f"{option}: {where} is empty; write n lines of n comma-separated "
                          "numbers, no header")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise UsageError(f"{option}: {path} holds a {' x '.join(map(str, matrix.shape))} "
@@ -377,9 +380,13 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
         raise UsageError(f"{' and '.join(colour_values)} set the chess colours' values: "
                          f"{what} has no colours")
     sense = "min" if args.minimize or args.costs is not None else "max"
+    if isinstance(weights, str) and weights == "random":  # before it is drawn, as solve()
+        from nqmip.fits import check_capacity
+        from nqmip.solve import method_of
+
+        check_capacity(method_of(args.method), n, dense=True)
     return make_instance(n, weights, fixed,
-                         black=CHESS_BLACK if args.black is None else args.black,
-                         white=CHESS_WHITE if args.white is None else args.white,
+                         black=args.black, white=args.white,
                          weights_seed=args.random_weights, sense=sense)
 
 

@@ -91,6 +91,10 @@ def check_weights(weights: str, methods: Sequence[str],
     kind = WEIGHT_KIND[weights]
     if kind == "none" and any(key == "sense" and value == "min" for _, key, value in params):
         raise UsageError(needs_costs("--param sense=min", f"--weights {weights}"))
+    colour_values = [key for _, key, _ in params if key in ("black", "white")]
+    if colour_values and weights != "chess":  # every run would refuse them (make_instance)
+        raise UsageError(f"--param {colour_values[0]}: black and white set the chess colours' "
+                         f"values; --weights {weights} has no colours")
     runs = [(method, method, f"--methods {method}") for method in methods]
     runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
              if warm_start is not None and METHODS[method].honour("warm_start")]
@@ -131,3 +135,23 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
             raise UsageError(f"{option}: {path} is also the file of {seen[where]}")
         seen[where] = option
         check_writable(path, option, UsageError)
+
+
+def check_capacity(sizes: Sequence[int], methods: Sequence[str], weights: str,
+                   params: Sequence[tuple[str | None, str, Any]] = ()) -> None:
+    """Refuse a size a method of the grid would refuse for this machine's memory
+    (:func:`nqmip.fits.check_capacity`, what each run would answer: before, every such
+    run failed in its own process, and the sweep exited 1 after them)."""
+    from nqmip.capacity import CapacityError
+    from nqmip.fits import check_capacity as check_run
+    from nqmip.methods import METHODS, OPTIONS
+
+    dense = WEIGHT_KIND[weights] == "dense"
+    for method in methods:
+        own = {key: value for aim, key, value in params
+               if aim in (None, method) and key not in OPTIONS and key not in BOARD}
+        n = max(sizes)  # the largest decides
+        try:
+            check_run(METHODS[method], n, dense=dense, params=own)
+        except CapacityError as exc:
+            raise UsageError(f"--n {n} --methods {method}: {exc}") from None

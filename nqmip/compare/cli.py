@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 import time
@@ -21,8 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from nqmip.cli.parser import EXIT_BAD_INPUT, EXIT_SOLVER_FAILED
+from nqmip.cli.parser import (
+    EXIT_BAD_INPUT,
+    EXIT_SOLVER_FAILED,
+    Parser,
+    seconds_in,
+    whole_in,
+)
 from nqmip.compare.grid import (
+    MAX_RUNS,
     TARGET_AUTO,
     WEIGHT_CHOICES,
     Cell,
@@ -45,20 +51,17 @@ from nqmip.compare.store import (
     rows_for_grid,
     unfinished_tail,
 )
+from nqmip.option_types import TIME_LIMIT_MAX, WORKERS_MAX
 
 PROG = "nqmip-compare"
+#: The most MB ``--memory-limit`` takes (2^30 MB, a petabyte: RLIMIT_AS counts bytes in
+#: 64 bits, and 2^63 MB overflowed it in every run's process).
+MEMORY_LIMIT_MAX = 2**30
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with bad input as :class:`UsageError`, and ``--version`` (the format of
-    the other commands: ``nqmip-compare 0.1.0``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        from nqmip._version import __version__
-
-        self.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
-                          help="print the version and exit")
+class _Parser(Parser):
+    """The commands' parser (:class:`nqmip.cli.parser.Parser`: ``--version``, ``--n -inf``
+    read as a value) with bad input as this command's :class:`UsageError`."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -85,22 +88,25 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
                         help="chess (black 2, white 1), none (feasibility), random "
                              "(integers 1..9 drawn with each run's seed) or toulbar2 "
                              "(the weighted-queens tutorial's costs, minimised)")
-    parser.add_argument("--repeats", type=int, metavar="R",
+    parser.add_argument("--repeats", type=whole_in(1, MAX_RUNS), metavar="R",
                         help="runs per (n, method), seeds 0..R-1 (default 1)")
     parser.add_argument("--seeds", metavar="S,S,...", help="explicit seeds, one run each")
-    parser.add_argument("--target", default=TARGET_AUTO, metavar="auto|none|VALUE",
+    parser.add_argument("--target", default=None, metavar="auto|none|VALUE",
                         help="the heuristics' target: auto (default: on each board the "
                              "exact methods and auto run first, and the best they found, a "
                              "proven optimum if any, is the target), none, or a value; a "
                              "run stops as soon as it reaches it")
-    parser.add_argument("--time-limit", type=float, default=60.0, metavar="S",
+    parser.add_argument("--time-limit", type=seconds_in(TIME_LIMIT_MAX), default=60.0,
+                        metavar="S",
                         help="the solver's own time limit per run (default 60)")
-    parser.add_argument("--grace", type=float, default=30.0, metavar="S",
+    parser.add_argument("--grace", type=seconds_in(TIME_LIMIT_MAX, zero=True), default=30.0,
+                        metavar="S",
                         help="the process is killed this long after the time limit "
                              "(default 30: process start, imports, numba cache)")
-    parser.add_argument("--hard-limit", type=float, metavar="S",
+    parser.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
                         help="kill each run after S seconds (default time limit + grace)")
-    parser.add_argument("--memory-limit", type=int, metavar="MB",
+    parser.add_argument("--memory-limit", type=whole_in(16, MEMORY_LIMIT_MAX, "MB"),
+                        metavar="MB",
                         help="address-space limit of each run's process (RLIMIT_AS)")
     parser.add_argument("--warm-start", metavar="HEURISTIC",
                         help="exact methods start from this heuristic's placement "
@@ -151,12 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _grid_options(parser)
     _output_options(parser)
-    parser.add_argument("--jobs", type=int, default=1, metavar="J",
+    parser.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
                         help="local runs at once (default 1: timings on a quiet machine)")
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", metavar="ADDRESS",
                       help="run on this Dask scheduler, e.g. tcp://host:8786")
-    dask.add_argument("--workers", type=int, metavar="N",
+    dask.add_argument("--workers", type=whole_in(1, WORKERS_MAX), metavar="N",
                       help="run on a local Dask cluster of N worker processes")
     parser.add_argument("--no-progress", action="store_true", help="no progress output")
     parser.add_argument("--worker", metavar="RESULT", help=argparse.SUPPRESS)
@@ -184,29 +190,13 @@ def _seeds(args: argparse.Namespace) -> list[int]:
         if args.repeats is not None and args.repeats != len(seeds):
             raise UsageError(f"--repeats {args.repeats} disagrees with {len(seeds)} --seeds")
         return seeds
-    repeats = 1 if args.repeats is None else args.repeats
-    if repeats < 1:
-        raise UsageError(f"--repeats must be at least 1, got {repeats}")
-    return list(range(repeats))
+    return list(range(1 if args.repeats is None else args.repeats))  # 1..MAX_RUNS: parsed
 
 
 def _check_numbers(args: argparse.Namespace) -> float:
-    """Check the limits and counts; the hard limit."""
-    if not (args.time_limit > 0 and math.isfinite(args.time_limit)):
-        raise UsageError(f"--time-limit must be positive seconds, got {args.time_limit:g}")
-    if not (args.grace >= 0 and math.isfinite(args.grace)):
-        raise UsageError(f"--grace must be non-negative seconds, got {args.grace:g}")
-    hard = args.time_limit + args.grace if args.hard_limit is None else args.hard_limit
-    if not (hard > 0 and math.isfinite(hard)):
-        raise UsageError(f"--hard-limit must be positive seconds, got {hard:g}")
-    if args.memory_limit is not None and args.memory_limit < 16:
-        raise UsageError(f"--memory-limit is in MB and must be at least 16, "
-                         f"got {args.memory_limit}")
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    return float(hard)
+    """The hard limit of each run (the limits, counts and their ranges are the parser's:
+    :func:`~nqmip.cli.parser.whole_in`, :func:`~nqmip.cli.parser.seconds_in`)."""
+    return float(args.time_limit + args.grace if args.hard_limit is None else args.hard_limit)
 
 
 def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
@@ -235,12 +225,24 @@ def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    from nqmip.compare.checks import check_available, check_params, check_weights
+    from nqmip.compare.checks import (
+        check_available,
+        check_capacity,
+        check_params,
+        check_weights,
+    )
 
     sizes = parse_sizes(args.n)
     methods = parse_methods(args.methods)
     seeds = _seeds(args)
-    target = parse_target(args.target)
+    runs = len(sizes) * len(methods) * len(seeds)
+    if runs > MAX_RUNS:
+        raise UsageError(f"--n, --methods and --seeds/--repeats span {runs:,} runs; a grid "
+                         f"takes at most {MAX_RUNS:,}")
+    target = parse_target(TARGET_AUTO if args.target is None else args.target)
+    if args.target is not None and all(runs_first(m) for m in methods):  # dropped unsaid
+        raise UsageError("--target applies to the heuristics (the exact methods and auto run "
+                         "without one); none is in --methods")
     hard = _check_numbers(args)
     if args.warm_start is not None:
         from nqmip.methods import HEURISTIC_METHODS
@@ -254,6 +256,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     csv = _check_files(args, output)
     check_params(args.param, methods)
     check_weights(args.weights, methods, args.param, args.warm_start)
+    check_capacity(sizes, methods, args.weights, args.param)
     if args.scheduler is None and args.workers is None:  # Dask workers have their own
         check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,

@@ -19,6 +19,10 @@ CELL_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "repeat", "war
 #: The target modes of ``--target``: ``auto`` (the best the exact methods found on the
 #: board), ``none``, or a number.
 TARGET_AUTO, TARGET_NONE = "auto", "none"
+#: The most runs a grid holds (sizes x methods x seeds), and so the most sizes, seeds or
+#: repeats: each run is a process of a second or more, so 10^5 runs are a day's sweep;
+#: ``--n 1:10**9`` was built as a list of 10^9 sizes, ``--repeats 2**63`` overflowed.
+MAX_RUNS = 100_000
 #: Keywords of :func:`nqmip.solve` that change the board itself (its weights or sense).
 BOARD_PARAMS = ("black", "white", "weights_seed", "sense")
 
@@ -97,7 +101,11 @@ def parse_sizes(text: str) -> list[int]:
                     raise UsageError(f"--n: the step of {part!r} must be at least 1")
                 if stop < start:
                     raise UsageError(f"--n: the range {part!r} is empty (stop < start)")
-                sizes.extend(range(start, stop + 1, step))
+                span = range(start, stop + 1, step)
+                if len(sizes) + len(span) > MAX_RUNS:
+                    raise UsageError(f"--n: {text!r} spans {len(sizes) + len(span):,} "
+                                     f"sizes; a grid takes at most {MAX_RUNS:,} runs")
+                sizes.extend(span)
             else:
                 sizes.append(int(part))
         except ValueError:
@@ -113,7 +121,13 @@ def parse_sizes(text: str) -> list[int]:
 
 def _once(option: str, items: list[Any], text: str) -> None:
     """Refuse an item given twice (a grid runs each once: nothing dropped unsaid)."""
-    twice = next((item for k, item in enumerate(items) if item in items[:k]), None)
+    seen: set[Any] = set()
+    twice = None
+    for item in items:
+        if item in seen:
+            twice = item
+            break
+        seen.add(item)
     if twice is not None:
         raise UsageError(f"{option}: {twice} is given twice in {text!r}; each is run once, "
                          "give it once")
@@ -182,6 +196,14 @@ def parse_seeds(text: str) -> list[int]:
         raise UsageError(f"--seeds takes integers like 0,1,2, got {text!r}") from None
     if not seeds:
         raise UsageError("--seeds: give at least one seed")
+    from nqmip.option_types import SEED_MAX
+
+    wrong = next((seed for seed in seeds if not 0 <= seed <= SEED_MAX), None)
+    if wrong is not None:  # refused by every run, and said once, before the sweep
+        raise UsageError(f"--seeds takes whole numbers from 0 to {SEED_MAX}, got {wrong}")
+    if len(seeds) > MAX_RUNS:
+        raise UsageError(f"--seeds: {len(seeds):,} seeds; a grid takes at most "
+                         f"{MAX_RUNS:,} runs")
     if len(set(seeds)) != len(seeds):
         raise UsageError(f"--seeds: repeated seed in {text!r}")
     return seeds

@@ -97,11 +97,16 @@ class Count:
         })
 
 
-def _checked(unique: Any, workers: Any) -> tuple[bool, int | None]:
+def _checked(unique: Any, workers: Any, scheduler: Any = None) -> tuple[bool, int | None]:
     """``unique`` a boolean and ``workers`` a whole number of processes from 1 to
     :data:`~nqmip.option_types.WORKERS_MAX`, by the method table's types (numpy's
-    integers taken): CountError naming the parameter and its range otherwise."""
+    integers taken): CountError naming the parameter and its range otherwise; ``workers``
+    with a ``scheduler`` too (the scheduler's cluster ran the count, workers unsaid)."""
     from nqmip.option_types import check_value
+
+    if workers is not None and scheduler is not None:
+        raise CountError("workers and scheduler exclude each other: workers start local "
+                         "processes, a scheduler counts on its cluster's; give one")
 
     try:
         return bool(check_value("unique", unique)), check_value("workers", workers)
@@ -229,7 +234,7 @@ def run_count(
     :class:`KeyboardInterrupt`) stops the count at once, in one process or over many, as
     :class:`CountInterrupted`: the part of the count its finished sub-trees hold.
     """
-    unique, workers = _checked(unique, workers)
+    unique, workers = _checked(unique, workers, scheduler)
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
         from nqmip.enumeration.completion import count_free
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from nqmip.budget import Deadline
 from nqmip.formulation.cpsat import cp_solver
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
+from nqmip.instance import FixedSpec, Instance, WeightsSpec, make_instance
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def choose_engine(instance: Instance, engine: Engine = "auto") -> str:
 @overload
 def enumerate_optimal(
     n: int | Instance, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
-    black: float = ..., white: float = ..., weights_seed: int | None = ...,
+    black: float | None = ..., white: float | None = ..., weights_seed: int | None = ...,
     time_limit: float | None = ..., max_solutions: int | None = ..., engine: Engine = ...,
     return_engine: Literal[False] = ...,
 ) -> tuple[float | None, list[tuple[int, ...]]]: ...
@@ -60,7 +60,7 @@ def enumerate_optimal(
 @overload
 def enumerate_optimal(
     n: int | Instance, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
-    black: float = ..., white: float = ..., weights_seed: int | None = ...,
+    black: float | None = ..., white: float | None = ..., weights_seed: int | None = ...,
     time_limit: float | None = ..., max_solutions: int | None = ..., engine: Engine = ...,
     return_engine: Literal[True],
 ) -> tuple[float | None, list[tuple[int, ...]], str]: ...
@@ -71,8 +71,8 @@ def enumerate_optimal(
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
     time_limit: float | None = 60.0,
     max_solutions: int | None = None,
@@ -93,10 +93,17 @@ def enumerate_optimal(
 
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
+    chosen = choose_engine(instance, engine)
+    from nqmip.capacity import check_fits
+    from nqmip.instance import free_rows
+
+    # before the matrix and the model: n = 5000 by CP-SAT grew past a minute and 10 GB
+    check_fits(instance.n, dense_weights=True, exact_model=chosen == "cpsat",
+               method=f"enumerate_optimal engine {chosen!r}",
+               model_rows=free_rows(instance))
     w = instance.weight_matrix()
     if not integral_weights(w):
         raise EnumerationError("enumeration needs integer weights")
-    chosen = choose_engine(instance, engine)
     log.info("enumerate_optimal: n = %d by %s", instance.n, chosen)
     if chosen == "bitboard":
         optimum, found = _by_bitboard(instance, w, time_limit, max_solutions)

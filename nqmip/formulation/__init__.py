@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, FixedSpec, Instance, WeightsSpec, make_instance
+from nqmip.instance import FixedSpec, Instance, WeightsSpec, make_instance
 
 
 def build_model(
@@ -19,8 +19,8 @@ def build_model(
     fixed: FixedSpec = None,
     *,
     backend: Literal["pyomo", "cpsat", "matrix"] = "pyomo",
-    black: float = CHESS_BLACK,
-    white: float = CHESS_WHITE,
+    black: float | None = None,
+    white: float | None = None,
     weights_seed: int | None = None,
     strengthen: bool = False,
     sense: str = "max",
@@ -45,8 +45,14 @@ def build_model(
     (:func:`nqmip.solve` solves a minimisation as the equivalent maximisation,
     :mod:`nqmip.sense`).
     """
+    from nqmip.capacity import check_fits
+    from nqmip.instance import free_rows
+
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed, sense=sense)
+    # a model of 4 * 10^10 binaries was met as a MemoryError (an OverflowError at 2^63)
+    check_fits(instance.n, dense_weights=instance.dense is not None, exact_model=True,
+               method=f"build_model backend {backend!r}", model_rows=free_rows(instance))
     if instance.sense == "min" and (strengthen or backend == "matrix"):
         raise ValueError("sense='min' builds the textbook Pyomo or CP-SAT model: the "
                          "strengthening rows and the matrix are written for maximisation")

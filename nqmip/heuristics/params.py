@@ -129,6 +129,18 @@ def check_own(method: str, params: Mapping[str, Any]) -> None:
         check_own_value(method, name, value)
 
 
+def own_bytes(method: str, n: int, params: Mapping[str, Any]) -> int:
+    """The memory a heuristic's own parameters make it hold on an n-board beyond the
+    board (the GA's population: ``population=10**9`` asked for 186 GiB at n = 50), for
+    :func:`nqmip.capacity.check_fits`; 0 for the others. ``params`` already checked."""
+    if method != "ga":
+        return 0
+    from nqmip.heuristics.ga.config import GAConfig
+
+    own = {k: v for k, v in params.items() if k != "preset"}
+    return GAConfig.build(params.get("preset", "default"), **own).memory_bytes(n)
+
+
 def param_refusal(method: str, name: str, value: Any, text: str) -> str | None:
     """Why ``--param NAME=VALUE`` (``text``: the value as written) is refused for
     ``method``, in the commands' words, or None: a method that has no own parameters (an

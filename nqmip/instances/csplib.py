@@ -210,8 +210,14 @@ def generate_diagonals(n: int, min_free: int = 4, seed: int = 0) -> list[tuple[i
     random order, drawn one at a time from a random family; a diagonal is excluded unless
     a row or column it crosses would keep ``min_free`` open squares or fewer.
     """
-    if n < 1:
-        raise InstanceError(f"n must be at least 1, got {n}")
+    from nqmip.capacity import CapacityError, check_fits
+    from nqmip.instance import make_instance
+
+    n = make_instance(n).n  # a whole number of at least 1, as every n
+    try:  # its n x n board of blocked squares (n = 200000 met numpy's MemoryError)
+        check_fits(n, dense_weights=True, method="generate_diagonals")
+    except CapacityError as exc:
+        raise InstanceError(str(exc)) from None
     rng = np.random.default_rng(seed)
     open_in_row = np.full(n, n)
     open_in_col = np.full(n, n)

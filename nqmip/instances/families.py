@@ -29,8 +29,27 @@ from nqmip.instance import Instance, make_instance, random_weights
 TOULBAR2_SEED = 123456789
 
 
+def _checked(n: int, seed: int, family: str) -> tuple[int, int]:
+    """``(n, seed)`` of a family's board, checked before its n x n matrix is drawn: n as
+    :func:`~nqmip.instance.make_instance` takes it, the seed as every seed (0 to 2^63 - 1,
+    not a boolean), and the matrix against this machine's memory (``n = 200000`` drew
+    past 30 s, or met numpy's MemoryError). InstanceError otherwise, in one line."""
+    from nqmip.capacity import CapacityError, check_fits
+    from nqmip.instance import InstanceError
+    from nqmip.option_types import check_value
+
+    size = make_instance(n).n
+    try:
+        seed = check_value("seed", seed)
+        check_fits(size, dense_weights=True, method=f"{family} (a dense n x n matrix)")
+    except (TypeError, ValueError, CapacityError) as exc:
+        raise InstanceError(str(exc)) from None
+    return size, seed
+
+
 def toulbar2_costs(n: int, seed: int = TOULBAR2_SEED) -> np.ndarray:
     """The tutorial's unary costs, ``costs[i, a] = randint(1, n)`` in its draw order."""
+    n, seed = _checked(n, seed, "the toulbar2 tutorial's costs")
     draw = random.Random(seed)
     return np.array([[draw.randint(1, n) for _ in range(n)] for _ in range(n)], dtype=float)
 
@@ -67,6 +86,7 @@ def random_1_9(n: int, seed: int = 0) -> Instance:
 def pb06_board(seed: int, n: int = 100) -> Instance:
     """A PB06-style weighted N-queens board: n x n weights 1..99 drawn with ``seed``,
     minimised (the style of the family, not its files)."""
+    n, seed = _checked(n, seed, "a PB06-style board")
     weights = np.random.default_rng(seed).integers(1, 100, size=(n, n)).astype(float)
     return _named(make_instance(n, weights, sense="min"), f"pb06-style(seed={seed})")
 

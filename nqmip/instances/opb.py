@@ -68,13 +68,22 @@ def write_opb(instance: Instance, path: str | Path) -> None:
 def read_opb(path: str | Path) -> Instance:
     """An OPB file written by :func:`opb_text` (or any file with the same constraints) as an
     instance; anything else raises :class:`InstanceError` naming what differs."""
-    text = Path(path).read_text()
+    from nqmip.capacity import CapacityError, check_fits
+    from nqmip.instances.csplib import read_text_input
+
+    # a missing file or a folder: an InstanceError naming it (was OSError, unlike the
+    # other readers of the package's families)
+    text = read_text_input(path, "OPB file")
     header = re.search(r"#variable=\s*(\d+)", text)
     if header is None:
         raise InstanceError(f"{path}: no '* #variable= N' header line")
     n = math.isqrt(int(header.group(1)))
     if n * n != int(header.group(1)):
         raise InstanceError(f"{path}: {header.group(1)} variables is not a square board")
+    try:  # before its n x n weights: the header's n is the file's word
+        check_fits(n, dense_weights=True, method=f"{path}'s weights (a dense n x n matrix)")
+    except CapacityError as exc:
+        raise InstanceError(str(exc)) from None
     statements = [s.strip() for s in re.sub(r"^\*.*$", "", text, flags=re.M).split(";")]
     statements = [s for s in statements if s]
     if not statements or not statements[0].startswith("min:"):

@@ -212,6 +212,12 @@ class GAConfig:
             params=p,
         )
 
+    def memory_bytes(self, n: int) -> int:
+        """What the population of an n-board holds: each individual's row of n int32 twice
+        (the population and the next generation's) and its cost, weight, hash, fitness
+        and scratch (8 bytes each, the first two twice)."""
+        return self.population * (8 * n + 56)
+
     def arrays(self, m: int, weighted: bool, bound: float) -> tuple[np.ndarray, np.ndarray]:
         """The kernel's integer and float configuration for m free rows."""
         icfg = np.zeros(k.N_ICFG, dtype=np.int64)
