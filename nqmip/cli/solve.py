@@ -195,8 +195,7 @@ def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
             elif path.suffix.lower() == ".npy":
                 matrix = np.load(path, allow_pickle=False)
             else:
-                text = read_text_input(path, option)
-                # numpy's own words for it name an object ('<_io.StringIO object at ...>')
+                text = read_text_input(path, option)  # empty: numpy's words name an object
                 matrix = np.loadtxt(io.StringIO(text), delimiter=",", ndmin=2) \
                     if text.strip() else np.empty((0, 0))
     except (ValueError, OSError, UserWarning) as exc:
@@ -205,9 +204,8 @@ def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
                          f"({first}); write n lines of n comma-separated numbers, no "
                          "header") from None
     if matrix.size == 0:
-        where = "standard input" if stdin else path
-        raise UsageError(f"{option}: {where} is empty; write n lines of n comma-separated "
-                         "numbers, no header")
+        raise UsageError(f"{option}: {'standard input' if stdin else path} is empty; write n "
+                         "lines of n comma-separated numbers, no header")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise UsageError(f"{option}: {path} holds a {' x '.join(map(str, matrix.shape))} "
                          "array; the weights of an n-board are n x n")
@@ -222,8 +220,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     started = time.perf_counter() if started is None else started
     argv = sys.argv[1:] if argv is None else list(argv)
     plain_fallback()
-    # a stop heard while the options are read is answered once the board is known, as
-    # one heard before the launcher handed over (nqmip.cli.signals)
+    # a stop heard while the options are read is answered once the board is known
     with stops_as_ctrl_c(deferred=True) as stop:
         try:
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
