@@ -112,3 +112,15 @@ def _listening(address: Any) -> None:
         return
     with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_SECONDS):
         pass
+
+
+def end_broken_pool(pool: Any) -> None:
+    """Shut down a ``concurrent.futures.ProcessPoolExecutor`` one of whose processes died
+    (it raised ``BrokenProcessPool``), its other processes ended now: Python 3.11 leaves
+    them running their task, and the pool's shutdown, or the interpreter's exit, waited
+    for them (a count's sub-tree or a cube may run for minutes; ``nqmip-count --n 15
+    --workers 3`` with one process killed hung)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.kill()  # SIGTERM: a forked one runs the command's handler
+    pool.shutdown(wait=True, cancel_futures=True)
