@@ -9,6 +9,7 @@ bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -58,21 +59,44 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
                                f"{exc}") from None
     else:
-        # no dashboard; the scheduler's own HTTP routes on a free port of this host (by
-        # default 8787: "Port 8787 is already in use" when another cluster runs here)
+        # no dashboard, and the scheduler's HTTP server (which Dask starts all the same) on
+        # a free port of this host: on its default, 8787, Dask warned on stderr whenever
+        # another cluster on the machine held it ("Port 8787 is already in use")
         local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
                              processes=processes, dashboard_address=None,
-                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                             scheduler_kwargs={"dashboard": False,
+                                               "dashboard_address": "127.0.0.1:0"})
         client = Client(local)
     try:
         cluster = Cluster(client, 1)
         cluster.refresh()
         yield cluster
     finally:
-        if client is not scheduler:
+        if local is None:
+            if client is not scheduler:
+                client.close()
+        else:
+            _close_behind(client, local)
+
+
+def _close_behind(client: Any, local: Any) -> None:
+    """Close a local cluster in a thread of its own, which the interpreter's exit waits
+    for (:func:`nqmip.watchdog.join_at_exit`): closing its worker processes takes seconds,
+    longer than a stopped run has to answer (the watchdog's grace after a time limit or a
+    signal), so a run on ``workers`` stopped early answered with the explicit construction
+    instead of its incumbent (bnb on N = 30 with 2 workers and a 15 s limit: 150, not
+    the 256 it held)."""
+    from nqmip.watchdog import join_at_exit
+
+    def close() -> None:
+        try:
             client.close()
-        if local is not None:
+        finally:
             local.close()
+
+    closer = threading.Thread(target=close, name="nqmip-cluster-close", daemon=True)
+    closer.start()
+    join_at_exit(closer)
 
 
 def _listening(address: Any) -> None:
@@ -88,3 +112,15 @@ def _listening(address: Any) -> None:
         return
     with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_SECONDS):
         pass
+
+
+def end_broken_pool(pool: Any) -> None:
+    """Shut down a ``concurrent.futures.ProcessPoolExecutor`` one of whose processes died
+    (it raised ``BrokenProcessPool``), its other processes ended now: Python 3.11 leaves
+    them running their task, and the pool's shutdown, or the interpreter's exit, waited
+    for them (a count's sub-tree or a cube may run for minutes; ``nqmip-count --n 15
+    --workers 3`` with one process killed hung)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.kill()  # SIGTERM: a forked one runs the command's handler
+    pool.shutdown(wait=True, cancel_futures=True)

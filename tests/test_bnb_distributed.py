@@ -18,8 +18,11 @@ import pytest
 
 import nqmip
 from nqmip.budget import Deadline
+from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
+from nqmip.methods import METHODS
 from nqmip.result import Status, Termination
+from nqmip.verify import verified
 
 pytest.importorskip("distributed")
 
@@ -340,3 +343,19 @@ def test_the_solve_command_refuses_a_bad_cluster_in_one_line_naming_its_flags(
 
     assert_one_line_refusal(*run_main(solve_weighted_main,
                                       ["--n", "10", "--method", "bnb", *argv]), *flags)
+
+
+#: The methods that run on a local cluster of their own (the method table's ``workers``).
+ON_WORKERS = sorted(m.name for m in METHODS.values() if m.honour("workers"))
+
+
+@pytest.mark.parametrize("method", ON_WORKERS)
+def test_a_run_on_workers_stopped_by_its_limit_answers_with_its_own_best(method: str) -> None:
+    # Closing a local cluster's worker processes takes seconds, more than a stopped run has
+    # to answer: the run answered with the explicit construction, not its incumbent ("out
+    # of time: the bnb search did not stop in time": 150 where it held 256)
+    instance = make_instance(30, "random", weights_seed=1)
+    r = nqmip.solve(instance, method=method, workers=2, time_limit=12)
+    assert "did not stop in time" not in r.message, r.message
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    verified(instance, r)

@@ -24,3 +24,23 @@ def test_an_address_nobody_listens_at_is_refused_at_once() -> None:
         pass
     assert time.perf_counter() - begin < 5.0
 
+
+
+def test_a_local_cluster_says_nothing_when_another_holds_the_dashboard_port() -> None:
+    # Dask starts the scheduler's HTTP server without a dashboard too, on 8787 by default:
+    # with another cluster on the machine it warned "Port 8787 is already in use" on stderr
+    import warnings
+
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("", 8787))
+            sock.listen()
+        except OSError:
+            pass  # held already: by another cluster, the case itself
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with open_cluster(workers=1, processes=False) as cluster:
+                assert cluster.slots == 1
+    said = [str(w.message) for w in caught if "8787" in str(w.message)]
+    assert not said, said

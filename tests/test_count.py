@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -319,3 +320,33 @@ def test_nqmip_count_in_one_process_stops_on_ctrl_c_saying_what_it_counted() -> 
     assert done.stderr.startswith("nqmip-count: interrupted after "), done.stderr
     assert "(a part of the count, not the total)" in done.stderr
     assert seconds <= 3.0, f"{seconds:.2f} s from SIGINT to exit"
+
+
+@pytest.mark.parametrize("unique", [False, True])
+def test_a_killed_process_of_the_pool_leaves_the_count_exact(unique: bool,
+                                                             tmp_path: Path) -> None:
+    # One process of the count's pool killed (SIGKILL, out of memory): the count raised
+    # BrokenProcessPool with a traceback (nqmip-count --n 16 --workers 2, a process killed
+    # at 2 s), or hung waiting for the others; its unfinished sub-trees are counted again
+    # in a new pool, and the record of a stopped count holds no sub-tree twice
+    import multiprocessing
+    import threading
+
+    killed: list[int] = []
+
+    def kill_one() -> None:
+        for _ in range(400):
+            alive = [p for p in multiprocessing.active_children() if p.is_alive()]
+            if len(alive) >= 2:
+                time.sleep(0.2)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(alive[0].pid, signal.SIGKILL)
+                    killed.append(alive[0].pid)
+                return
+            time.sleep(0.01)
+
+    threading.Thread(target=kill_one, daemon=True).start()
+    n = 16
+    got = run_count(n, unique=unique, workers=2, record=tmp_path / "count.jsonl")
+    assert killed
+    assert got.count == (1846955 if unique else 14772512)

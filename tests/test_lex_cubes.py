@@ -8,6 +8,11 @@ not settle, ``cube_budget=0`` splits every cube again, down to ``max_depth`` row
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +22,7 @@ from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.lex.cubes import CubeOracle, Workers
 from nqmip.lex.descent import FirstFail, ask, descend
+from nqmip.methods import LEX_CUBE_ROUTES
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +170,40 @@ def test_an_unreachable_scheduler_is_refused_in_one_line_at_once() -> None:
     with pytest.raises(ClusterError, match=address):
         nqmip.lex_first(12, scheduler=address)
     assert time.perf_counter() - begin < 5.0
+
+
+@pytest.mark.parametrize("kind", LEX_CUBE_ROUTES)
+def test_a_killed_pool_process_has_its_cubes_asked_again(kind: str) -> None:
+    # A pool process killed (SIGKILL, out of memory) broke the pool: the descent raised
+    # BrokenProcessPool ("solve_weighted --lex-first --n 44 --workers 2" with one worker
+    # killed: exit 1 and no answer); its cubes are asked again of a new pool, as Dask
+    # reruns a lost task
+    n = 18
+    instance = make_instance(n, None)
+    alone = descend(instance, FirstFail(n))
+    workers = Workers(2)
+    workers.ready()
+    oracle = CubeOracle(kind, n, workers, split_after=0.0, cube_budget=0.0, max_depth=2)
+    killed: list[int] = []
+
+    def kill_one(tries: int = 1) -> None:  # one process of a pool that runs
+        for _ in range(tries):
+            executor = workers._executor
+            pids = [] if getattr(executor, "_broken", True) else list(executor._processes)
+            if pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(pids[0])
+                return
+            time.sleep(0.05)
+
+    try:
+        kill_one()  # before the descent: its first cube meets a broken pool
+        time.sleep(0.5)
+        threading.Thread(target=kill_one, args=(200,), daemon=True).start()  # the next
+        cubes = descend(instance, oracle, Deadline(120))
+    finally:
+        oracle.close()
+        workers.close()
+    assert killed and workers.restarts >= 1
+    assert cubes.complete and cubes.placement == alone.placement

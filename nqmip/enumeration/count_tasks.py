@@ -280,14 +280,45 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
     if n_workers == 1:
         yield from _in_thread(n, fixed, todo, border)
         return
+    from concurrent.futures.process import BrokenProcessPool
+
+    finished: set[Task] = set()
+    for restart in range(RESTARTS + 1):
+        left = [t for t in todo if t not in finished]
+        try:
+            yield from _pooled(n, fixed, left, n_workers, border, finished)
+            return
+        except BrokenProcessPool:  # a process died (killed, out of memory): the pool is
+            if restart == RESTARTS:  # lost, and the sub-trees it had not given back
+                raise
+    return
+
+
+#: How many times the pool of a count is started again after one of its processes died
+#: (its unfinished sub-trees counted again in the new one) before the count gives up.
+RESTARTS = 3
+
+
+def _pooled(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_workers: int,
+            border: bool, finished: set[Task]) -> Iterator[tuple[Task, tuple[int, ...]]]:
+    """:func:`execute`'s sub-trees in a pool of ``n_workers`` processes, each added to
+    ``finished`` as it is given back."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures import as_completed as first_done
+    from concurrent.futures.process import BrokenProcessPool
+
+    from nqmip.cluster import end_broken_pool
 
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
         jobs = {pool.submit(run_task, n, fixed, t, border): t for t in todo}
         try:
             for job in first_done(jobs):
-                yield jobs[job], job.result()
+                value = job.result()
+                finished.add(jobs[job])
+                yield jobs[job], value
+        except BrokenProcessPool:
+            end_broken_pool(pool)
+            raise
         except BaseException:
             for job in jobs:
                 job.cancel()

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any
 
@@ -47,6 +48,9 @@ MAX_DEPTH = 6
 CUBES_PER_WORKER = 8
 #: Seconds the descent's thread waits for a cube between two looks at its deadline.
 WAIT = 0.05
+#: How many times a local pool is started again after one of its processes died (killed,
+#: out of memory) before the descent gives up.
+RESTARTS = 3
 #: Seconds between two looks of a Dask worker at the stop mark (a round trip each).
 STOP_POLL = 0.5
 
@@ -180,6 +184,7 @@ class Workers:
         self._scheduler = scheduler
         self.qid = 0
         self._warm: list[Future[Any]] = []
+        self.restarts = 0
         self.count = workers or default_workers()
         self._cluster = ExitStack()
         if scheduler is not None:  # the package's one way to a cluster (its connect
@@ -215,12 +220,32 @@ class Workers:
 
     def submit(self, kind: str, n: int, cube: Key, budget: float | None,
                token: tuple[str, Any]) -> Future[Any]:
-        """One cube to :func:`conquer` in the pool, counted as submitted."""
-        future = self.executor.submit(conquer, kind, n, cube, budget, token)
+        """One cube to :func:`conquer` in the pool, counted as submitted (in a new pool
+        if one of this one's processes died)."""
+        try:
+            future = self.executor.submit(conquer, kind, n, cube, budget, token)
+        except BrokenProcessPool:
+            self.restart()
+            future = self.executor.submit(conquer, kind, n, cube, budget, token)
         if self._counts is not None:
             with self._counts.get_lock():
                 self._counts[0] += 1
         return future
+
+    def restart(self) -> None:
+        """After one of the local pool's processes died (killed, out of memory: the pool
+        is broken, every cube of it lost): the pool shut down, and a new one started at the
+        next cube; :class:`BrokenProcessPool` again after :data:`RESTARTS` times."""
+        if self._scheduler is not None or self._executor is None or \
+                not getattr(self._executor, "_broken", True):  # restarted already
+            return
+        from nqmip.cluster import end_broken_pool
+
+        self.restarts += 1
+        end_broken_pool(self._executor)
+        self._executor = None
+        if self.restarts > RESTARTS:
+            raise BrokenProcessPool(f"a process of the cube pool died {self.restarts} times")
 
     def withdraw(self, futures: list[Future[Any]]) -> None:
         """Cancel ``futures``; the ones no worker will start are no longer counted."""
@@ -295,7 +320,7 @@ class CubeOracle:
         self._model: tuple[int, ...] = ()
         self.counters = {"cube_questions": 0, "cubes": 0, "cubes_refuted": 0,
                          "cubes_on_sight": 0, "cubes_split": 0, "cubes_reused": 0,
-                         "cube_wins": 0}
+                         "cube_wins": 0, "cubes_rerun": 0}
         self._worker_stats: dict[str, int] = {}
 
     # -- the oracle's interface
@@ -397,6 +422,17 @@ class CubeOracle:
         self._pending[future] = (cube, depth)
         self.counters["cubes"] += 1
 
+    def _again(self, cubes: list[tuple[Key, int]]) -> None:
+        """``cubes`` (with their depths) asked again of a new pool: a cube counts only
+        once its answer is back, as on Dask, whose lost tasks are rerun."""
+        self._pending.clear()
+        self.pool.restart()
+        self.counters["cubes_rerun"] += len(cubes)
+        for cube, depth in cubes:
+            budget = None if depth >= self.max_depth else self.cube_budget
+            future = self.pool.submit(self.kind, self.n, cube, budget, self._token)
+            self._pending[future] = (cube, depth)
+
     def _refute(self, cube: Key) -> None:
         """``cube`` has no completion; so has its parent once all its children are
         refuted."""
@@ -424,7 +460,11 @@ class CubeOracle:
         done, _ = wait(list(self._pending), timeout=WAIT, return_when=FIRST_COMPLETED)
         for future in done:
             cube, depth = self._pending.pop(future)
-            answer, model, spent = future.result()
+            try:
+                answer, model, spent = future.result()
+            except BrokenProcessPool:  # a worker died: its cubes are lost, not answered
+                self._again([(cube, depth), *self._pending.values()])
+                return None
             for k, v in spent.items():
                 self._worker_stats[k] = self._worker_stats.get(k, 0) + v
             if answer:
