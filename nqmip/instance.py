@@ -199,16 +199,21 @@ def whole(values: np.ndarray, tolerance: float = 1e-9) -> bool:
                        & ((rounded != 0) | (values == 0))))
 
 
+#: What every door says of a bad ``n`` (the commands' ``--n`` says the same range).
+N_RANGE = ("a whole number of at least 1 (the board's side; the largest is what memory "
+           "holds, nqmip.capacity)")
+
+
 def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise InstanceError(f"n must be an integer, got {n!r}")
-    if n < 1:
-        raise InstanceError(f"n must be at least 1, got {n}")
+    """``n`` as an int, or one InstanceError stating the accepted range."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise InstanceError(f"n must be {N_RANGE}, got {n!r}")
     return int(n)
 
 
 def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE) -> np.ndarray:
     """Black squares ((i + j) even, 0- or 1-based alike) worth ``black``, white ``white``."""
+    n = _check_n(n)
     i, j = np.indices((n, n))
     return np.where((i + j) % 2 == 0, float(black), float(white))
 
