@@ -475,15 +475,20 @@ def _weights_name(weights: WeightsSpec) -> str:
     return repr(weights) if weights is None or isinstance(weights, str) else "an array"
 
 
-#: The largest total a placement may reach (n times the largest weight, twice that for
-#: costs, which are flipped into weights): beyond it sums, bounds and gaps overflow, and
-#: nqmip reads magnitudes of 1e300 and more as infinite (:data:`nqmip.progress.FINITE`).
-TOTAL_LIMIT = 1e300
+#: The largest total a placement may reach (n times the largest absolute weight, twice
+#: that for costs, which are flipped into weights ``K - c``, :mod:`nqmip.sense`): 2^53,
+#: below which float64 adds whole numbers exactly. Past it a white square's 1 vanishes
+#: next to a black 2^63 (HiGHS reported 2 below the optimum and called it optimal), so
+#: every objective, bound and verification nqmip computes could be off: such weights are
+#: refused for every method. Weights that are not whole are taken below it too; their
+#: sums are float64's, rounded (relative 2^-53 an addition), as they always were, and
+#: compared with tolerances (:func:`whole`, the solvers' gaps).
+TOTAL_LIMIT = float(2**53)
 
 
 def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | None,
                  sense: str) -> None:
-    """Refuse weights whose total can overflow (``1e308`` squares: n of them sum to inf)."""
+    """Refuse weights whose objective cannot be summed exactly (:data:`TOTAL_LIMIT`)."""
     if matrix is not None:  # not np.abs(matrix): a second n x n copy (6.7 GB at n = 30000)
         largest = max(float(matrix.max()), -float(matrix.min()))
     elif colours is not None:
@@ -496,8 +501,9 @@ def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | Non
         what = "costs" if sense == "min" else "weights"
         raise InstanceError(
             f"{what} up to {largest:.3g} on the {n} x {n} board can total {total:.3g}"
-            f"{' once flipped into weights' if sense == 'min' else ''}, past "
-            f"{TOTAL_LIMIT:.0e}: sums, bounds and gaps would overflow; scale the {what} down")
+            f"{' once flipped into weights' if sense == 'min' else ''}, not below 2^53 "
+            f"(about 9.007e15), past which floating point no longer adds whole numbers "
+            f"exactly (1 + 2^53 is 2^53): scale the {what} down")
 
 
 def free_rows(instance: Instance) -> int:
