@@ -8,11 +8,20 @@ bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
+
+#: The level of distributed's own log lines on a local cluster's workers and, while it
+#: closes, in this process: none. The end of a run cancels its tasks, and the workers said
+#: so ('distributed.worker.state_machine - WARNING - Async instruction ... ended with
+#: CancelledError' in most runs; a heartbeat's 'ConnectionPool closing' traceback at
+#: ERROR in about one in eight), to a student who asked for a placement. Our own errors
+#: are not log lines: a task's exception reaches the client, which raises it.
+QUIET = logging.CRITICAL
 
 #: How long a connection to a scheduler's address may take before it is refused (seconds).
 CONNECT_SECONDS = 10
@@ -62,17 +71,21 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
         # default 8787: "Port 8787 is already in use" when another cluster runs here)
         local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
                              processes=processes, dashboard_address=None,
-                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                             silence_logs=QUIET)
         client = Client(local)
     try:
         cluster = Cluster(client, 1)
         cluster.refresh()
         yield cluster
     finally:
-        if client is not scheduler:
-            client.close()
-        if local is not None:
-            local.close()
+        from distributed.utils import silence_logging_cmgr
+
+        with silence_logging_cmgr(QUIET) if local is not None else nullcontext():
+            if client is not scheduler:
+                client.close()
+            if local is not None:
+                local.close()
 
 
 def _listening(address: Any) -> None:
