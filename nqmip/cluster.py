@@ -8,12 +8,21 @@ bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+#: The level of distributed's own log lines on a local cluster's workers and, while it
+#: closes, in this process: none. The end of a run cancels its tasks, and the workers said
+#: so ('distributed.worker.state_machine - WARNING - Async instruction ... ended with
+#: CancelledError' in most runs; a heartbeat's 'ConnectionPool closing' traceback at
+#: ERROR in about one in eight), to a student who asked for a placement. Our own errors
+#: are not log lines: a task's exception reaches the client, which raises it.
+QUIET = logging.CRITICAL
 
 #: How long a connection to a scheduler's address may take before it is refused (seconds).
 CONNECT_SECONDS = 10
@@ -65,7 +74,8 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
         local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
                              processes=processes, dashboard_address=None,
                              scheduler_kwargs={"dashboard": False,
-                                               "dashboard_address": "127.0.0.1:0"})
+                                               "dashboard_address": "127.0.0.1:0"},
+                             silence_logs=QUIET)
         client = Client(local)
     try:
         cluster = Cluster(client, 1)
@@ -85,14 +95,17 @@ def _close_behind(client: Any, local: Any) -> None:
     longer than a stopped run has to answer (the watchdog's grace after a time limit or a
     signal), so a run on ``workers`` stopped early answered with the explicit construction
     instead of its incumbent (bnb on N = 30 with 2 workers and a 15 s limit: 150, not
-    the 256 it held)."""
+    the 256 it held). distributed's log lines are kept quiet while it closes."""
+    from distributed.utils import silence_logging_cmgr
+
     from nqmip.watchdog import join_at_exit
 
     def close() -> None:
-        try:
-            client.close()
-        finally:
-            local.close()
+        with silence_logging_cmgr(QUIET):
+            try:
+                client.close()
+            finally:
+                local.close()
 
     closer = threading.Thread(target=close, name="nqmip-cluster-close", daemon=True)
     closer.start()

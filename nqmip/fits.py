@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 
 
 def check_capacity(spec: Method, n: int, *, dense: bool, free: int | None = None,
-                   params: Mapping[str, Any] | None = None) -> None:
+                   params: Mapping[str, Any] | None = None, held: bool = False) -> None:
     """:class:`~nqmip.capacity.CapacityError` when a run of ``spec`` on an n-board (dense
     weights or not; ``free`` rows left by fixed queens) with the heuristic's own
     ``params`` (checked) would not fit in this machine's memory: the one judgement of
-    :func:`nqmip.solve` and of ``nqmip-compare`` before its sweep."""
+    :func:`nqmip.solve` and of ``nqmip-compare`` before its sweep. ``held``: the dense
+    weights are already in memory (no longer in what the kernel calls available), so they
+    are not counted again (a 30,000-board of random weights was drawn, 7.2 GB, then
+    refused for needing them twice)."""
     search_copy = dense and spec.kind != "exact"
     extra = BYTES_PER_SEARCH_WEIGHT * n * n if search_copy else 0
     own = 0
@@ -30,5 +33,27 @@ def check_capacity(spec: Method, n: int, *, dense: bool, free: int | None = None
         own = own_bytes(spec.name, n, params)
     why = " and ".join(what for what, size in (("its copy of the weights", extra),
                                               ("its own parameters", own)) if size)
-    check_fits(n, dense_weights=dense, exact_model=spec.kind == "exact", method=spec.name,
-               model_rows=free, extra=extra + own, extra_for=why)
+    check_fits(n, dense_weights=dense and not held, exact_model=spec.kind == "exact",
+               method=spec.name, model_rows=free, extra=extra + own, extra_for=why)
+
+
+def check_random(spec: Method, n: int, seed: int | None,
+                 params: Mapping[str, Any] | None = None) -> None:
+    """Before random weights are drawn (7.2 GB, 5 to 10 s at n = 30,000): the memory of
+    the run (:func:`check_capacity`) and, for a method that takes no weight matrix, the
+    kind of the weights, read from their first two rows (the same numbers): a matrix
+    constant per colour is so in them. ``quota`` was refused after the draw, 8 s on."""
+    check_capacity(spec, n, dense=True, params=params)
+    if "dense" in spec.weights or n < 2:
+        return
+    import numpy as np
+
+    from nqmip.instance import random_weights
+    from nqmip.methods import check_weights
+    from nqmip.result import DEFAULT_SEED
+
+    head = random_weights(n, DEFAULT_SEED if seed is None else seed, rows=2)
+    i, j = np.indices(head.shape)
+    black, white = head[(i + j) % 2 == 0], head[(i + j) % 2 == 1]
+    if np.ptp(black) or np.ptp(white):  # not constant per colour: the draw is a matrix
+        check_weights(spec, feasibility=False, colours=False, dense=True, uniform=False)

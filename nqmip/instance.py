@@ -16,16 +16,16 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.budget import Deadline
+from nqmip.weights import CHESS_BLACK as CHESS_BLACK
+from nqmip.weights import CHESS_WHITE as CHESS_WHITE
+from nqmip.weights import InstanceError as InstanceError
+from nqmip.weights import _check_n
+from nqmip.weights import chess_weights as chess_weights
+from nqmip.weights import random_weights as random_weights
+
 WeightsSpec = None | str | np.ndarray | Iterable[Iterable[float]]
 FixedSpec = None | Mapping[int, int] | Iterable[tuple[int, int]]
-
-#: Default values of the "chess" preset: black squares ((i + j) even) and white squares.
-CHESS_BLACK = 2.0
-CHESS_WHITE = 1.0
-
-
-class InstanceError(ValueError):
-    """An instance that cannot be built: bad n, weights or fixed queens."""
 
 
 def needs_costs(asked: str, source: str) -> str:
@@ -151,6 +151,8 @@ class Instance:
     @cached_property
     def integral(self) -> bool:
         """Whether every weight is whole (then so is every objective value)."""
+        if self.name.startswith("random("):  # drawn whole: no scan (2.7 s at n = 20,000,
+            return True  # after the solve, past the command's time limit)
         values = self.dense if self.dense is not None else np.array([self.weight_range()])
         block = max(1, (1 << 20) // max(values.shape[1], 1))  # no n x n temporaries
         return all(whole(part)
@@ -170,6 +172,13 @@ class Instance:
             return low, max(self.colours.black, self.colours.white)
         if self.dense is None:
             return 1.0, 1.0
+        return self._dense_range
+
+    @cached_property
+    def _dense_range(self) -> tuple[float, float]:
+        """A dense board's smallest and largest weight: two passes over n x n weights (0.4
+        s at n = 20,000), made once, when the instance is checked."""
+        assert self.dense is not None
         return float(self.dense.min()), float(self.dense.max())
 
     def objective(self, placement: Iterable[int]) -> float:
@@ -199,60 +208,12 @@ def whole(values: np.ndarray, tolerance: float = 1e-9) -> bool:
                        & ((rounded != 0) | (values == 0))))
 
 
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise InstanceError(f"n must be an integer, got {n!r}")
-    if n < 1:
-        raise InstanceError(f"n must be at least 1, got {n}")
-    return int(n)
-
-
-def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE) -> np.ndarray:
-    """Black squares ((i + j) even, 0- or 1-based alike) worth ``black``, white ``white``."""
-    i, j = np.indices((n, n))
-    return np.where((i + j) % 2 == 0, float(black), float(white))
-
-
-def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9) -> np.ndarray:
-    """Integer weights drawn uniformly from ``low..high`` with an explicit seed.
-
-    The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
-    into one float array a block of rows at a time (8 bytes a cell, no int64 copy)."""
-    n = _check_n(n)
-    from nqmip.capacity import check_fits
-    from nqmip.option_types import check_value
-
-    # before the matrix (random_weights(200000) met numpy's MemoryError)
-    check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
-
-    try:
-        seed = check_value("seed", seed)
-        low, high = _whole("low", low), _whole("high", high)
-    except (TypeError, ValueError) as exc:
-        raise InstanceError(str(exc)) from None
-    if low > high:
-        raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
-    rng = np.random.default_rng(seed)
-    out = np.empty((n, n), dtype=np.float64)
-    block = max(1, (1 << 22) // max(n, 1))
-    for lo in range(0, n, block):
-        hi = min(lo + block, n)
-        out[lo:hi] = rng.integers(low, high + 1, size=(hi - lo, n))
-    return out
-
-
-def _whole(name: str, value: Any) -> int:
-    """A whole number (Python's or numpy's), InstanceError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InstanceError(f"{name} must be a whole number, got {value!r}")
-    return int(value)
-
-
 Weights = tuple[np.ndarray | None, ColourWeights | None, str]
 
 
 def _check_weights(
-    n: int, weights: WeightsSpec, black: float, white: float, seed: int | None
+    n: int, weights: WeightsSpec, black: float, white: float, seed: int | None,
+    deadline: Deadline | None = None,
 ) -> Weights:
     """``(dense matrix, colour weights, name)``: at most one of the first two is set."""
     if weights is None:
@@ -271,7 +232,7 @@ def _check_weights(
 
             seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
             try:
-                matrix = random_weights(n, seed)
+                matrix = random_weights(n, seed, deadline=deadline)
             except InstanceError as exc:  # the seed's refusal, in the caller's name
                 raise InstanceError(f"weights_{exc}" if str(exc).startswith("seed")
                                     else str(exc)) from None
@@ -426,8 +387,10 @@ def make_instance(
     white: float | None = None,
     weights_seed: int | None = None,
     sense: str = "max",
+    deadline: Deadline | None = None,
 ) -> Instance:
-    """Validate the loose arguments and build an :class:`Instance`.
+    """Validate the loose arguments and build an :class:`Instance` (random weights drawn
+    by ``deadline``: :func:`random_weights`).
 
     ``sense="min"`` makes the weights costs: the best placement has the smallest total.
     ``black`` and ``white`` (default 2 and 1) are the values of ``weights="chess"``; with
@@ -452,7 +415,7 @@ def make_instance(
                             "or drop them")
     black = CHESS_BLACK if black is None else black
     white = CHESS_WHITE if white is None else white
-    matrix, colours, name = _check_weights(n, weights, black, white, weights_seed)
+    matrix, colours, name = _check_weights(n, weights, black, white, weights_seed, deadline)
     if matrix is not None:
         if name == "custom":
             matrix = matrix.copy()  # the caller's array may change under us
@@ -460,9 +423,10 @@ def make_instance(
         # A dense matrix constant per colour keeps its numbers (the exact models read them)
         # and also gets the two colour values, so the colour bound and proof apply to it.
         colours = detect_colours(matrix)
-    _check_total(n, matrix, colours, sense)
-    return Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
-                    colours=colours, sense=sense)
+    instance = Instance(n=n, dense=matrix, fixed=_check_fixed(n, fixed), name=name,
+                        colours=colours, sense=sense)
+    _check_total(instance)
+    return instance
 
 
 def _weights_name(weights: WeightsSpec) -> str:
@@ -470,29 +434,33 @@ def _weights_name(weights: WeightsSpec) -> str:
     return repr(weights) if weights is None or isinstance(weights, str) else "an array"
 
 
-#: The largest total a placement may reach (n times the largest weight, twice that for
-#: costs, which are flipped into weights): beyond it sums, bounds and gaps overflow, and
-#: nqmip reads magnitudes of 1e300 and more as infinite (:data:`nqmip.progress.FINITE`).
-TOTAL_LIMIT = 1e300
+#: The largest total a placement may reach (n times the largest absolute weight, twice
+#: that for costs, which are flipped into weights ``K - c``, :mod:`nqmip.sense`): 2^53,
+#: below which float64 adds whole numbers exactly. Past it a white square's 1 vanishes
+#: next to a black 2^63 (HiGHS reported 2 below the optimum and called it optimal), so
+#: every objective, bound and verification nqmip computes could be off: such weights are
+#: refused for every method. Weights that are not whole are taken below it too; their
+#: sums are float64's, rounded (relative 2^-53 an addition), as they always were, and
+#: compared with tolerances (:func:`whole`, the solvers' gaps).
+TOTAL_LIMIT = float(2**53)
 
 
-def _check_total(n: int, matrix: np.ndarray | None, colours: ColourWeights | None,
-                 sense: str) -> None:
-    """Refuse weights whose total can overflow (``1e308`` squares: n of them sum to inf)."""
-    if matrix is not None:  # not np.abs(matrix): a second n x n copy (6.7 GB at n = 30000)
-        largest = max(float(matrix.max()), -float(matrix.min()))
-    elif colours is not None:
-        largest = max(abs(colours.black), abs(colours.white))
-    else:
+def _check_total(instance: Instance) -> None:
+    """Refuse weights whose objective cannot be summed exactly (:data:`TOTAL_LIMIT`)."""
+    if instance.is_feasibility:
         return
+    n, sense = instance.n, instance.sense
+    low, high = instance.weight_range()  # not np.abs(matrix): a second n x n copy
+    largest = max(abs(low), abs(high))
     with np.errstate(over="ignore"):
         total = float(np.float64(n) * largest * (2.0 if sense == "min" else 1.0))
     if not total < TOTAL_LIMIT:
         what = "costs" if sense == "min" else "weights"
         raise InstanceError(
             f"{what} up to {largest:.3g} on the {n} x {n} board can total {total:.3g}"
-            f"{' once flipped into weights' if sense == 'min' else ''}, past "
-            f"{TOTAL_LIMIT:.0e}: sums, bounds and gaps would overflow; scale the {what} down")
+            f"{' once flipped into weights' if sense == 'min' else ''}, not below 2^53 "
+            f"(about 9.007e15), past which floating point no longer adds whole numbers "
+            f"exactly (1 + 2^53 is 2^53): scale the {what} down")
 
 
 def free_rows(instance: Instance) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
-from nqmip.fits import check_capacity
+from nqmip.fits import check_capacity, check_random
 from nqmip.instance import (
     FixedSpec,
     Instance,
@@ -145,7 +145,7 @@ def solve(
         "warm_start": warm_start, "on_progress": on_progress, "work_limit": work_limit,
         "workers": workers, "scheduler": scheduler, "record": record}
     spec, instance, options = _checked(method, n, weights, fixed, black, white,
-                                       weights_seed, sense, params, **options)
+                                       weights_seed, sense, params, deadline, **options)
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
@@ -214,7 +214,7 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
 
 
 def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: Any,
-             weights_seed: Any, sense: Any, params: dict[str, Any],
+             weights_seed: Any, sense: Any, params: dict[str, Any], deadline: Deadline,
              **options: Any) -> tuple[Method, Instance, dict[str, Any]]:
     """The method, the instance and the options of a call, once every argument is checked: types and
     values (the method table's types and ranges, :mod:`nqmip.option_types`; ``options``
@@ -233,14 +233,14 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
         check_own(spec.name, params)
     if isinstance(weights, str) and weights.lower() == "random" \
             and not isinstance(n, Instance):  # before the matrix is drawn (15 GB at 45,000)
-        check_capacity(spec, make_instance(n).n, dense=True, params=params)
-    instance = _instance(n, weights, fixed, black, white, weights_seed, sense)
+        check_random(spec, make_instance(n).n, weights_seed, params=params)
+    instance = _instance(n, weights, fixed, black, white, weights_seed, sense, deadline)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
     check_cluster(options, spec.kind == "auto")
     check_instance_weights(spec, instance)
     check_capacity(spec, instance.n, dense=instance.dense is not None,
-                   free=free_rows(instance), params=params)
+                   free=free_rows(instance), params=params, held=True)
     check_target(instance, options["target"])
     if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
         check_start(instance, options["warm_start"])
@@ -344,7 +344,7 @@ def check_target(instance: Instance, target: float | None) -> None:
 
 
 def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,
-              sense: Any) -> Instance:
+              sense: Any, deadline: Deadline) -> Instance:
     """The instance of the call; with an Instance given, any of its parts given again is
     refused by name (it would be ignored)."""
     if isinstance(n, Instance):
@@ -357,7 +357,8 @@ def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_
                              "holds them; pass n instead, or drop them")
     return make_instance(n, weights, fixed,
                          black=black, white=white,
-                         weights_seed=weights_seed, sense="max" if sense is None else sense)
+                         weights_seed=weights_seed, sense="max" if sense is None else sense,
+                         deadline=deadline)
 
 
 def _forward(on_progress: ProgressCallback | None, log: bool,
@@ -458,7 +459,8 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     termination = (Termination.INTERRUPTED if interrupted else
                    Termination.TARGET if trajectory.target_reached else
                    Termination.TIME_LIMIT)
-    bounds = [b for b in (trajectory.bound, weight_bound(instance)) if b is not None]
+    bounds = [b for b in (trajectory.bound, weight_bound(instance, coarse=True))
+              if b is not None]
     bound = min(bounds) if bounds else None
     placement: Any = trajectory.placement
     source = "reported"

@@ -258,7 +258,7 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
      "--grace: takes a number of seconds from 0 to 1e+09"),
     ("-1e3", "solve", ["--seed", "-1e3"], "--seed: takes a whole number from 0 to"),
     ("-1e3", "solve", ["--n", "4", "--black", "-1e299", "--method", "highs"],
-     "method 'highs' cannot take these weights"),
+     "can total 4e+299, not below 2^53"),
     ("-1e3", "compare", ["--n", "8", "--methods", "highs", "--jobs", "-1E3"],
      "--jobs: takes a whole number from 1 to 256, got '-1E3'"),
     ("a picture named as another format", "solve", ["--n", "4", "--png", "board.svg"],

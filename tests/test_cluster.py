@@ -44,3 +44,29 @@ def test_a_local_cluster_says_nothing_when_another_holds_the_dashboard_port() ->
                 assert cluster.slots == 1
     said = [str(w.message) for w in caught if "8787" in str(w.message)]
     assert not said, said
+
+
+#: A run of the command on a local cluster whose time limit cancels its tasks: every run
+#: printed distributed's 'distributed.worker.state_machine - WARNING - Async instruction
+#: ... ended with CancelledError' lines under the answer (a heartbeat's 'ConnectionPool
+#: closing' traceback in about one in eight).
+CANCELLED_AT_THE_LIMIT = ["--n", "30", "--method", "bnb", "--random-weights", "1",
+                          "--workers", "2", "--time-limit", "4", "--quiet"]
+
+
+@pytest.mark.parametrize("run", range(3))
+def test_a_run_on_a_local_cluster_prints_nothing_of_dasks_on_stderr(run: int) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, str(root / "scripts" / "solve_weighted.py"),
+                           *CANCELLED_AT_THE_LIMIT], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(("feasible", "optimal")), done.stdout
+    ours = [line for line in done.stderr.splitlines() if line.startswith("solve_weighted:")]
+    assert done.stderr.splitlines() == ours, done.stderr

@@ -27,10 +27,10 @@ def test_chess_weights_follow_the_notebook() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n": 0}, "at least 1"),
-        ({"n": -3}, "at least 1"),
-        ({"n": 2.5}, "integer"),
-        ({"n": True}, "integer"),
+        ({"n": 0}, "whole number of at least 1"),
+        ({"n": -3}, "whole number of at least 1"),
+        ({"n": 2.5}, "whole number of at least 1"),
+        ({"n": True}, "whole number of at least 1"),
         ({"n": 4, "weights": "checkers"}, "unknown weights preset"),
         ({"n": 4, "weights": np.ones((3, 3))}, "shape"),
         ({"n": 2, "weights": [[1, np.nan], [1, 1]]}, "finite"),
@@ -44,6 +44,27 @@ def test_chess_weights_follow_the_notebook() -> None:
 def test_bad_instances_are_refused(kwargs: dict, message: str) -> None:
     with pytest.raises(nqmip.InstanceError, match=message):
         nqmip.make_instance(**kwargs)
+
+
+#: Every public door that takes a board size, called with nothing else.
+N_DOORS = ("solve", "make_instance", "count_solutions", "solutions", "enumerate_optimal",
+           "lex_first", "chess_weights", "random_weights")
+
+
+@pytest.mark.parametrize("door", N_DOORS)
+@pytest.mark.parametrize("n", [8.5, -1, 0, "x", "8", True, None])
+def test_every_door_states_the_range_of_n(door: str, n: object) -> None:
+    """nqmip.solve(8.5) said 'n must be an integer', nqmip.solve(-1) 'n must be at least
+    1' (each half of the range), and chess_weights(8.5) was numpy's TypeError: each door
+    now states the whole range, as the command's --n does, from the one check."""
+    with pytest.raises(nqmip.InstanceError) as caught:
+        call = getattr(nqmip, door)
+        result = call(n)
+        if door == "solutions":  # a generator: the check runs on the first step
+            next(iter(result))
+    message = str(caught.value)
+    assert message.startswith("n must be a whole number of at least 1"), message
+    assert repr(n) in message, message
 
 
 def test_weights_are_copied_and_read_only() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.cli import picture
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
@@ -57,8 +58,7 @@ DESCRIPTION = (
     "(--fix 0,4 is e1). Exit status: 0 done, 2 bad input, 1 solver failure, 130 "
     "interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (the best placement so far is "
     "printed and --output written), 74 standard output could not be written (the result "
-    "is in --output), 141 the reader of standard output went away."
-)
+    "is in --output), 141 the reader of standard output went away.")
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -306,7 +306,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     # a file read (standard input, a pipe) may wait: a stop there is not held up
     reads = any(path is not None for path in (args.weights, args.costs, args.fixed))
     with stop.interruptible(reads):
-        instance = _instance(args, make_instance)
+        instance = _instance(args, make_instance, started)  # drawn by the limit
     options = _options(args)
     check_output(args.output)
     from nqmip.option_types import time_limit_note
@@ -345,7 +345,7 @@ def _lex_first(args: argparse.Namespace, instance: Any, started: float,
     return Outcome(result, interrupted=result.termination is Termination.INTERRUPTED)
 
 
-def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
+def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> Any:
     if args.feasibility or args.lex_first:
         weights: Any = None
     elif args.weights is not None or args.costs is not None:
@@ -378,11 +378,11 @@ def _instance(args: argparse.Namespace, make_instance: Any) -> Any:
                          f"{what} has no colours")
     sense = "min" if args.minimize or args.costs is not None else "max"
     if isinstance(weights, str) and weights == "random":  # before it is drawn, as solve()
-        from nqmip.fits import check_capacity
+        from nqmip.fits import check_random
         from nqmip.solve import method_of
 
-        check_capacity(method_of(args.method), n, dense=True)
-    return make_instance(n, weights, fixed,
+        check_random(method_of(args.method), n, args.random_weights)
+    return make_instance(n, weights, fixed, deadline=Deadline(args.time_limit, start=started),
                          black=args.black, white=args.white,
                          weights_seed=args.random_weights, sense=sense)
 

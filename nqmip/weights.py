@@ -1,0 +1,89 @@
+"""The weights a board is given by name: the chess preset (two colour values) and seeded
+random integers, drawn by a deadline; what every door says of a bad ``n``; and
+:class:`InstanceError`, the refusal of an instance's input. :mod:`nqmip.instance` builds
+on these and re-exports them (their size is checked there, in :func:`_check_total`)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from nqmip.budget import Deadline
+
+#: Default values of the "chess" preset: black squares ((i + j) even) and white squares.
+CHESS_BLACK = 2.0
+CHESS_WHITE = 1.0
+
+
+class InstanceError(ValueError):
+    """An instance that cannot be built: bad n, weights or fixed queens."""
+
+
+#: What every door says of a bad ``n`` (the commands' ``--n`` says the same range).
+N_RANGE = ("a whole number of at least 1 (the board's side; the largest is what memory "
+           "holds, nqmip.capacity)")
+
+
+def _check_n(n: Any) -> int:
+    """``n`` as an int, or one InstanceError stating the accepted range."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise InstanceError(f"n must be {N_RANGE}, got {n!r}")
+    return int(n)
+
+
+def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE) -> np.ndarray:
+    """Black squares ((i + j) even, 0- or 1-based alike) worth ``black``, white ``white``."""
+    n = _check_n(n)
+    i, j = np.indices((n, n))
+    return np.where((i + j) % 2 == 0, float(black), float(white))
+
+
+def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9, *,
+                   rows: int | None = None, deadline: Deadline | None = None) -> np.ndarray:
+    """Integer weights drawn uniformly from ``low..high`` with an explicit seed.
+
+    The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
+    into one float array a block of rows at a time (8 bytes a cell, no int64 copy).
+    ``rows``: only the first rows of that matrix (a look at it before the draw). The draw
+    (5 to 10 s at n = 30,000) stops at ``deadline``'s end with an InstanceError: with
+    no weights there is no placement to answer with."""
+    n = _check_n(n)
+    height = n if rows is None else min(n, max(1, int(rows)))
+    from nqmip.capacity import check_fits
+    from nqmip.option_types import check_value
+
+    if rows is None:  # before the matrix (random_weights(200000) met numpy's MemoryError)
+        check_fits(n, dense_weights=True, method="random weights (a dense n x n matrix)")
+
+    try:
+        seed = check_value("seed", seed)
+        low, high = _whole("low", low), _whole("high", high)
+    except (TypeError, ValueError) as exc:
+        raise InstanceError(str(exc)) from None
+    if low > high:
+        raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
+    rng = np.random.default_rng(seed)
+    out = np.empty((height, n), dtype=np.float64)
+    block = max(1, (1 << 22) // max(n, 1))
+    small = low >= -(2**31) and high < 2**31
+    for lo in range(0, height, block):
+        if deadline is not None and deadline.expired():
+            raise InstanceError(
+                f"the time limit ended while drawing the {n} x {n} random weights ({lo:,} "
+                f"of {n:,} rows in {deadline.elapsed():.1f} s): give more time or a "
+                "smaller n")
+        hi = min(lo + block, height)
+        # int32 where it holds them: the same numbers as int64's (both bounded draws take
+        # 32 bits a number below 2^32), drawn in half the time
+        out[lo:hi] = rng.integers(low, high + 1, size=(hi - lo, n),
+                                  dtype=np.int32 if small else np.int64)
+    return out
+
+
+def _whole(name: str, value: Any) -> int:
+    """A whole number (Python's or numpy's), InstanceError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InstanceError(f"{name} must be a whole number, got {value!r}")
+    return int(value)

@@ -1,0 +1,58 @@
+"""A time limit holds at large n with random weights: the n x n draw (5 to 10 s at
+n = 30,000 on a busy core) stops at the limit, and a method that takes no weight matrix
+is refused before it. A sweep saw ``solve_weighted --n 30000 --random-weights 1 --method
+ga --time-limit 10`` end 20 s late: the weights were drawn, then scanned again after the
+limit (their integrality, the fallback's bound), and a run was refused for memory after
+the draw, counting the drawn weights twice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import nqmip
+from nqmip.methods import METHODS
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Drawn in about 1 s on a quiet core (144 M weights), so never within LIMIT.
+N = 12_000
+LIMIT = 0.3
+#: What a busy core may add to a limit (the draw's last block, an interpreter's start).
+MARGIN = 3.0
+HEURISTICS_AND_AUTO = [m.name for m in METHODS.values() if m.kind in ("heuristic", "auto")]
+
+
+@pytest.mark.parametrize("method", HEURISTICS_AND_AUTO)
+def test_the_api_answers_random_weights_at_large_n_within_its_limit(method: str) -> None:
+    begin = time.perf_counter()
+    with pytest.raises(ValueError) as refused:  # before: a result, seconds after the limit
+        nqmip.solve(N, "random", method=method, time_limit=LIMIT)
+    seconds = time.perf_counter() - begin
+    message = str(refused.value)
+    if "dense" in METHODS[method].weights:
+        assert isinstance(refused.value, nqmip.InstanceError), message
+        assert message.startswith(f"the time limit ended while drawing the {N} x {N} random "
+                                  "weights"), message
+    else:  # quota: refused at once, before the draw
+        assert "takes weights constant per colour, not a weight matrix" in message, message
+    assert seconds < LIMIT + MARGIN, seconds
+
+
+def test_the_command_answers_random_weights_at_large_n_within_its_limit() -> None:
+    begin = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", str(N),
+         "--random-weights", "1", "--method", "sa", "--time-limit", "1", "--quiet"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - begin
+    assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stdout)
+    assert done.stderr.startswith("solve_weighted: error: the time limit ended while "
+                                  f"drawing the {N} x {N} random weights"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert seconds < 1 + MARGIN, seconds
