@@ -29,8 +29,17 @@ CONNECT_SECONDS = 10
 CONNECT_TIMEOUT = f"{CONNECT_SECONDS}s"
 
 
+#: How many times a local cluster is started before its start is given up on.
+LOCAL_STARTS = 2
+
+
 class ClusterError(ValueError):
     """Dask is not installed, or the scheduler cannot be reached (a bad address)."""
+
+
+class ClusterStartError(RuntimeError):
+    """A local cluster did not start, :data:`LOCAL_STARTS` times (a worker's process died
+    as it started: killed, out of memory)."""
 
 
 @dataclass
@@ -68,14 +77,7 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
                                f"{exc}") from None
     else:
-        # no dashboard, and the scheduler's HTTP server (which Dask starts all the same) on
-        # a free port of this host: on its default, 8787, Dask warned on stderr whenever
-        # another cluster on the machine held it ("Port 8787 is already in use")
-        local = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
-                             processes=processes, dashboard_address=None,
-                             scheduler_kwargs={"dashboard": False,
-                                               "dashboard_address": "127.0.0.1:0"},
-                             silence_logs=QUIET)
+        local = _start_local(LocalCluster, workers or 1, processes)
         client = Client(local)
     try:
         cluster = Cluster(client, 1)
@@ -87,6 +89,31 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
                 client.close()
         else:
             _close_behind(client, local)
+
+
+def _start_local(local_cluster: Any, workers: int, processes: bool) -> Any:
+    """A local cluster of ``workers`` one-thread workers, started again once when its
+    start failed: a worker's process that died as it started ended the start with
+    Dask's "RuntimeError: Nanny failed to start." (``solve_weighted.py --n 36 --method
+    bnb --workers 2`` with a worker killed 3.5 s in: that line, exit 1). Raises
+    :class:`ClusterStartError` when no start of :data:`LOCAL_STARTS` succeeded."""
+    why: BaseException | None = None
+    for _ in range(LOCAL_STARTS):
+        try:
+            # no dashboard, and the scheduler's HTTP server (which Dask starts all the
+            # same) on a free port of this host: on its default, 8787, Dask warned on
+            # stderr whenever another cluster on the machine held it ("Port 8787 is
+            # already in use")
+            return local_cluster(n_workers=workers, threads_per_worker=1,
+                                 processes=processes, dashboard_address=None,
+                                 scheduler_kwargs={"dashboard": False,
+                                                   "dashboard_address": "127.0.0.1:0"},
+                                 silence_logs=QUIET)
+        except (RuntimeError, OSError, TimeoutError) as exc:
+            why = exc
+    raise ClusterStartError(f"the local Dask cluster of {workers} worker"
+                            f"{'s' if workers != 1 else ''} did not start ({LOCAL_STARTS} "
+                            f"tries): {type(why).__name__}: {why}")
 
 
 def _close_behind(client: Any, local: Any) -> None:

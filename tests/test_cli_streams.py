@@ -196,3 +196,43 @@ def test_a_solve_abandoned_inside_the_redirect_answers_on_stdout(
     out, err = capfd.readouterr()
     release.set()
     assert json.loads(out)["placement"] == list(result.placement), err
+
+
+#: The calls that go through Pyomo (the method table's ``highs-pyomo`` and ``glpk``, and
+#: the lexicographic ``highs-pyomo``), each abandoned at a tiny limit: the board is too
+#: big to be solved or even built in 0.05 s.
+PYOMO_CALLS = {
+    "highs-pyomo": "nqmip.solve(nqmip.make_instance(30, 'chess', fixed=FIXED[k]), "
+                   "method='highs-pyomo', time_limit=0.05, seed=0).status",
+    "glpk": "nqmip.solve(nqmip.make_instance(30, 'chess', fixed=FIXED[k]), "
+            "method='glpk', time_limit=0.05).status",
+    "lex-highs-pyomo": "nqmip.lex_first(30, FIXED[k], method='highs-pyomo', "
+                       "time_limit=0.05).status",
+}
+
+
+@pytest.mark.parametrize(("method", "call"), [
+    pytest.param(name, call, marks=pytest.mark.solver(name.removeprefix("lex-")), id=name)
+    for name, call in PYOMO_CALLS.items()])
+def test_calls_through_pyomo_given_up_on_leave_stdout_to_the_caller(method: str,
+                                                                    call: str) -> None:
+    """Pyomo's HiGHS interface swapped sys.stdout and descriptors 1 and 2 for the whole
+    process while it built and solved (``capture_output``); a call the watchdog gave up
+    on took the caller's stdout with it. Before: four abandoned ``highs-pyomo`` calls in
+    one process, a line printed after each, and one or two of the five lines came out
+    (exit 0). Each line printed after each call must reach stdout, and nothing of the
+    solver's (HiGHS's banner "Running HiGHS", glpsol's log) may."""
+    script = ("import nqmip\n"
+              "FIXED = [[], [(0, 0), (1, 2), (2, 4)], [], [(0, 0), (1, 2), (2, 4)]]\n"
+              "for k in range(4):\n"
+              f"    print('line', k, {call}.value)\n"
+              "print('end')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.rsplit(" ", 1)[0] for line in lines[:-1]] == [f"line {k}" for k in range(4)]
+    assert lines[-1] == "end" and len(lines) == 5, done.stdout
+    assert {line.rsplit(" ", 1)[1] for line in lines[:-1]} <= {"feasible", "unknown",
+                                                              "optimal"}, done.stdout
+    assert "HiGHS" not in done.stderr and "GLPSOL" not in done.stderr, done.stderr

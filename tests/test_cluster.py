@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +71,58 @@ def test_a_run_on_a_local_cluster_prints_nothing_of_dasks_on_stderr(run: int) ->
     assert done.stdout.startswith(("feasible", "optimal")), done.stdout
     ours = [line for line in done.stderr.splitlines() if line.startswith("solve_weighted:")]
     assert done.stderr.splitlines() == ours, done.stderr
+
+
+#: Run the command with a thread that kills (SIGKILL) the first ``KILLS`` worker
+#: processes of the local cluster as they appear (children of this process started by
+#: multiprocessing's spawn), then the command itself.
+KILLER = """
+import os, signal, sys, threading, time, runpy
+KILLS = int(sys.argv[1])
+def kill_workers():
+    killed = set()
+    while len(killed) < KILLS:
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit() or int(pid) in killed:
+                continue
+            try:
+                stat = open(f'/proc/{pid}/stat').read()
+                cmdline = open(f'/proc/{pid}/cmdline', 'rb').read()
+            except OSError:
+                continue
+            if int(stat.rsplit(')', 1)[1].split()[1]) == os.getpid() and b'spawn_main' in cmdline:
+                os.kill(int(pid), signal.SIGKILL)
+                killed.add(int(pid))
+        time.sleep(0.005)
+threading.Thread(target=kill_workers, daemon=True).start()
+sys.argv = ['solve_weighted.py', *sys.argv[2:]]
+runpy.run_path('scripts/solve_weighted.py', run_name='__main__')
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("kills", [1, 2], ids=["killed-once", "killed-twice"])
+def test_a_worker_killed_as_the_local_cluster_starts(kills: int) -> None:
+    """A worker's process killed while the local cluster starts ended the run with
+    "solve_weighted: RuntimeError: Nanny failed to start.", exit 1 (``--n 36 --method bnb
+    --workers 2``, a worker killed 3.5 s in). Now the cluster is started again (killed
+    once: the run is on the cluster); killed in both starts, the branch and bound goes
+    on in this process, one line on stderr saying so: the run's answer either way."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", KILLER, str(kills), "--n", "10", "--method", "bnb",
+         "--random-weights", "1", "--workers", "1", "--time-limit", "60", "--json"],
+        capture_output=True, text=True, timeout=180, cwd=root)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "optimal" and len(answer["placement"]) == 10, done.stdout
+    said = [line for line in done.stderr.splitlines() if "did not start" in line]
+    assert "Traceback" not in done.stderr
+    if kills == 1:
+        assert not said, done.stderr
+    else:
+        assert len(said) == 1 and "goes on in this process" in said[0], done.stderr

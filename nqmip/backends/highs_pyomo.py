@@ -18,7 +18,7 @@ from nqmip.backends.base import (
     solution,
     termination_of,
 )
-from nqmip.formulation.pyomo import placement_from_pyomo
+from nqmip.formulation.pyomo import appsi_highs, placement_from_pyomo
 from nqmip.formulation.strengthen import parity_start, pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Termination
@@ -38,10 +38,9 @@ class HighsPyomoBackend(Backend):
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()
         from pyomo.contrib.appsi.base import TerminationCondition as TC
-        from pyomo.contrib.appsi.solvers import Highs
 
         model = pyomo_model(instance, options.strengthen)
-        opt = Highs()
+        opt = appsi_highs()  # Pyomo's interface, the process's stdout left alone
         opt.config.stream_solver = bool(options.verbose)
         opt.config.load_solution = False
         opt.config.mip_gap = float(options.mip_gap)

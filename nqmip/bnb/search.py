@@ -7,7 +7,9 @@ below ``LP_MIN_FREE`` free rows, the LP search (:mod:`nqmip.bnb.lpsearch`) from 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +74,7 @@ def _on_cluster(instance: Instance, deadline: Deadline, start: tuple[int, ...] |
     from nqmip.bnb import record as rec
     from nqmip.bnb.distributed import cluster_engine, weights_of
     from nqmip.bnb.lpsearch import lp_branch_and_bound
-    from nqmip.cluster import open_cluster
+    from nqmip.cluster import ClusterStartError, open_cluster
 
     w = weights_of(instance)
     state: dict[str, Any] = {}
@@ -84,7 +86,15 @@ def _on_cluster(instance: Instance, deadline: Deadline, start: tuple[int, ...] |
             mine = None if start is None else float(w[np.arange(instance.n), list(start)].sum())
             if snap.incumbent is not None and (mine is None or snap.incumbent[0] > mine):
                 start = snap.incumbent[1]
-    with open_cluster(scheduler, workers) as cluster:
+    with ExitStack() as opened:
+        try:
+            cluster = opened.enter_context(open_cluster(scheduler, workers))
+        except ClusterStartError as exc:  # started twice, failed twice: on without it
+            stats["workers"], stats["cluster_error"] = 0, str(exc)
+            print(f"nqmip: {exc}; the branch and bound goes on in this process",
+                  file=sys.stderr, flush=True)
+            return lp_branch_and_bound(instance, deadline, start, mip_gap=mip_gap,
+                                       report=report, incumbent=incumbent, state=state)
         stats["workers"] = cluster.slots
         return lp_branch_and_bound(
             instance, deadline, start, mip_gap=mip_gap, report=report, incumbent=incumbent,

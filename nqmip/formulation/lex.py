@@ -163,7 +163,8 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
     minimises ``sum_j j * x[r, j]`` with rows 0..r-1 fixed."""
     import pyomo.environ as pyo
     from pyomo.contrib.appsi.base import TerminationCondition
-    from pyomo.contrib.appsi.solvers import Highs
+
+    from nqmip.formulation.pyomo import appsi_highs
 
     begin = time.perf_counter()
     n = instance.n
@@ -180,7 +181,7 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
     for row, col in instance.fixed:
         m.x[row, col].fix(1)
     m.row_column = pyo.Objective(expr=0)
-    solver = Highs()
+    solver = appsi_highs()  # Pyomo's interface, the process's stdout left alone
     prefix: list[int] = []
     for r in range(n):
         m.del_component(m.row_column)

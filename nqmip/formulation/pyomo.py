@@ -5,10 +5,16 @@ Components (all 0-based): ``I``, ``J`` (rows, columns), ``D`` (diagonal keys d =
 (binary), constraint blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` and the
 objective ``value``. Fixed queens take no variable: the model is over the free board
 (:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`.
+
+:func:`appsi_highs` is Pyomo's HiGHS interface without its process-wide capture of the
+output (the two backends that solve through it: ``highs-pyomo`` exact and lexicographic).
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,6 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 #: LP/MPS row names of the constraint blocks: ``row_3``, ``diag_m2`` (d = -2), ...
 _ROW_PREFIX = {"rows": "row", "cols": "col", "diagonals": "diag", "anti_diagonals": "anti"}
 _MODEL_CLASS: Any = None
+_HIGHS_CLASS: Any = None
+#: Whether this thread runs an :func:`appsi_highs` solver (Pyomo's capture is off in it).
+_IN_PLACE = threading.local()
+#: HiGHS's options that keep its log off the console and feed its log callback.
+_QUIET = {"log_to_console": False, "log_file": os.devnull}
 
 
 def readable_label(component: Any) -> str:
@@ -164,3 +175,81 @@ def placement_from_pyomo(model: pyo.ConcreteModel) -> tuple[int, ...]:
     if missing:
         raise ValueError(f"row {missing[0]} holds no queen in the solver's solution")
     return tuple(cols[i] for i in range(n))
+
+
+def appsi_highs() -> Any:
+    """Pyomo's ``appsi_highs`` solver whose calls leave the process's output alone.
+
+    Pyomo's interface builds and solves inside ``capture_output(capture_fd=True)``: for
+    the whole process it swaps ``sys.stdout`` and ``sys.stderr`` and points descriptors 1
+    and 2 at its own pipe, and gives them back when the call returns. A call the watchdog
+    gave up on (at its time limit, while Pyomo still built the model or HiGHS ran) took
+    the caller's output with it: what the caller printed after it went into Pyomo's pipe
+    and was lost, and the call's late return put back the streams of its start (four
+    abandoned ``highs-pyomo`` calls in one process: one or two of five lines printed came
+    out). Here the capture is off in the thread that runs this solver (the other threads'
+    Pyomo solvers keep theirs), and HiGHS writes its log to no console (``log_to_console``
+    off; its log file ``os.devnull``, which keeps the log callback ``cbLogging`` fed):
+    nothing of the solver reaches standard output or error, unless the caller streams
+    the log (the backends' ``SolverLog``)."""
+    global _HIGHS_CLASS
+    if _HIGHS_CLASS is None:
+        _HIGHS_CLASS = _in_place_highs_class()
+    solver = _HIGHS_CLASS()
+    solver.highs_options.update(_QUIET)  # over Pyomo's log_to_console=True at each solve
+    return solver
+
+
+def _in_place_highs_class() -> Any:
+    """The subclass of Pyomo's ``Highs`` whose calls run with the capture off (once: its
+    module's ``capture_output`` is replaced by one that is off in those threads)."""
+    from pyomo.contrib.appsi.solvers import highs
+
+    capture = getattr(highs, "capture_output", None)
+    if capture is not None and not getattr(capture, "nqmip_gate", False):
+        highs.capture_output = _gated(capture)
+
+    class InPlaceHighs(highs.Highs):
+        @property
+        def _solver_model(self) -> Any:
+            return self.__dict__.get("_quiet_model")
+
+        @_solver_model.setter
+        def _solver_model(self, model: Any) -> None:
+            # quiet from its birth: set_instance's model building prints HiGHS's banner
+            for option, value in _QUIET.items():
+                if model is not None:
+                    model.setOptionValue(option, value)
+            self.__dict__["_quiet_model"] = model
+
+        def set_instance(self, model: Any) -> Any:
+            return _in_place(lambda: super(InPlaceHighs, self).set_instance(model))
+
+        def solve(self, model: Any, timer: Any = None) -> Any:
+            return _in_place(lambda: super(InPlaceHighs, self).solve(model, timer))
+
+    return InPlaceHighs
+
+
+def _in_place(call: Callable[[], Any]) -> Any:
+    """``call()`` with Pyomo's capture off in this thread."""
+    before = getattr(_IN_PLACE, "on", False)
+    _IN_PLACE.on = True
+    try:
+        return call()
+    finally:
+        _IN_PLACE.on = before
+
+
+def _gated(capture: Any) -> Any:
+    """Pyomo's ``capture_output``, a context that does nothing in an :func:`appsi_highs`
+    thread."""
+    import contextlib
+
+    def capture_output(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_IN_PLACE, "on", False):
+            return contextlib.nullcontext()
+        return capture(*args, **kwargs)
+
+    capture_output.nqmip_gate = True  # type: ignore[attr-defined]
+    return capture_output
