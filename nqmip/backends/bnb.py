@@ -15,6 +15,7 @@ from nqmip.backends.base import (
 from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter, load_kernels
 from nqmip.result import Termination
+from nqmip.watchdog import loading
 
 
 class BnbBackend(Backend):
@@ -30,13 +31,13 @@ class BnbBackend(Backend):
             return "dev"
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
+        with loading():  # the call's watchdog answers at the limit: nothing of its own yet
+            from nqmip.bnb.search import branch_and_bound, warm_up
 
-        from nqmip.bnb.search import branch_and_bound, warm_up
-
-        # numba's cache load (or a first run's compile, said to on_progress), reported
-        # apart as for the heuristics
-        compile_time = load_kernels(warm_up, "branch and bound", self.name,
-                                    options.on_progress)
+            # numba's cache load (or a first run's compile, said to on_progress), reported
+            # apart as for the heuristics
+            compile_time = load_kernels(warm_up, "branch and bound", self.name,
+                                        options.on_progress)
         progress = ProgressReporter(self.name, options.on_progress)
         cluster: dict[str, Any] = {}
         outcome = branch_and_bound(

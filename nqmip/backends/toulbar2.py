@@ -11,10 +11,14 @@ from the domains first. The bound toulbar2 proves is translated back with the co
 from __future__ import annotations
 
 import itertools
+import math
+import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
+
+import numpy as np
 
 from nqmip.backends.base import (
     Backend,
@@ -24,6 +28,7 @@ from nqmip.backends.base import (
     solution,
 )
 from nqmip.board import free_board
+from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
@@ -35,6 +40,37 @@ def _toulbar2_thread() -> ThreadPoolExecutor:
     fails ("bad solver configuration"), so the import and every solve, started from any
     thread (the call's worker, a test's main thread), happen here."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="nqmip-toulbar2")
+
+
+def _model(problem: Any, rows: list[int], domains: dict[int, list[int]],
+           unary: dict[int, dict[int, int]], deadline: Deadline) -> bool:
+    """The variables, their unary costs and the pairs' hard constraints, each distinct
+    table built once with numpy (a Python loop per pair took 1.2 s at n = 60, more than a
+    short limit); False when ``deadline`` ended the build (0.4-0.8 s at n = 60)."""
+    for r in rows:
+        problem.AddVariable(f"q{r}", [f"c{c}" for c in domains[r]])
+        problem.AddFunction([f"q{r}"], [unary[r][c] for c in domains[r]])
+    kinds: dict[tuple[int, ...], int] = {}  # the rows' distinct domains (one without fixed)
+    kind = {r: kinds.setdefault(tuple(domains[r]), len(kinds)) for r in rows}
+    tables: dict[tuple[int, int, int], list[float]] = {}
+    for a, b in itertools.combinations(rows, 2):
+        if b == a + 1 and deadline.expired():
+            return False
+        key = (kind[a], kind[b], b - a)  # the table depends on nothing else
+        if key not in tables:
+            apart = np.abs(np.subtract.outer(domains[a], domains[b]))
+            tables[key] = np.where((apart == 0) | (apart == b - a), problem.Top,
+                                   0).ravel().tolist()
+        problem.AddFunction([f"q{a}", f"q{b}"], tables[key])
+    return True
+
+
+def _share(cpu: float, wall: float) -> float:
+    """The CPU share this thread had over ``wall`` seconds: what a CPU-time limit has to be
+    scaled by to end on the wall clock (1 on an idle machine; at least 0.2)."""
+    if wall < 0.02:  # too short to tell
+        return 1.0
+    return min(max(cpu / wall, 0.2), 1.0)
 
 
 #: Weights are scaled by this before rounding to toulbar2's integer costs when they are not
@@ -98,31 +134,36 @@ class Toulbar2Backend(Backend):
                                  verbose=-1 if not options.verbose else 1,
                                  seed=1 if options.seed is None else int(options.seed) + 1)
         domains = {r: [c for c, _ in cells[r]] for r in rows}
-        for r in rows:
-            problem.AddVariable(f"q{r}", [f"c{c}" for c in domains[r]])
-            problem.AddFunction([f"q{r}"], [unary[r][c] for c in domains[r]])
-        for a, b in itertools.combinations(rows, 2):
-            table = [0 if ca != cb and abs(ca - cb) != b - a else problem.Top
-                     for ca in domains[a] for cb in domains[b]]
-            problem.AddFunction([f"q{a}", f"q{b}"], table)
-        # toulbar2's limit is whole CPU seconds: at least one
-        seconds = 0 if limit is None else max(1, round(limit))
-        begin = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.thread_time()
+        built = _model(problem, rows, domains, unary, options.deadline)
+        # the model's build ran on this thread alone: its CPU share is the machine's load
+        share = _share(time.thread_time() - cpu, time.perf_counter() - wall)
+        if not built or (limit is not None and options.deadline.remaining() <= 0):
+            return solution(Termination.TIME_LIMIT, message=(
+                f"toulbar2: the time limit ended the build of its model "
+                f"({time.perf_counter() - wall:.2g} s)"))
+        # toulbar2's own option is whole CPU seconds (0.5 s ran 1-1.9 s, 4.5-5.5 s on a
+        # loaded machine; pybind11 keeps the GIL: no thread of ours stops it, the watchdog
+        # neither): its timer, armed to a whole second for its handler, then set to what is
+        # left of the call's wall clock in CPU seconds at the build's CPU share
+        seconds = None if limit is None else options.deadline.remaining() * share
         # toulbar2's log (verbose) on stderr: stdout stays ours
         with c_stdout_to_stderr(options.deadline):
             try:
-                found = problem.Solve(showSolutions=0, timeLimit=seconds)
+                if seconds is not None:
+                    problem.CFN.timer(max(1, math.ceil(seconds)))
+                    signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 1e-3))
+                found = problem.Solve(showSolutions=0, timeLimit=0)
+                # A search that ended before its clock did ran to the end: its answer is
+                # proven (the dual bound it reports after a complete search can lag the
+                # optimum); the timer, still pending, says so (a stopped search was once
+                # taken as complete: its 50 "proven" below a start worth 52)
+                complete = seconds is None or signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0
             finally:
-                # Solve arms toulbar2's process-wide timer and leaves it running when the
-                # search ends first: it would fire into a later solve (which then stopped
-                # at once and said 'optimal' or 'infeasible' untrue) or print on stdout.
+                # the timer is process-wide: left running, it would fire into a later
+                # solve (which then stopped at once and said 'optimal' or 'infeasible'
+                # untrue) or print on stdout
                 problem.CFN.timerStop()
-        # A search that ended before its clock did ran to the end: its answer is proven
-        # (the dual bound it reports after a complete search can lag the optimum). The
-        # wall clock, not this process's CPU time: on a loaded machine toulbar2's limit
-        # passes with less CPU used than that (a stopped search was once taken as complete:
-        # its 50 "proven" below a start worth 52).
-        complete = seconds == 0 or time.perf_counter() - begin < 0.95 * seconds
         if not found and options.warm_start is not None and complete:
             # nothing cheaper than the start, proven: the start is optimal
             start = tuple(int(c) for c in options.warm_start)
@@ -144,7 +185,8 @@ class Toulbar2Backend(Backend):
         nodes = int(problem.GetNbNodes())
         if not found:  # no solution: proven none, unless the clock or the gap ended it
             return solution(Termination.INFEASIBLE if complete else Termination.TIME_LIMIT,
-                            nodes=nodes)
+                            nodes=nodes, message="toulbar2: none found" if complete else
+                            "toulbar2: stopped at the time limit before a placement")
         values, cost, _ = found
         placement = [0] * board.n
         for r, c in board.fixed:

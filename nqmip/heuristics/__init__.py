@@ -20,6 +20,7 @@ from nqmip.methods import HEURISTIC_METHODS, METHODS, resolve
 from nqmip.outcome import settled_by_fixed
 from nqmip.progress import ProgressCallback, load_kernels
 from nqmip.result import Counters, Result
+from nqmip.watchdog import loading
 
 __all__ = ["HEURISTIC_METHODS", "run_heuristic"]
 
@@ -40,13 +41,15 @@ def run_heuristic(
         return settled.with_(counters=Counters(iterations=0, evaluations=0, improvements=0),
                              timing=settled.timing.with_(compile=0.0))
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows
-    if spec.warm_up is not None:  # for this instance's kind of weights where it can
-        warm_up = resolve(spec.warm_up)
-        if "like" in inspect.signature(warm_up).parameters:
-            warm_up = partial(warm_up, like=instance)
-        loaded = load_kernels(warm_up, method, method, on_progress)
-    result: Result = resolve(spec.entry)(instance, seed=seed, time_limit=time_limit,
-                                         on_progress=on_progress, **params)
+    with loading():  # its watchdog answers at the limit: nothing of its own yet
+        entry = resolve(spec.entry)
+        if spec.warm_up is not None:  # for this instance's kind of weights where it can
+            warm_up = resolve(spec.warm_up)
+            if "like" in inspect.signature(warm_up).parameters:
+                warm_up = partial(warm_up, like=instance)
+            loaded = load_kernels(warm_up, method, method, on_progress)
+    result: Result = entry(instance, seed=seed, time_limit=time_limit,
+                           on_progress=on_progress, **params)
     if loaded:
         result = result.with_(timing=result.timing.with_(
             compile=(result.timing.compile or 0.0) + loaded))

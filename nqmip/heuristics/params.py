@@ -122,7 +122,9 @@ def check_own_value(method: str, name: str, value: Any, *, command_line: bool = 
 
 def check_own(method: str, params: Mapping[str, Any]) -> None:
     """Every own parameter of a call to the heuristic ``method``: names, then values."""
-    if METHODS[method].kind != "heuristic":
+    if METHODS[method].kind != "heuristic" or not params:
+        # none to check: its module (numba and its kernels, 0.6-3 s in a fresh process)
+        # is not imported here, before the call's watchdog, but in the watched run
         return
     check_own_names(method, list(params))
     for name, value in params.items():
