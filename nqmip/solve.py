@@ -206,8 +206,7 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
 
         release_stdout()  # a solver left inside its redirect: the answer goes to stdout
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
-    if result.placement is None and result.status is Status.UNKNOWN:
-        # stopped before its first placement (sa said 'unknown', nothing more): as above
+    if result.placement is None and result.status is Status.UNKNOWN:  # none yet: as above
         return fallback(instance, spec.name, trajectory, returned=True, interrupted=(
             watched.interrupted or result.termination is Termination.INTERRUPTED))
     if watched.interrupted and result.termination not in (Termination.OPTIMAL,
