@@ -161,3 +161,22 @@ def test_import_nqmip_is_light_and_leaves_the_handlers_alone() -> None:
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, check=True)
     assert out.stdout.split("\n")[:3] == ["True True", "[]", "optimal True"], out
+
+
+def test_a_stop_heard_at_the_start_is_answered_before_a_read_that_may_wait() -> None:
+    """A stop the launcher recorded is raised on entering an interruptible read (the
+    solve command's --weights -, --fixed -): it was kept pending past it, and a
+    ``timeout`` (one SIGTERM) on a command whose standard input never closed left it
+    waiting for the input."""
+    from nqmip.cli.signals import listen_early, stops_as_ctrl_c
+
+    listen_early()
+    try:
+        signal.raise_signal(signal.SIGTERM)  # only recorded: the launcher's handler
+    finally:
+        with stops_as_ctrl_c(deferred=True) as stop:  # takes over, restores the handlers
+            with pytest.raises(KeyboardInterrupt), stop.interruptible():
+                pass
+            stop.replay()  # answered once: nothing left to raise
+    assert stop.signum == signal.SIGTERM and stop.status == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -109,8 +109,11 @@ class Stop:
     @contextmanager
     def interruptible(self, when: bool = True) -> Iterator[None]:
         """Within the block (``when``), a deferred stop raises at once: a read that may
-        wait (standard input, a pipe) is not held up by a deferral."""
+        wait (standard input, a pipe) is not held up by a deferral; one heard before it
+        (by :func:`listen_early`'s handlers, or while deferred) is raised on entering."""
         deferred = self.deferred
+        if when:
+            self.replay()
         self.deferred = deferred and not when
         try:
             yield
