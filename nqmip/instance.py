@@ -401,7 +401,8 @@ def make_instance(
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
     completion are valid input whose answer is "infeasible".
     """
-    if isinstance(n, Instance):
+    if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
+        _check_total(n)
         return n
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
