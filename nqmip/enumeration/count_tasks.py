@@ -291,7 +291,6 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
         except BrokenProcessPool:  # a process died (killed, out of memory): the pool is
             if restart == RESTARTS:  # lost, and the sub-trees it had not given back
                 raise
-    return
 
 
 #: How many times the pool of a count is started again after one of its processes died
