@@ -162,5 +162,5 @@ def end_broken_pool(pool: Any) -> None:
     --workers 3`` with one process killed hung)."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         if process.is_alive():
-            process.kill()  # SIGTERM: a forked one runs the command's handler
+            process.kill()  # SIGKILL: a SIGTERM meets a forked one's copy of the command's handler
     pool.shutdown(wait=True, cancel_futures=True)

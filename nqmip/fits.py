@@ -48,11 +48,10 @@ def check_random(spec: Method, n: int, seed: int | None,
         return
     import numpy as np
 
-    from nqmip.instance import random_weights
+    from nqmip.instance import random_preset
     from nqmip.methods import check_weights
-    from nqmip.result import DEFAULT_SEED
 
-    head = random_weights(n, DEFAULT_SEED if seed is None else seed, rows=2)
+    head = random_preset(n, seed, rows=2)
     i, j = np.indices(head.shape)
     black, white = head[(i + j) % 2 == 0], head[(i + j) % 2 == 1]
     if np.ptp(black) or np.ptp(white):  # not constant per colour: the draw is a matrix

@@ -211,6 +211,21 @@ def whole(values: np.ndarray, tolerance: float = 1e-9) -> bool:
 Weights = tuple[np.ndarray | None, ColourWeights | None, str]
 
 
+def random_preset(n: int, weights_seed: int | None, *, rows: int | None = None,
+                  deadline: Deadline | None = None) -> np.ndarray:
+    """The matrix of ``weights="random"`` (:func:`random_weights`; ``weights_seed`` None:
+    :data:`~nqmip.result.DEFAULT_SEED`), a bad seed refused in the caller's name,
+    ``weights_seed`` (``seed`` is the method's own)."""
+    from nqmip.result import DEFAULT_SEED
+
+    seed = DEFAULT_SEED if weights_seed is None else weights_seed
+    try:
+        return random_weights(n, seed, rows=rows, deadline=deadline)
+    except InstanceError as exc:
+        raise InstanceError(f"weights_{exc}" if str(exc).startswith("seed")
+                            else str(exc)) from None
+
+
 def _check_weights(
     n: int, weights: WeightsSpec, black: float, white: float, seed: int | None,
     deadline: Deadline | None = None,
@@ -231,12 +246,7 @@ def _check_weights(
             from nqmip.result import DEFAULT_SEED
 
             seed = DEFAULT_SEED if seed is None else seed  # the same call, the same weights
-            try:
-                matrix = random_weights(n, seed, deadline=deadline)
-            except InstanceError as exc:  # the seed's refusal, in the caller's name
-                raise InstanceError(f"weights_{exc}" if str(exc).startswith("seed")
-                                    else str(exc)) from None
-            return matrix, None, f"random(seed={seed})"
+            return random_preset(n, seed, deadline=deadline), None, f"random(seed={seed})"
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
@@ -401,7 +411,8 @@ def make_instance(
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
     completion are valid input whose answer is "infeasible".
     """
-    if isinstance(n, Instance):
+    if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
+        _check_total(n)
         return n
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")

@@ -47,8 +47,9 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
     into one float array a block of rows at a time (8 bytes a cell, no int64 copy).
     ``rows``: only the first rows of that matrix (a look at it before the draw). The draw
-    (5 to 10 s at n = 30,000) stops at ``deadline``'s end with an InstanceError: with
-    no weights there is no placement to answer with."""
+    (5 to 10 s at n = 30,000) stops at ``deadline``'s end with an InstanceError (after
+    its first block of 2^22 weights: a small board is drawn whatever the time): with no
+    weights there is no placement to answer with."""
     n = _check_n(n)
     height = n if rows is None else min(n, max(1, int(rows)))
     from nqmip.capacity import check_fits
@@ -69,7 +70,9 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     block = max(1, (1 << 22) // max(n, 1))
     small = low >= -(2**31) and high < 2**31
     for lo in range(0, height, block):
-        if deadline is not None and deadline.expired():
+        # from the second block on: a board of one block (n <= 2,048, some 30 ms) is always
+        # drawn, and a call whose limit ended before it answers as it did (a placement)
+        if lo and deadline is not None and deadline.expired():
             raise InstanceError(
                 f"the time limit ended while drawing the {n} x {n} random weights ({lo:,} "
                 f"of {n:,} rows in {deadline.elapsed():.1f} s): give more time or a "

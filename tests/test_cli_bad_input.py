@@ -386,6 +386,12 @@ API_TABLE: list[tuple[str, str, str]] = [
      "workers and scheduler exclude each other"),
     ("ragged weights", "nqmip.solve(4, [[1, 2], [3]], method='highs')",
      "weights must be an n x n array of numbers, got rows of different lengths"),
+    # the weights' seed named as the caller's (seed is the method's own): quota's look at
+    # the first rows before the draw said 'seed must be ...'
+    ("seed out of range", "nqmip.solve(8, 'random', weights_seed=-1, method='quota')",
+     "weights_seed must be a whole number from 0 to"),
+    ("seed out of range", "nqmip.solve(8, 'random', weights_seed=-1, method='sa')",
+     "weights_seed must be a whole number from 0 to"),
 ]
 
 

@@ -255,6 +255,22 @@ def test_weights_past_2_53_are_refused_at_every_door_and_below_it_solved_exactly
         assert status == 0 and out.startswith("optimal"), (out, err)
 
 
+def test_an_instance_built_by_hand_meets_the_same_2_53_rule() -> None:
+    """An :class:`nqmip.Instance` made directly (not by make_instance) reaches solve,
+    build_model and enumerate_optimal through make_instance too: its weights past 2^53
+    were solved (HiGHS: 'optimal' for weights of 2^60 beside ones), the rule skipped."""
+    from nqmip.instance import Instance
+
+    weights = np.ones((8, 8))
+    weights[3, 5] = 2.0**60
+    with pytest.raises(nqmip.InstanceError, match=EXACT):
+        nqmip.solve(Instance(n=8, dense=weights), method="highs")
+    with pytest.raises(nqmip.InstanceError, match=EXACT):
+        nqmip.make_instance(Instance(n=8, dense=weights, sense="min"))
+    weights[3, 5] = 2.0**49  # 8 x 2^49 = 2^52: below the limit, taken
+    assert nqmip.make_instance(Instance(n=8, dense=weights)).dense is weights
+
+
 def test_weights_below_2_53_that_toulbar2_cannot_scale_are_refused_naming_it() -> None:
     """Below 2^53 a method's own limit still speaks: toulbar2 scales weights that are not
     whole by 10^6 into 64-bit costs."""

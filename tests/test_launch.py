@@ -161,3 +161,45 @@ def test_import_nqmip_is_light_and_leaves_the_handlers_alone() -> None:
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, check=True)
     assert out.stdout.split("\n")[:3] == ["True True", "[]", "optimal True"], out
+
+
+def test_a_stop_heard_at_the_start_is_answered_before_a_read_that_may_wait() -> None:
+    """A stop the launcher recorded is raised on entering an interruptible read (the
+    solve command's --weights -, --fixed -): it was kept pending past it, and a
+    ``timeout`` (one SIGTERM) on a command whose standard input never closed left it
+    waiting for the input."""
+    from nqmip.cli.signals import listen_early, stops_as_ctrl_c
+
+    listen_early()
+    try:
+        signal.raise_signal(signal.SIGTERM)  # only recorded: the launcher's handler
+    finally:
+        with stops_as_ctrl_c(deferred=True) as stop:  # takes over, restores the handlers
+            with stop.interruptible():  # a read that cannot wait: answered after it
+                pass
+            with pytest.raises(KeyboardInterrupt), stop.interruptible(waits=True):
+                pass
+            stop.replay()  # answered once: nothing left to raise
+    assert stop.signum == signal.SIGTERM and stop.status == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_stop_heard_at_the_start_with_a_weights_file_answers_with_the_board(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file that cannot keep the command waiting (a regular file) is read with the stop
+    deferred: the stop is answered once the board is known, with the explicit
+    construction (as with --random-weights), not 'interrupted before the solve started'."""
+    from nqmip.cli.signals import listen_early
+    from nqmip.cli.solve import solve_weighted_main
+
+    weights = tmp_path / "w.csv"
+    weights.write_text("\n".join(",".join(str(1 + (i * 8 + j) % 5) for j in range(8))
+                                 for i in range(8)) + "\n")
+    listen_early()
+    signal.raise_signal(signal.SIGTERM)  # only recorded: the launcher's handler
+    status = solve_weighted_main(["--weights", str(weights), "--method", "sa", "--json"])
+    out, err = capsys.readouterr()
+    assert status == 143, err
+    data = json.loads(out)
+    assert data["termination"] == "interrupted" and nqmip.is_solution(data["placement"])
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -56,3 +56,19 @@ def test_the_command_answers_random_weights_at_large_n_within_its_limit() -> Non
                                   f"drawing the {N} x {N} random weights"), done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
     assert seconds < 1 + MARGIN, seconds
+
+
+def test_a_small_board_of_random_weights_is_drawn_whatever_its_limit() -> None:
+    """A limit that ended before the draw began (a tiny one; a loaded machine's imports)
+    still answers on a board drawn in one block: 'solve_weighted --n 8 --random-weights 1
+    --time-limit 0.01' answered a placement before the draw was watched, then ended with
+    exit 2 'the time limit ended while drawing the 8 x 8 random weights (0 of 8 rows ...)'."""
+    result = nqmip.solve(8, "random", method="sa", time_limit=1e-6)
+    assert result.placement is not None and nqmip.is_solution(result.placement)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "8",
+         "--random-weights", "1", "--method", "sa", "--time-limit", "0.01", "--quiet"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(("feasible", "optimal")), done.stdout

@@ -228,6 +228,11 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             return _stopped(stop, argv)
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
+    except RuntimeError as exc:  # BrokenProcessPool: the pool lost processes too often
+        if stop.signum is not None:
+            return _stopped(stop, argv)
+        say(f"nqmip-count: {exc}")
+        return EXIT_FAILED
     except Exception:
         # a signal heard while numba compiled (the first count on a machine) reaches it
         # inside a callback of its own and numba fails with "no compiled object yet"

@@ -107,10 +107,14 @@ class Stop:
             raise KeyboardInterrupt
 
     @contextmanager
-    def interruptible(self, when: bool = True) -> Iterator[None]:
-        """Within the block (``when``), a deferred stop raises at once: a read that may
-        wait (standard input, a pipe) is not held up by a deferral."""
+    def interruptible(self, when: bool = True, *, waits: bool = False) -> Iterator[None]:
+        """Within the block (``when``), a deferred stop raises at once: a read is not
+        held up by a deferral. ``waits``: the read may wait for ever (standard input, a
+        pipe), so a stop heard before it (by :func:`listen_early`'s handlers, or while
+        deferred) is raised on entering; otherwise it is answered after the block."""
         deferred = self.deferred
+        if when and waits:
+            self.replay()
         self.deferred = deferred and not when
         try:
             yield

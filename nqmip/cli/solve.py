@@ -303,9 +303,9 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
 
-    # a file read (standard input, a pipe) may wait: a stop there is not held up
-    reads = any(path is not None for path in (args.weights, args.costs, args.fixed))
-    with stop.interruptible(reads):
+    reads = [p for p in (args.weights, args.costs, args.fixed) if p is not None]
+    waits = any(str(p) == "-" or not Path(p).is_file() for p in reads)  # stdin, a pipe
+    with stop.interruptible(bool(reads), waits=waits):
         instance = _instance(args, make_instance, started)  # drawn by the limit
     options = _options(args)
     check_output(args.output)

@@ -290,8 +290,9 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
             return
         except BrokenProcessPool:  # a process died (killed, out of memory): the pool is
             if restart == RESTARTS:  # lost, and the sub-trees it had not given back
-                raise
-    return
+                raise BrokenProcessPool(
+                    "processes of the count's pool died (killed, or out of memory) and it "
+                    f"was started again {RESTARTS} times: the count stops") from None
 
 
 #: How many times the pool of a count is started again after one of its processes died
