@@ -55,6 +55,10 @@ class NodeSolution:
     basis: Any
 
 
+class OutOfTime(Exception):
+    """A solve given ``seconds`` (:meth:`NodeLP.solve`) ran out of them."""
+
+
 class NodeLP:
     """The board's LP relaxation in HiGHS, re-solved under new column bounds."""
 
@@ -157,13 +161,24 @@ class NodeLP:
         return np.asarray(values) if has else None
 
     def solve(self, lower: np.ndarray, upper: np.ndarray, basis: Any,
-              cutoff: float | None, count: int = 0) -> NodeSolution | None:
+              cutoff: float | None, count: int = 0,
+              seconds: float | None = None) -> NodeSolution | None:
         """The LP under the column bounds ``lower``, ``upper`` (0/1 per square), from
         ``basis`` (None: the last one), its iterations counted in ``iterations[count]``.
         None when it is infeasible or, with ``cutoff``, when its value is shown to be
-        below ``cutoff``."""
+        below ``cutoff``. ``seconds``: HiGHS's time limit for this solve (the root's, which
+        takes most of a short limit on a large board: n = 80, 0.4 s), past which
+        :class:`OutOfTime` is raised."""
         h, hs = self.h, self._hs
-        status = self._run(lower, upper, basis, cutoff, count)
+        if seconds is not None:
+            h.setOptionValue("time_limit", max(seconds, 1e-3))
+        try:
+            status = self._run(lower, upper, basis, cutoff, count)
+        finally:
+            if seconds is not None:
+                h.setOptionValue("time_limit", hs.kHighsInf)
+        if status == hs.HighsModelStatus.kTimeLimit:
+            raise OutOfTime
         if status != hs.HighsModelStatus.kOptimal and status not in self._closed:
             h.clearSolver()  # numerical trouble: once more from scratch, before giving up
             h.run()

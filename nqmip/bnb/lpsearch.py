@@ -41,10 +41,11 @@ import numpy as np
 from nqmip.bnb import binary, conflicts, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
-from nqmip.bnb.lp import NodeLP, NodeSolution
+from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime
 from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
+from nqmip.chunks import why_stopped
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
@@ -390,7 +391,11 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     if probe is None:
         return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
     value = None if start is None else float(w[np.arange(n), list(start)].sum())
-    root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None)
+    try:  # under the deadline: on a large board the root LP is most of a short limit
+        root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None,
+                            seconds=deadline.seconds())
+    except OutOfTime:
+        return Outcome(why_stopped(deadline), start, value, None, 0, None)
     root_value = None if root is None else root.value
     shared = np.zeros((2, n * n))  # reliability branching's pseudo-costs
     signs = binary.table(n) if BINARY else None  # binary branching's
