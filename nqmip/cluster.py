@@ -8,6 +8,7 @@ bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
@@ -128,7 +129,9 @@ def _close_behind(client: Any, local: Any) -> None:
     from nqmip.watchdog import join_at_exit
 
     def close() -> None:
-        with silence_logging_cmgr(QUIET):
+        # the command may end its processes under it (nqmip.cli.streams.hard_exit): no
+        # "Exception in thread" traceback under the answer
+        with silence_logging_cmgr(QUIET), contextlib.suppress(Exception):
             try:
                 client.close()
             finally:

@@ -311,8 +311,9 @@ def _pooled(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
     from nqmip.cluster import end_broken_pool
 
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
-        jobs = {pool.submit(run_task, n, fixed, t, border): t for t in todo}
-        try:
+        jobs: dict[Any, Task] = {}
+        try:  # a process may die while the sub-trees are handed out too
+            jobs.update((pool.submit(run_task, n, fixed, t, border), t) for t in todo)
             for job in first_done(jobs):
                 value = job.result()
                 finished.add(jobs[job])
