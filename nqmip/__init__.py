@@ -75,6 +75,13 @@ class _Package(types.ModuleType):
             return
         super().__setattr__(name, value)
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # pickled by its name, as a plain module is (cloudpickle's reducers key on the
+        # exact type): a function sent to Dask workers that uses nqmip
+        import importlib
+
+        return importlib.import_module, (self.__name__,)
+
 
 sys.modules[__name__].__class__ = _Package
 
