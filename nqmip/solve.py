@@ -197,16 +197,16 @@ def _trajectory(deadline: Deadline, maximised: Instance, target: float | None,
 def _answer(watched: Watched[Result], instance: Instance, spec: Method,
             trajectory: Trajectory) -> Result:
     """The method's result, or the fallback when it did not return in time; interrupted
-    when Ctrl-C stopped it. Each part says itself why it stopped (the watchdog's cancel at
-    the limit reads "time_limit": :func:`nqmip.chunks.why_stopped`); only the Ctrl-C this call
-    heard is said here."""
+    when Ctrl-C stopped it. Each part says itself why it stopped (:func:`nqmip.chunks.
+    why_stopped`); only the Ctrl-C this call heard is said here."""
     result = watched.value
     if result is None:  # the method did not return in time (a cold compile, an overrun)
         from nqmip.backends.base import release_stdout
 
         release_stdout()  # a solver left inside its redirect: the answer goes to stdout
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
-    if result.placement is None and result.status is Status.UNKNOWN:  # none yet: as above
+    if result.placement is None and result.status is Status.UNKNOWN and result.termination in (
+            Termination.TIME_LIMIT, Termination.INTERRUPTED):  # stopped before any: as above
         return fallback(instance, spec.name, trajectory, returned=True, interrupted=(
             watched.interrupted or result.termination is Termination.INTERRUPTED))
     if watched.interrupted and result.termination not in (Termination.OPTIMAL,
