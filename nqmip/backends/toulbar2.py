@@ -147,6 +147,8 @@ class Toulbar2Backend(Backend):
         # neither): its timer, armed to a whole second for its handler, then set to what is
         # left of the call's wall clock in CPU seconds at the build's CPU share
         seconds = None if limit is None else options.deadline.remaining() * share
+        if seconds is not None and seconds >= 2**31 - 1:  # past its int timer: no limit
+            seconds = None
         # toulbar2's log (verbose) on stderr: stdout stays ours
         with c_stdout_to_stderr(options.deadline):
             try:
