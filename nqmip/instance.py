@@ -36,6 +36,12 @@ def needs_costs(asked: str, source: str) -> str:
     return f"{asked} needs weights (costs): {source} has none"
 
 
+def no_colours(given: list[str], source: str) -> str:
+    """The one refusal of chess colour values (``given``: ``["black"]``, ``["--black",
+    "--white"]``) for weights without colours (``source``), in the door's words."""
+    return f"{' and '.join(given)} set the chess colours' values: {source} has no colours"
+
+
 @dataclass(frozen=True)
 class ColourWeights:
     """Weights constant per colour: ``black`` on (i + j) even squares, ``white`` on odd."""
@@ -421,9 +427,8 @@ def make_instance(
     n = _check_n(n)
     given = [label for label, value in (("black", black), ("white", white)) if value is not None]
     if given and not (isinstance(weights, str) and weights.lower() == "chess"):
-        raise InstanceError(f"{' and '.join(given)} set the chess colours' values: weights="
-                            f"{_weights_name(weights)} has no colours; pass weights='chess' "
-                            "or drop them")
+        raise InstanceError(f"{no_colours(given, f'weights={_weights_name(weights)}')}; "
+                            "pass weights='chess' or drop them")
     black = CHESS_BLACK if black is None else black
     white = CHESS_WHITE if white is None else white
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed, deadline)

@@ -46,7 +46,7 @@ from nqmip.cli.parser import (
 )
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
 from nqmip.cli.streams import deliver, hard_exit, plain_fallback, say
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs
+from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs, no_colours
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -374,8 +374,7 @@ def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> A
         what = ("--feasibility" if args.feasibility else "--lex-first" if args.lex_first
                 else "--random-weights" if args.random_weights is not None
                 else "a weights file")
-        raise UsageError(f"{' and '.join(colour_values)} set the chess colours' values: "
-                         f"{what} has no colours")
+        raise UsageError(no_colours(colour_values, what))
     sense = "min" if args.minimize or args.costs is not None else "max"
     if isinstance(weights, str) and weights == "random":  # before it is drawn, as solve()
         from nqmip.fits import check_random
