@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,22 +86,29 @@ def _conflicts_by_sorting(cols: np.ndarray) -> int:
     count the pairs within groups of equal indices. Memory: one int32 array of n at a time
     (0.4 GB for 10^8 queens) beside the input. Same first principles as the bincount path,
     nothing shared with the solvers."""
-    n = cols.size
     total = 0
-    for family in ("column", "diagonal", "anti-diagonal"):
-        if family == "column":
-            index = cols.astype(np.int32)
-        else:
-            index = np.arange(n, dtype=np.int32)
-            if family == "diagonal":
-                index -= cols.astype(np.int32, copy=False)
-                index += n - 1
-            else:
-                index += cols.astype(np.int32, copy=False)
+    for index in _line_indices(cols, own=True):
         index.sort()
         total += _equal_run_pairs(index)
         del index
     return total
+
+
+def _line_indices(cols: np.ndarray, *, own: bool = False) -> Iterator[np.ndarray]:
+    """Each family's line index (int32) of every queen, one array at a time: the
+    column, the diagonal i - j + n - 1, the anti-diagonal i + j; ``own``: the column's
+    a copy (the caller sorts it in place)."""
+    n = cols.size
+    columns = cols.astype(np.int32, copy=False)  # the diagonals' (never sorted)
+    yield columns.copy() if own else columns
+    for sign in (-1, 1):
+        index = np.arange(n, dtype=np.int32)
+        if sign < 0:
+            index -= columns
+            index += n - 1
+        else:
+            index += columns
+        yield index
 
 
 def _clash_free(cols: np.ndarray) -> bool:
@@ -110,17 +117,7 @@ def _clash_free(cols: np.ndarray) -> bool:
     byte a line: a placement with no clash (the usual case) is checked without sorting
     (2 * 10^6 queens: 0.05 s against 0.21 s); with a clash, the count below."""
     n = cols.size
-    columns = cols.astype(np.int32, copy=False)
-    for family in ("column", "diagonal", "anti-diagonal"):
-        if family == "column":
-            index = columns
-        else:
-            index = np.arange(n, dtype=np.int32)
-            if family == "diagonal":
-                index -= columns
-                index += n - 1
-            else:
-                index += columns
+    for index in _line_indices(cols):
         seen = np.zeros(2 * n - 1, dtype=bool)
         seen[index] = True
         if int(np.count_nonzero(seen)) != n:
