@@ -100,21 +100,20 @@ class _Board:
         self.pos = np.zeros(levels, np.int64)
         self.meta = np.zeros(k.META_SIZE, np.int64)
         self.mark = np.zeros(2 * ((2 * n + 63) // 64 + 1), np.uint64)
-        self.work = np.zeros(3 * n + 2 * (2 * n - 1) + 1, np.int64)
 
     def setup(self, placed: Placed, row: int, limit: int, row_first: bool,
-              sums: int) -> int:
+              sums: bool) -> int:
         fixed = np.array(placed, np.int64).reshape(-1, 2)
         return int(self.k.setup(self.avail, self.row_count, self.col_count, self.queen,
                                 self.queue, fixed, row, limit, self.line, self.pos,
-                                self.meta, row_first, int(sums), self.mark, self.work))
+                                self.meta, row_first, sums, self.mark))
 
-    def run(self, budget: int, sums: int, descending: bool, offset: int) -> tuple[int, int]:
+    def run(self, budget: int, sums: bool, descending: bool, offset: int) -> tuple[int, int]:
         """The status after at most ``budget`` more nodes, and the nodes spent."""
         before = int(self.meta[self.k.NODES])
         status = int(self.k.run(self.avail, self.row_count, self.col_count, self.queen,
-                                self.queue, self.line, self.pos, self.meta, budget,
-                                int(sums), self.mark, descending, offset, self.work))
+                                self.queue, self.line, self.pos, self.meta, budget, sums,
+                                self.mark, descending, offset))
         return status, int(self.meta[self.k.NODES]) - before
 
     def model(self) -> tuple[int, ...]:
@@ -137,9 +136,8 @@ class FirstFail:
     name = "first-fail"
 
     def __init__(self, n: int, chunk: int | None = None, row_first: bool = True,
-                 sums: bool = SUMS, descending: bool = True, probe: int | None = None,
-                 matching: bool = False, filter_sums: bool = False,
-                 probe_depth: int = -1) -> None:
+                 sums: bool = SUMS, descending: bool = True, probe: int | None = None
+                 ) -> None:
         from nqmip.lex import descent_kernels as k
 
         self.k = k
@@ -150,10 +148,7 @@ class FirstFail:
         #: branch on the asked row first: a completion found then has the row's smallest
         #: feasible column (every smaller one refuted on the way), and the row is settled
         self.proves_row = row_first
-        #: 0 none, 1 the diagonal sums, 2 also the bound of the matchings
-        self.sums = (3 if filter_sums else 2 if matching else 1) if sums else 0
-        if probe_depth >= 0:
-            self.sums = 10 + probe_depth
+        self.sums = sums
         #: try the columns (rows) of a line from the last, below the asked row: a
         #: completion is looked for away from the small columns, where the hard
         #: refutations are (n = 32: 5.97 s ascending, 1.96 s descending)

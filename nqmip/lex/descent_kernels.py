@@ -28,13 +28,11 @@ from nqmip.lex.kernels import (
     _tightest,
 )
 from nqmip.numba_cache import njit
-from nqmip.numba_consts import INT0, INT1
+from nqmip.numba_consts import INT0
 
 # meta fields
 TOP, NODES, STATUS, LEVEL, ROW_FIRST = range(5)
 META_SIZE = 5
-
-PROBE_FIXPOINT = False
 
 __all__ = ["EXHAUSTED", "FOUND", "LEVEL", "META_SIZE", "NODES", "RUNNING", "STATUS", "TOP",
            "run", "setup"]
@@ -79,195 +77,8 @@ def _extreme_sums(mask: np.ndarray, base: int, lines: int, k: int) -> tuple[int,
 
 
 @njit(cache=True, nogil=True)
-def _augment(avail: np.ndarray, queen: np.ndarray, lv: int, work: np.ndarray, anti: bool,
-             d0: int) -> bool:
-    """Match diagonal ``d0`` (anti-diagonal with ``anti``) to a free row by an augmenting
-    path (breadth first) in the graph of the free rows and the open lines of the family,
-    the other matched lines staying matched; False when none exists (then no matching of
-    the free rows covers the matched lines and ``d0``)."""
-    n = queen.shape[1]
-    lines = 2 * n - 1
-    match_row = work[0:n]
-    match_line = work[n:n + lines]
-    from_line = work[n + lines:2 * n + lines]
-    seen = work[2 * n + lines:3 * n + lines]
-    fifo = work[3 * n + lines:3 * n + 2 * lines]
-    stamp = work[3 * n + 2 * lines] + 1
-    work[3 * n + 2 * lines] = stamp
-    head = 0
-    tail = 1
-    fifo[0] = d0
-    while head < tail:
-        d = fifo[head]
-        head += 1
-        if anti:
-            lo = max(0, d - n + 1)
-            hi = min(n - 1, d)
-        else:
-            lo = max(0, n - 1 - d)
-            hi = min(n - 1, 2 * n - 2 - d)
-        for r in range(lo, hi + 1):
-            if queen[lv, r] >= 0 or seen[r] == stamp:
-                continue
-            c = d - r if anti else r + d - n + 1
-            if not _has(avail, lv, r, c):
-                continue
-            seen[r] = stamp
-            from_line[r] = d
-            if match_row[r] < 0:
-                while True:  # flip the path back to d0
-                    line = from_line[r]
-                    prev = match_line[line]
-                    match_line[line] = r
-                    match_row[r] = line
-                    if line == d0:
-                        return True
-                    r = prev
-            fifo[tail] = match_row[r]
-            tail += 1
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _greedy_sum(avail: np.ndarray, queen: np.ndarray, lv: int, work: np.ndarray,
-                anti: bool, down: bool, k: int) -> int:
-    """The smallest (``down``: largest) sum of k open lines of a family that the k free
-    rows can be matched to, one line each: the lines taken in order while an augmenting
-    path reaches one (the matchable sets of lines are a transversal matroid, so the
-    greedy basis is optimal); -1 when the rows have no such matching at all."""
-    n = queen.shape[1]
-    lines = 2 * n - 1
-    for i in range(n):
-        work[i] = -1
-    for i in range(lines):
-        work[n + i] = -1
-    total = 0
-    got = 0
-    for i in range(lines):
-        if got == k:
-            break
-        d = lines - 1 - i if down else i
-        if _augment(avail, queen, lv, work, anti, d):
-            total += d
-            got += 1
-    return total if got == k else -1
-
-
-@njit(cache=True, nogil=True)
-def _matching_fits(avail: np.ndarray, queen: np.ndarray, lv: int, work: np.ndarray,
-                   anti: bool, k: int, target: int) -> bool:
-    """The diagonal sums with the bound of the matchings: ``target`` between the least and
-    the greatest sum of k lines the free rows can be matched to."""
-    low = _greedy_sum(avail, queen, lv, work, anti, False, k)
-    if low < 0 or target < low:
-        return False
-    return target <= _greedy_sum(avail, queen, lv, work, anti, True, k)
-
-
-@njit(cache=True, nogil=True)
-def _extremes(mask: np.ndarray, base: int, lines: int,
-              k: int) -> tuple[int, int, int, int, int, int, int]:
-    """As :func:`_extreme_sums`, with the k-th lowest and k-th highest set bits and the
-    lowest and highest: (low sum, high sum, count, k-th lowest, k-th highest, lowest,
-    highest)."""
-    low = 0
-    got = 0
-    kth_low = -1
-    first = -1
-    for i in range(lines):
-        if (mask[base + (i >> 6)] >> np.uint64(i & 63)) & ONE:
-            if first < 0:
-                first = i
-            if got < k:
-                low += i
-                got += 1
-                kth_low = i
-            else:
-                break
-    high = 0
-    seen = 0
-    kth_high = -1
-    last = -1
-    for i in range(lines - 1, -1, -1):
-        if (mask[base + (i >> 6)] >> np.uint64(i & 63)) & ONE:
-            if last < 0:
-                last = i
-            if seen < k:
-                high += i
-                seen += 1
-                kth_high = i
-            else:
-                break
-    return low, high, got, kth_low, kth_high, first, last
-
-
-@njit(cache=True, nogil=True)
-def _sums_filter(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
-                 queen: np.ndarray, lv: int, queue: np.ndarray, mark: np.ndarray) -> bool:
-    """The diagonal sums as a propagator, to a fixpoint: the k free queens stand on k
-    distinct open lines of each family adding up to the target T, so a queen on line d
-    needs T within d plus the least and the greatest sum of k - 1 other open lines, that
-    is d within [T - high + kth_high, T - low + kth_low]; the squares on the lines outside
-    are cleared (and the rows, columns left with one square placed). False when the level
-    has no completion."""
-    n = queen.shape[1]
-    lines = 2 * n - 1
-    half = mark.shape[0] // 2
-    for _ in range(n):
-        mark[:] = 0
-        k = INT0
-        rows = 0
-        for r in range(n):
-            if queen[lv, r] >= 0:
-                continue
-            k += 1
-            rows += r
-            _or_shifted(mark, INT0, avail[lv, r], n - 1 - r)
-            _or_shifted(mark, half, avail[lv, r], r)
-        if k == 0:
-            return True
-        cols = 0
-        for c in range(n):
-            if col_count[lv, c] >= 0:
-                cols += c
-        low, high, got, a, b, first, last = _extremes(mark, INT0, lines, k)
-        target = cols - rows + k * (n - 1)
-        if got < k or target < low or target > high:
-            return False
-        min0 = target - high + b
-        max0 = target - low + a
-        cut0 = min0 > first or max0 < last
-        low, high, got, a, b, first, last = _extremes(mark, half, lines, k)
-        target = rows + cols
-        if got < k or target < low or target > high:
-            return False
-        min1 = target - high + b
-        max1 = target - low + a
-        if not (cut0 or min1 > first or max1 < last):
-            return True
-        tail = INT0
-        for r in range(n):
-            if queen[lv, r] >= 0:
-                continue
-            for c in range(n):
-                d0 = c - r + n - 1
-                d1 = r + c
-                if min0 <= d0 <= max0 and min1 <= d1 <= max1:
-                    continue
-                if not _has(avail, lv, r, c):
-                    continue
-                tail = _clear(avail, row_count, col_count, lv, r, c, queue, tail)
-                if tail < 0:
-                    return False
-        if tail > 0 and not _propagate(avail, row_count, col_count, queen, lv, queue,
-                                       tail):
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def _sums_fit(avail: np.ndarray, col_count: np.ndarray, queen: np.ndarray, lv: int,
-              mark: np.ndarray, level: int, work: np.ndarray) -> bool:
+              mark: np.ndarray) -> bool:
     """The diagonal sums: on a full board the queens' ``c - r`` add up to
     ``sum(columns) - sum(rows) = 0`` and their ``r + c`` to ``sum(rows) + sum(columns)``, so
     the k free queens' diagonals add up to ``sum(free columns) - sum(free rows)`` and their
@@ -298,56 +109,15 @@ def _sums_fit(avail: np.ndarray, col_count: np.ndarray, queen: np.ndarray, lv: i
     if got < k or target < low or target > high:
         return False
     low, high, got = _extreme_sums(mark, half, lines, k)
-    anti_target = rows + cols
-    if got < k or anti_target < low or anti_target > high:
-        return False
-    if level < 2:
-        return True
-    return (_matching_fits(avail, queen, lv, work, False, k, target)
-            and _matching_fits(avail, queen, lv, work, True, k, anti_target))
-
-
-@njit(cache=True, nogil=True)
-def _probe_level(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
-                 queen: np.ndarray, lv: int, queue: np.ndarray, mark: np.ndarray,
-                 work: np.ndarray) -> bool:
-    """Failed-literal probing with the diagonal sums, to a fixpoint: each open square
-    placed on a scratch level (lv + 1), propagated and the sums checked; a square that
-    fails is cleared at level lv (and propagated). False when lv has no completion."""
-    n = queen.shape[1]
-    scratch = lv + 1
-    changed = True
-    while changed:
-        changed = False
-        for r in range(n):
-            if queen[lv, r] >= 0:
-                continue
-            for c in range(n):
-                if queen[lv, r] >= 0:
-                    break
-                if not _has(avail, lv, r, c):
-                    continue
-                _copy(avail, row_count, col_count, queen, lv, scratch)
-                if _assign(avail, row_count, col_count, queen, scratch, r, c, queue) and \
-                        _sums_fit(avail, col_count, queen, scratch, mark, INT1, work):
-                    continue
-                tail = _clear(avail, row_count, col_count, lv, r, c, queue, INT0)
-                if tail < 0:
-                    return False
-                if tail > 0 and not _propagate(avail, row_count, col_count, queen, lv,
-                                               queue, tail):
-                    return False
-                if not _sums_fit(avail, col_count, queen, lv, mark, INT1, work):
-                    return False
-                changed = PROBE_FIXPOINT
-    return True
+    target = rows + cols
+    return got == k and low <= target <= high
 
 
 @njit(cache=True, nogil=True)
 def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
           queen: np.ndarray, queue: np.ndarray, placed: np.ndarray, row: int, limit: int,
           line: np.ndarray, pos: np.ndarray, meta: np.ndarray, row_first: bool,
-          sums: int, mark: np.ndarray, work: np.ndarray) -> int:
+          sums: bool, mark: np.ndarray) -> int:
     """Level 0: the empty board, the queens of ``placed`` (rows of (row, col)) and, when
     ``row >= 0``, row ``row`` restricted to the columns below ``limit``; propagated. With
     ``row_first`` the search branches on that row first, columns ascending, so a completion
@@ -382,13 +152,7 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
             if tail > 0 and not _propagate(avail, row_count, col_count, queen, INT0, queue,
                                            tail):
                 return EXHAUSTED
-    if sums >= 3:
-        if not _sums_filter(avail, row_count, col_count, queen, INT0, queue, mark):
-            return EXHAUSTED
-    elif sums and not _sums_fit(avail, col_count, queen, INT0, mark, min(sums, 2), work):
-        return EXHAUSTED
-    if sums >= 10 and not _probe_level(avail, row_count, col_count, queen, INT0, queue,
-                                       mark, work):
+    if sums and not _sums_fit(avail, col_count, queen, INT0, mark):
         return EXHAUSTED
     line[0] = _tightest(row_count, col_count, queen, INT0)
     if row_first and row >= 0 and queen[0, row] < 0:
@@ -407,8 +171,7 @@ def setup(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray,
 @njit(cache=True, nogil=True)
 def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: np.ndarray,
         queue: np.ndarray, line: np.ndarray, pos: np.ndarray, meta: np.ndarray,
-        budget: int, sums: int, mark: np.ndarray, descending: bool, offset: int,
-        work: np.ndarray) -> int:
+        budget: int, sums: bool, mark: np.ndarray, descending: bool, offset: int) -> int:
     """Search on for at most ``budget`` nodes. Returns meta[STATUS]: FOUND (a completion
     at level meta[LEVEL]), EXHAUSTED (none), or RUNNING (call again to go on). The squares
     of a line are tried in order (``descending``: from the last), rotated by ``offset``,
@@ -452,14 +215,7 @@ def run(avail: np.ndarray, row_count: np.ndarray, col_count: np.ndarray, queen: 
         _copy(avail, row_count, col_count, queen, top, nxt)
         if not _assign(avail, row_count, col_count, queen, nxt, r, c, queue):
             continue
-        if sums >= 3:
-            if not _sums_filter(avail, row_count, col_count, queen, nxt, queue, mark):
-                continue
-        elif sums and not _sums_fit(avail, col_count, queen, nxt, mark, min(sums, 2),
-                                    work):
-            continue
-        if sums >= 10 and nxt <= sums - 10 and not _probe_level(
-                avail, row_count, col_count, queen, nxt, queue, mark, work):
+        if sums and not _sums_fit(avail, col_count, queen, nxt, mark):
             continue
         line[nxt] = _tightest(row_count, col_count, queen, nxt)
         pos[nxt] = 0
