@@ -27,7 +27,8 @@ their mean size, the nodes they pruned before their LP and the squares they rule
 with each ``ROUND_GROWTH`` given, one row per board and growth: nodes, CPU seconds and
 every round as target:nodes (``+``: it found a placement at or above its target, ``*``
 its incumbent then); ``--plain G``: with ``PLAIN_GROWTH`` G (0: None), ``--stable on|off``
-``PLAIN_STABLE``; ``--given`` adds the proof's nodes given the optimum as the incumbent
+``PLAIN_STABLE``; ``--threads T``: T workers sharing the tree (their node counts depend
+on the machine); ``--given`` adds the proof's nodes given the optimum as the incumbent
 (no rounds).
 """
 
@@ -94,10 +95,11 @@ def optimum(n: int, seed: int) -> tuple[int, ...]:
 
 
 def in_rounds(n: int, seed: int, growth: float, limit: float,
-              given: tuple[int, ...] | None = None) -> tuple[int, float, str, list[str], Any]:
+              given: tuple[int, ...] | None = None,
+              threads: int = 1) -> tuple[int, float, str, list[str], Any]:
     """The LP search in rounds with ``growth`` (or, ``given`` a placement, the plain
-    search from it): nodes, CPU seconds, how it ended, each round as target:nodes, and
-    the best placement."""
+    search from it) on ``threads`` workers: nodes, CPU seconds, how it ended, each round
+    as target:nodes, and the best placement."""
     rounds.ROUND_GROWTH = growth
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
     start = given if given is not None else explicit_solution(n)
@@ -123,7 +125,7 @@ def in_rounds(n: int, seed: int, growth: float, limit: float,
     try:
         out = lpsearch.lp_branch_and_bound(
             instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
-            neighbourhood=False, rounds=given is None)
+            neighbourhood=False, rounds=given is None, threads=threads)
     finally:
         lpsearch.in_rounds = real
     cpu = time.process_time() - cpu
@@ -142,12 +144,14 @@ def main_rounds(args: argparse.Namespace) -> int:
         for seed in args.seeds:
             best = None
             for growth in args.rounds:
-                count, cpu, how, seen, out = in_rounds(n, seed, growth, args.time_limit)
+                count, cpu, how, seen, out = in_rounds(n, seed, growth, args.time_limit,
+                                                       threads=args.threads)
                 best = out.placement
                 print(f"| {n} | {seed} | {growth:g} | {count:,} | {cpu:.1f} | "
                       f"{' '.join(seen)} | {out.objective:g} ({how}) |", flush=True)
             if args.given and best is not None:
-                count, cpu, how, _, out = in_rounds(n, seed, 0.0, args.time_limit, best)
+                count, cpu, how, _, out = in_rounds(n, seed, 0.0, args.time_limit, best,
+                                                    args.threads)
                 print(f"| {n} | {seed} | given | {count:,} | {cpu:.1f} | - | "
                       f"{out.objective:g} ({how}) |", flush=True)
     return 0
@@ -164,6 +168,9 @@ def main() -> int:
                         "(default: the module's)")
     parser.add_argument("--stable", choices=["on", "off"],
                         help="with --rounds: rounds.PLAIN_STABLE (default: the module's)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="with --rounds: the LP search's workers (one tree); with more "
+                        "than one the node counts depend on the machine")
     parser.add_argument("--given", action="store_true",
                         help="with --rounds: also the proof given the optimum; with --part: "
                         "the proof only, given the optimum (found by Gurobi, not counted)")
@@ -174,6 +181,8 @@ def main() -> int:
     args = parser.parse_args()
     if (args.part is None) == (args.rounds is None):
         parser.error("give one of --part and --rounds")
+    if args.threads < 1 or (args.threads != 1 and args.rounds is None):
+        parser.error(f"--threads must be at least 1, and goes with --rounds (got {args.threads})")
     warm_up()
     if args.rounds is not None:
         return main_rounds(args)
