@@ -106,6 +106,17 @@ class Stop:
             self.pending = False
             raise KeyboardInterrupt
 
+    def check(self) -> None:
+        """Raise :class:`KeyboardInterrupt` if a stop was heard, even one already raised:
+        the code it interrupted may have absorbed it (a search's chunk loop run in this
+        thread, as a warm-up does, returns its best as ``interrupted``; a finaliser or a C
+        callback cannot raise), and the command would go on as if it never came (a
+        SIGINT while ``nqmip-compare`` loaded its kernels: the whole sweep ran, exit 0).
+        A command calls it where it looks between steps of its own."""
+        if self.signum is not None or self.pending:
+            self.deferred = self.pending = False
+            raise KeyboardInterrupt
+
     @contextmanager
     def interruptible(self, when: bool = True, *, waits: bool = False) -> Iterator[None]:
         """Within the block (``when``), a deferred stop raises at once: a read is not

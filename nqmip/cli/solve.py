@@ -226,7 +226,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
             if args.warm_up:
                 stop.replay()
-                return warm_up()
+                return warm_up(stop)
             picture.check_pictures(args)  # before the work: a file that cannot be written
             outcome, instance = _run(args, started, stop)
         except UsageError as exc:
@@ -471,9 +471,9 @@ def check_available(method: str) -> None:
         raise UsageError(f"--method {method}: {why}")
 
 
-def warm_up() -> int:
-    """Compile (or load from the cache) every kernel the method table lists, lex-first's,
-    the counting's and the colour proof's too, a group per core at a time; say how long."""
+def warm_up(stop: Stop) -> int:
+    """Compile (or load) every kernel of the method table, lex-first's, the counting's and
+    the colour proof's, a group per core at a time; say how long (a stop: Stop.check)."""
     from nqmip.warmup import Group, cores, warm_up_every
 
     begin = time.perf_counter()
@@ -485,6 +485,7 @@ def warm_up() -> int:
                 else "loaded from the cache")
         print(f"  {group.target.partition(':')[0]}: {what} in {group.seconds:.1f} s",
               file=sys.stderr)
+        stop.check()
 
     groups = warm_up_every(workers, said)
     compiled = sum(group.compiles for group in groups)

@@ -305,9 +305,10 @@ class _Recorder:
     """The sweep's events: each row appended to the records file (a failure to write is
     kept and said at the end: the sweep goes on) and shown by the progress."""
 
-    def __init__(self, writer: RowWriter, progress: Any) -> None:
+    def __init__(self, writer: RowWriter, progress: Any, stop: Any = None) -> None:
         self.writer = writer
         self.progress = progress
+        self.stop = stop
         self.rows: list[dict[str, Any]] = []
         self.write_error: str | None = writer.error
         if self.write_error is not None:
@@ -331,10 +332,13 @@ class _Recorder:
 
     def tick(self) -> None:
         self.progress.tick()
+        if self.stop is not None:
+            self.stop.check()
 
 
-def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
-    """Run the plan's cells with the progress on stderr; the recorder holds the rows."""
+def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Recorder:
+    """Run the plan's cells with the progress on stderr; the recorder holds the rows and
+    looks at ``stop`` (:class:`nqmip.cli.signals.Stop`) at every tick (Stop.check)."""
     from nqmip.compare.progress import SweepProgress
     from nqmip.compare.runners import run_dask, run_local, warm_kernels
     from nqmip.compare.schedule import Sweep
@@ -344,7 +348,7 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
         (args.workers or 1)
     progress = SweepProgress(sweep, jobs, enabled=not args.no_progress)
     writer = plan.writer if plan.writer is not None else RowWriter(None)
-    recorder = _Recorder(writer, progress)
+    recorder = _Recorder(writer, progress, stop)
     skipped = len(plan.cells) - len(plan.todo)
     if plan.unfinished:
         print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
@@ -369,6 +373,7 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
                 run_dask(sweep, args.scheduler, args.workers, recorder)
             else:  # Dask workers keep their own caches: warm the local one only
                 seconds = warm_kernels(plan.todo)
+                recorder.tick()  # the warm-up's searches return on Ctrl-C: looked at here
                 if seconds > 1.0:
                     progress.say(f"compiled the search kernels once before the sweep "
                                  f"({seconds:.1f} s); later runs load them from the cache")
@@ -468,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stops_as_ctrl_c() as stop:
         try:
             stop.replay()  # heard while the plan was made (nqmip.cli.launch): a stop here
-            recorder = run_sweep(args, plan)
+            recorder = run_sweep(args, plan, stop)
         except UsageError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
