@@ -5,8 +5,7 @@ argparse keeps ``--help`` instant: Pyomo, OR-Tools and numba load only once a so
 Bad input exits with status 2 and one line on stderr, never a traceback; Ctrl-C exits
 with status 130 after printing the best verified placement (:mod:`nqmip.cli.run`), SIGTERM
 and SIGHUP with 143 and 129 (:mod:`nqmip.cli.signals`); an output that fails, as
-:mod:`nqmip.cli.streams` says;
-``--time-limit S`` bounds the whole command.
+:mod:`nqmip.cli.streams` says; ``--time-limit S`` bounds the whole command.
 """
 
 from __future__ import annotations
@@ -302,15 +301,16 @@ def entry() -> None:
 def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
     from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
+    from nqmip.option_types import time_limit_note
+    from nqmip.weights import draws_long
 
     reads = [p for p in (args.weights, args.costs, args.fixed) if p is not None]
     waits = any(str(p) == "-" or not Path(p).is_file() for p in reads)  # stdin, a pipe
-    with stop.interruptible(bool(reads), waits=waits):
+    draws = args.random_weights is not None and draws_long(args.n)  # seconds at n = 10^4
+    with stop.interruptible(bool(reads) or draws, waits=waits or draws):
         instance = _instance(args, make_instance, started)  # drawn by the limit
     options = _options(args)
     check_output(args.output)
-    from nqmip.option_types import time_limit_note
-
     note = time_limit_note(args.time_limit, "--time-limit")
     if note is not None:  # the input is good: a note, and the run has no limit
         print(f"solve_weighted: note: {note}", file=sys.stderr)
