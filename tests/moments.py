@@ -4,7 +4,9 @@ A ``sitecustomize`` put on the command's path starts a thread that looks at ever
 frames (``sys._current_frames``) until one is in the function named by
 ``NQMIP_TEST_MOMENT``; then it writes one byte to the pipe ``NQMIP_TEST_MOMENT_FD``. The
 test, in its own process, sends the signals then (a solver that keeps the GIL cannot hold
-the sender up). Only what the command does is looked at: nothing of it is replaced. The
+the sender up); or, asked to (``own``), a profile function sees the function's first call
+and the command signals itself there. Only what the command does is looked at: nothing of
+it is replaced. The
 variables are taken out of the environment at once: the command's own processes (the
 sweep's cells, a pool's workers) do not watch.
 """
@@ -26,22 +28,41 @@ ROOT = Path(__file__).resolve().parent.parent
 WATCH = """import os
 _at = os.environ.pop("NQMIP_TEST_MOMENT", None)
 _fd = os.environ.pop("NQMIP_TEST_MOMENT_FD", None)
+_own = os.environ.pop("NQMIP_TEST_MOMENT_SIGNALS", "")
 if _at is not None and _fd is not None:
     import sys, threading, time
 
-    def _watch():
+    _done = []
+
+    def _reached():
+        if _done:
+            return
+        _done.append(1)
+        for i, signum in enumerate(_own.split(",") if _own else []):
+            time.sleep(0.05 if i else 0.0)
+            os.kill(os.getpid(), int(signum))
+        os.write(int(_fd), b"1")
+        os.close(int(_fd))
+
+    def _call(frame, event, arg):  # every call of every thread: none is missed
+        if event == "call" and not _done and frame.f_code.co_name == _at:
+            _reached()
+
+    def _watch():  # a look at every thread's frames each millisecond
         me = threading.get_ident()
-        while True:
+        while not _done:
             for ident, frame in sys._current_frames().items():
                 while ident != me and frame is not None:
                     if frame.f_code.co_name == _at:
-                        os.write(int(_fd), b"1")
-                        os.close(int(_fd))
-                        return
+                        return _reached()
                     frame = frame.f_back
             time.sleep(0.001)
 
-    threading.Thread(target=_watch, daemon=True, name="test-moment").start()
+    if _own:  # the signals from within the function's first call
+        sys.setprofile(_call)
+        threading.setprofile(_call)
+    else:
+        threading.Thread(target=_watch, daemon=True, name="test-moment").start()
 """
 
 
@@ -75,10 +96,12 @@ def _own_processes(tag: str) -> list[str]:
 
 
 def stop_at(argv: list[str], moment: str, signals: list[int], folder: Path, *,
-            delay: float = 0.0, gap: float = 0.05, timeout: float = 120.0) -> Stopped:
+            delay: float = 0.0, gap: float = 0.05, timeout: float = 120.0,
+            own: bool = False) -> Stopped:
     """Run ``python argv`` (from the repository's root), send ``signals`` (``gap`` seconds
     apart) ``delay`` seconds after one of its threads entered the function ``moment``
-    (none if it never does)."""
+    (none if it never does). ``own``: the command sends them itself from the function's
+    first call (0.05 s apart; a profile function sees every call: slower Python code)."""
     hook = folder / "moment-hook"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(WATCH)
@@ -88,7 +111,8 @@ def stop_at(argv: list[str], moment: str, signals: list[int], folder: Path, *,
     read, write = os.pipe()
     paths = [str(hook), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "TMPDIR": str(tmp),
-           "NQMIP_TEST_MOMENT": moment, "NQMIP_TEST_MOMENT_FD": str(write), tag: "1"}
+           "NQMIP_TEST_MOMENT": moment, "NQMIP_TEST_MOMENT_FD": str(write), tag: "1",
+           "NQMIP_TEST_MOMENT_SIGNALS": ",".join(str(int(s)) for s in signals) if own else ""}
     proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, pass_fds=(write,))
     os.close(write)
@@ -98,9 +122,12 @@ def stop_at(argv: list[str], moment: str, signals: list[int], folder: Path, *,
         while proc.poll() is None and not reached:
             ready, _, _ = select.select([read], [], [], 0.05)
             reached = bool(ready) and os.read(read, 1) == b"1"
+        if not reached:  # it may have ended (the signal's work) before the byte was read
+            ready, _, _ = select.select([read], [], [], 0)
+            reached = bool(ready) and os.read(read, 1) == b"1"
     finally:
         os.close(read)
-    if reached:
+    if reached and not own:
         time.sleep(delay)
         sent = time.perf_counter()
         for i, signum in enumerate(signals):

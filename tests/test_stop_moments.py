@@ -153,3 +153,31 @@ def test_a_stop_during_a_long_draw_of_random_weights_ends_it(tmp_path: Path) -> 
         if done.after < 1.0:
             break
     assert done.after < 1.0, f"{done.after:.2f} s from the signal to the exit"
+
+
+#: Each door, the function that writes its answer, and the answer's last line.
+WRITING = {
+    "solve": (["scripts/solve_weighted.py", "--n", "12", "--method", "sa", "--random-weights",
+               "3", "--time-limit", "1"], "print_result", "bound: no placement can score more"),
+    "count": (["scripts/count_solutions.py", "--n", "8"], "_show", "92"),
+    "compare": (["scripts/compare.py", "--n", "8", "--methods", "sa", "--repeats", "1",
+                 "--time-limit", "1", "--target", "none", "--no-progress"], "print_summary",
+                "- A heuristic's search proves nothing"),
+}
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGTERM, signal.SIGINT]],
+                         ids=["SIGINT", "SIGTERM-SIGINT"])
+@pytest.mark.parametrize("door", list(WRITING))
+def test_a_stop_while_the_answer_is_written_keeps_it_whole(door: str, signals: list[int],
+                                                           tmp_path: Path) -> None:
+    """A stop as the door writes its answer: the answer is written whole, then the door
+    exits with 128 + the first signal (the solve was killed mid-board by it, exit -2; the
+    sweep's summary, written after its handlers were put back, ended in a traceback or
+    bare; the count exited 0), a second within a second absorbed."""
+    argv, moment, last = WRITING[door]
+    done = stop_at(argv, moment, signals, tmp_path, own=True)
+    assert done.reached, done.err
+    assert done.status == 128 + signals[0], f"status {done.status}\n{done.err}"
+    assert done.out.rstrip("\n").splitlines()[-1].strip().startswith(last), done.out[-500:]
+    assert "Traceback" not in done.err, done.err

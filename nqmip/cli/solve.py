@@ -240,7 +240,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
             return EXIT_SOLVER_FAILED
         stop.hold()  # the answer is known: writing it is not cut short
         status = _answer(args, outcome, instance)
-        return stop.status if status == 0 and outcome.interrupted else status
+        return stop.status if status == 0 and (outcome.interrupted or stop.heard) else status
 
 
 def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:

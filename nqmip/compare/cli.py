@@ -416,34 +416,14 @@ def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]
         _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
                problems)
     try:
+        from nqmip.compare.console import print_summary
+
         print_summary(args, summary)
     except (OSError, UnicodeError) as exc:
         saved = [f for f in (plan.output, plan.csv, args.report) if f is not None]
         where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
         problems.append(f"cannot print the summary: {type(exc).__name__}: "
                         f"{' '.join(str(exc).split())[:200]}{where}")
-
-
-def print_summary(args: argparse.Namespace, summary: list[dict[str, Any]]) -> None:
-    """The summary on stdout: JSON, CSV, Markdown (with its conclusions) or the table
-    with its conclusions."""
-    from nqmip.compare.console import print_rich, write
-    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
-    from nqmip.compare.verdict import conclusions
-
-    if args.json:
-        write(json.dumps({"summary": summary, "runs": sum(e["runs"] for e in summary)},
-                         indent=1) + "\n")
-    elif args.csv == "-":
-        write(summary_csv(summary))
-    else:
-        lines = [f"- {line}" for line in conclusions(summary)]
-        if args.markdown:
-            write(summary_markdown(summary)
-                  + ("\n**Conclusions**\n\n" + "\n".join(lines) + "\n" if lines else ""))
-        else:
-            print_rich(summary_table(summary))
-            write("\n".join(["Conclusions:", *lines]) + "\n" if lines else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -474,6 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             stop.replay()  # heard while the plan was made (nqmip.cli.launch): a stop here
             recorder = run_sweep(args, plan, stop)
+            stop.hold()  # the sweep is done: its summary is written whole
         except UsageError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -482,6 +463,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"; resume with --resume {plan.output}" if plan.output else ""
             print(f"{PROG}: interrupted{where}", file=sys.stderr)
             return stop.status
+        status = _report(args, plan, recorder, begin)
+        return stop.status if stop.heard else status  # a stop as it was written: 128 + it
+
+
+def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: float) -> int:
+    """The finished sweep's results and what failed (:func:`show_results`); the status."""
     problems = [] if recorder.write_error is None else [
         f"--output: cannot write {plan.output}: {recorder.write_error} (the rows of this "
         "sweep are in the summary above, not in the file)"]
