@@ -31,11 +31,11 @@ from nqmip.cli.parser import (
     as_flags,
     board_and_fixed,
     check_writable,
+    command_seconds,
     finite_float,
     fixed_queen,
     glue_values,
     positive_int,
-    seconds,
     seed_int,
     target_float,
     threads_int,
@@ -123,10 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
-    parser.add_argument("--time-limit", type=seconds, metavar="S",
-                        help="seconds for the whole command, start to exit (without it, "
-                             "the method runs to its own end: a proof, or a heuristic's "
-                             "default budget)")
+    parser.add_argument("--time-limit", type=command_seconds, metavar="S",
+                        help="seconds for the whole command, start to exit, at least 0.5 "
+                             "(without it, the method runs to its own end: a proof, or a "
+                             "heuristic's default budget)")
     parser.add_argument("--work-limit", type=work_amount, metavar="UNITS",
                         help="stop after this much work in the method's own unit (nodes, "
                              "swaps, evaluations; CP-SAT: deterministic seconds): the same "
