@@ -38,11 +38,11 @@ if _at is not None and _fd is not None:
         if _done:
             return
         _done.append(1)
+        os.write(int(_fd), b"1")  # first: a signal may raise in this very thread
+        os.close(int(_fd))
         for i, signum in enumerate(_own.split(",") if _own else []):
             time.sleep(0.05 if i else 0.0)
             os.kill(os.getpid(), int(signum))
-        os.write(int(_fd), b"1")
-        os.close(int(_fd))
 
     def _call(frame, event, arg):  # every call of every thread: none is missed
         if event == "call" and not _done and frame.f_code.co_name == _at:

@@ -181,3 +181,22 @@ def test_a_stop_while_the_answer_is_written_keeps_it_whole(door: str, signals: l
     assert done.status == 128 + signals[0], f"status {done.status}\n{done.err}"
     assert done.out.rstrip("\n").splitlines()[-1].strip().startswith(last), done.out[-500:]
     assert "Traceback" not in done.err, done.err
+
+
+@pytest.mark.parametrize("fixed", [["0,0", "1,2"], ["b1", "2,5", "5,10"]], ids=["two", "three"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_before_the_search_with_fixed_queens_answers_a_completion(
+        fixed: list[str], signum: int, tmp_path: Path) -> None:
+    """A stop before the search held a placement, with fixed queens (the construction
+    cannot keep them): a completion found by a short search, verified, keeping them. It
+    answered with no placement (status unknown)."""
+    argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "highs", "--time-limit", "5",
+            "--json", *[a for square in fixed for a in ("--fix", square)]]
+    done = stop_at(argv, "check_available", [signum], tmp_path, own=True)  # before the watch
+    assert done.reached and done.status == 128 + signum, done.err
+    data = json.loads(done.out)
+    assert data["termination"] == "interrupted" and data["placement"] is not None, data
+    assert nqmip.is_solution(data["placement"]) and data["status"] == "feasible", data
+    fixed_pairs = [tuple(q) for q in data["fixed"]]
+    assert len(fixed_pairs) == len(fixed)
+    assert all(data["placement"][r] == c for r, c in fixed_pairs), data
