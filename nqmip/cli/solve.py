@@ -326,7 +326,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         show = not (args.json or args.quiet or args.verbose)
         with live_progress(show, args.method, instance.sense) as on_progress:
             outcome = solve_watched(
-                instance, method=args.method, time_limit=args.time_limit,
+                instance, method=args.method, time_limit=picture.ready(args, args.time_limit),
                 started=started, on_progress=on_progress, **options)
     except KeyboardInterrupt:  # before the solve's watchdog heard it (a solver's import)
         outcome = stopped_before(instance, args.method, started)
