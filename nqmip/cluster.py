@@ -123,15 +123,14 @@ def _close_behind(client: Any, local: Any) -> None:
     longer than a stopped run has to answer (the watchdog's grace after a time limit or a
     signal), so a run on ``workers`` stopped early answered with the explicit construction
     instead of its incumbent (bnb on N = 30 with 2 workers and a 15 s limit: 150, not
-    the 256 it held). distributed's log lines are kept quiet while it closes."""
-    from distributed.utils import silence_logging_cmgr
-
+    the 256 it held). distributed's log lines of the closing are kept quiet
+    (:func:`_quiet_from`): those of the threads closing it only."""
     from nqmip.watchdog import join_at_exit
 
     def close() -> None:
         # the command may end its processes under it (nqmip.cli.streams.hard_exit): no
         # "Exception in thread" traceback under the answer
-        with silence_logging_cmgr(QUIET), contextlib.suppress(Exception):
+        with _quiet_from(_closing_threads(local)), contextlib.suppress(Exception):
             try:
                 client.close()
             finally:
@@ -140,6 +139,46 @@ def _close_behind(client: Any, local: Any) -> None:
     closer = threading.Thread(target=close, name="nqmip-cluster-close", daemon=True)
     closer.start()
     join_at_exit(closer)
+
+
+def _closing_threads(local: Any) -> set[int | None]:
+    """This thread and the local cluster's event loop's (where distributed logs from)."""
+    loop = getattr(getattr(local, "_loop_runner", None), "_loop_thread", None)
+    loop = getattr(loop, "_thread", loop)  # distributed's wrapper of a Thread
+    return {threading.get_ident(), getattr(loop, "ident", None)}
+
+
+class _Threads(logging.Filter):
+    """Drops the records logged by the given threads."""
+
+    def __init__(self, threads: set[int | None]) -> None:
+        super().__init__()
+        self.threads = threads
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread not in self.threads
+
+
+@contextmanager
+def _quiet_from(threads: set[int | None]) -> Iterator[None]:
+    """Within the block, distributed's handlers drop what ``threads`` log (the closing
+    cluster's own: its event loop, the thread closing it), and only that. It set the
+    level of every stream handler of the ``distributed`` logger to CRITICAL while the
+    cluster closed in the background (distributed's ``silence_logging_cmgr``): for
+    seconds after the call had returned, a handler the caller had given that logger
+    dropped the caller's own records too, and was set back to the level it had when the
+    closing began, undoing a change the caller made meanwhile."""
+    quiet = _Threads(threads)
+    handlers = [h for name, logger in list(logging.Logger.manager.loggerDict.items())
+                if name.split(".")[0] == "distributed" and isinstance(logger, logging.Logger)
+                for h in logger.handlers]
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 def _listening(address: Any) -> None:
@@ -157,12 +196,14 @@ def _listening(address: Any) -> None:
         pass
 
 
-def end_broken_pool(pool: Any) -> None:
-    """Shut down a ``concurrent.futures.ProcessPoolExecutor`` one of whose processes died
-    (it raised ``BrokenProcessPool``), its other processes ended now: Python 3.11 leaves
-    them running their task, and the pool's shutdown, or the interpreter's exit, waited
-    for them (a count's sub-tree or a cube may run for minutes; ``nqmip-count --n 15
-    --workers 3`` with one process killed hung)."""
+def end_pool(pool: Any) -> None:
+    """Shut down a ``concurrent.futures.ProcessPoolExecutor`` now, its processes ended
+    (SIGKILL) rather than waited for: one of them died (it raised ``BrokenProcessPool``:
+    Python 3.11 leaves the others running their task, and the pool's shutdown, or the
+    interpreter's exit, waited for them; a count's sub-tree or a cube may run for minutes;
+    ``nqmip-count --n 15 --workers 3`` with one process killed hung), or a stop signal
+    came (the ``with`` block's exit waited for every running task: ``solve-weighted
+    --warm-up`` stopped 0.3 s in answered after the whole warm-up, 6.6 s)."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         if process.is_alive():
             process.kill()  # SIGKILL: a SIGTERM meets a forked one's copy of the command's handler

@@ -451,9 +451,9 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     """What the call answers when its method has no placement to give in time (it had not
     returned, or with ``returned``, returned without one: a compile ate the budget): the
     best placement reported while it ran (auto's parts hand theirs over), else the explicit
-    construction of :mod:`nqmip.construct`, with the best bound reported; no placement
-    where neither applies (fixed queens, n = 2 or 3). ``instance`` is the maximisation."""
-    from nqmip.construct import explicit_solution
+    construction (with fixed queens, a quick completion) of :mod:`nqmip.construct`, with
+    the best bound reported; else none. ``instance`` is the maximisation."""
+    from nqmip.construct import explicit_solution, quick_completion
     from nqmip.heuristics.common import weight_bound
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
@@ -467,21 +467,21 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     bound = min(bounds) if bounds else None
     placement: Any = trajectory.placement
     source = "reported"
-    if placement is None and not instance.fixed:
-        placement, source = explicit_solution(instance.n), "explicit"
-    state = "stopped before it held a placement" if returned else "did not stop in time"
-    what = ("so this is the best placement it had reported" if source == "reported" else
-            "so this is the explicit construction, not its best (a kernel may have been "
-            "compiling)")
     if placement is None:
-        what = "and no placement is known"
+        placement, source = (quick_completion(instance.n, instance.fixed), "completion") \
+            if instance.fixed else (explicit_solution(instance.n), "explicit")
+    state = "stopped before it held a placement" if returned else "did not stop in time"
+    what = "and no placement is known" if placement is None else {
+        "reported": "so this is the best placement it had reported", "explicit": "so this is "
+        "the explicit construction, not its best (a kernel may have been compiling)",
+        "completion": "so this is a quick completion of the fixed queens, not its best"}[source]
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
     steps, bound_from, incumbent_from = trajectory.sources(
         bound, source if placement is not None else None)
     return make_result(
         instance, method, placement, termination, solver="" if placement is None else
-        ("explicit construction" if source == "explicit" else method),
+        {"explicit": "explicit construction", "completion": "quick completion"}.get(source, method),
         proven=proven, bound=bound, message=f"{why}: the {method} search {state}, {what}",
         provenance=Provenance(plan=steps or (method,), proof="bound" if proven else None,
                               bound_source=bound_from, incumbent_source=incumbent_from))

@@ -79,11 +79,17 @@ def warm_up_every(processes: int | None = None,
         return done
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(run_group, target) for target in targets]
-        for future in as_completed(futures):
-            done.append(future.result())
-            if on_group is not None:
-                on_group(done[-1])
+        try:
+            futures = [pool.submit(run_group, target) for target in targets]
+            for future in as_completed(futures):
+                done.append(future.result())
+                if on_group is not None:
+                    on_group(done[-1])
+        except BaseException:  # Ctrl-C: the processes end now, not after their groups
+            from nqmip.cluster import end_pool
+
+            end_pool(pool)
+            raise
     return done
 
 

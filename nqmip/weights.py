@@ -40,6 +40,18 @@ def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE
     return np.where((i + j) % 2 == 0, float(black), float(white))
 
 
+#: Random weights are drawn this many at a time: a board of one block (n <= 2,048, some 30
+#: ms) is always drawn whole, a larger one stops between blocks at its deadline.
+BLOCK = 1 << 22
+
+
+def draws_long(n: Any) -> bool:
+    """Whether the random weights of an ``n``-board take more than one block to draw (5
+    to 10 s at n = 30,000): a command hears a stop during the draw (it waited for the
+    whole draw: Ctrl-C 1.2 s into ``--n 12000 --random-weights 1`` answered at 7 s)."""
+    return isinstance(n, int) and n * n > BLOCK
+
+
 def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9, *,
                    rows: int | None = None, deadline: Deadline | None = None) -> np.ndarray:
     """Integer weights drawn uniformly from ``low..high`` with an explicit seed.
@@ -67,7 +79,7 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
         raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
     rng = np.random.default_rng(seed)
     out = np.empty((height, n), dtype=np.float64)
-    block = max(1, (1 << 22) // max(n, 1))
+    block = max(1, BLOCK // max(n, 1))
     small = low >= -(2**31) and high < 2**31
     for lo in range(0, height, block):
         # from the second block on: a board of one block (n <= 2,048, some 30 ms) is always

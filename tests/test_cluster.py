@@ -126,3 +126,38 @@ def test_a_worker_killed_as_the_local_cluster_starts(kills: int) -> None:
         assert not said, done.stderr
     else:
         assert len(said) == 1 and "goes on in this process" in said[0], done.stderr
+
+
+def test_closing_a_local_cluster_leaves_the_callers_logging_alone() -> None:
+    """A handler the caller gave distributed's logger keeps its level and hears the
+    caller's records while the cluster closes in the background: the closing set every
+    stream handler of that logger to CRITICAL for those seconds (the caller's warning
+    dropped), then back to the level it had when the closing began."""
+    import logging
+    import threading
+
+    logger = logging.getLogger("distributed")
+    mine = logging.getLogger("distributed.callers_own")
+    seen: list[str] = []
+
+    class Kept(logging.StreamHandler):  # type: ignore[type-arg]
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    handler = Kept()
+    handler.setLevel(logging.DEBUG)
+    levels: set[int] = set()
+    try:
+        with open_cluster(None, 1, processes=False):
+            logger.addHandler(handler)  # the caller's, while the run goes on
+        closing = [t for t in threading.enumerate() if t.name == "nqmip-cluster-close"]
+        while True:
+            levels.add(handler.level)
+            mine.warning("the caller's own line")
+            if not any(t.is_alive() for t in closing):
+                break
+            time.sleep(0.01)
+    finally:
+        logger.removeHandler(handler)
+    assert levels == {logging.DEBUG}
+    assert "the caller's own line" in seen

@@ -135,12 +135,9 @@ def test_a_stop_at_any_moment_of_the_start_is_answered(door: str, name: str,
                                                        tmp_path: Path) -> None:
     command, kind = doors(tmp_path)[door]
     for moment in MOMENTS:
+        # (a sweep once ran to its end through a SIGINT 0.35 s after start-up, exit 0: the
+        # warm-up's search had absorbed it; tests/test_stop_moments.py stops it there)
         done = stopped_at(command, getattr(signal, name), moment, tmp_path)
-        if kind == "compare" and done.returncode == 0:
-            # Not understood, seen once in a CI run (SIGINT 0.35 s after start-up): the
-            # sweep ran to its end as if the signal never came. Once more, so that one
-            # such run does not hide the other doors' answers
-            done = stopped_at(command, getattr(signal, name), moment, tmp_path)
         check_answer(door, kind, done, name, moment)
 
 

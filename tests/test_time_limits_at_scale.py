@@ -59,16 +59,52 @@ def test_the_command_answers_random_weights_at_large_n_within_its_limit() -> Non
 
 
 def test_a_small_board_of_random_weights_is_drawn_whatever_its_limit() -> None:
-    """A limit that ended before the draw began (a tiny one; a loaded machine's imports)
-    still answers on a board drawn in one block: 'solve_weighted --n 8 --random-weights 1
-    --time-limit 0.01' answered a placement before the draw was watched, then ended with
-    exit 2 'the time limit ended while drawing the 8 x 8 random weights (0 of 8 rows ...)'."""
+    """A limit that ended before the draw began (a tiny one; a loaded machine's imports
+    past the command's least limit, 0.5 s) still answers on a board drawn in one block:
+    'solve_weighted --n 8 --random-weights 1 --time-limit 0.01' (refused now) answered a
+    placement before the draw was watched, then ended with exit 2 'the time limit ended
+    while drawing the 8 x 8 random weights (0 of 8 rows ...)'."""
     result = nqmip.solve(8, "random", method="sa", time_limit=1e-6)
     assert result.placement is not None and nqmip.is_solution(result.placement)
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "8",
-         "--random-weights", "1", "--method", "sa", "--time-limit", "0.01", "--quiet"],
+         "--random-weights", "1", "--method", "sa", "--time-limit", "0.5", "--quiet"],
         capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(("feasible", "optimal")), done.stdout
+
+
+def test_a_command_limit_below_what_the_command_takes_to_start_is_refused() -> None:
+    """--time-limit 0.2 exited at 0.55-1.06 s (Python and numpy alone take longer): a limit
+    below the command's least, 0.5 s, is refused in one line naming it; the API's clock
+    starts at the call and takes any positive limit."""
+    script = str(ROOT / "scripts" / "solve_weighted.py")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for limit in ("0.2", "0.01", "0.499"):
+        done = subprocess.run([sys.executable, script, "--n", "8", "--time-limit", limit],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 2 and done.stdout == "", done
+        assert done.stderr.count("\n") == 1 and "at least 0.5 s" in done.stderr, done.stderr
+    done = subprocess.run([sys.executable, script, "--n", "8", "--time-limit", "0.5",
+                           "--quiet"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.startswith(("optimal", "feasible")), done
+    assert nqmip.solve(8, "chess", method="sa", time_limit=0.2).placement is not None
+
+
+def test_a_png_is_drawn_within_the_time_limit(tmp_path: Path) -> None:
+    """--png: matplotlib's import and the drawing are inside the command's limit (the
+    solve gets what is left). It ran 1.7 s past --time-limit 3 (n = 30, highs), and
+    5 s past --time-limit 4 with two busy cores."""
+    picture = tmp_path / "board.png"
+    argv = [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "30",
+            "--method", "sa", "--time-limit", "3", "--quiet", "--png", str(picture)]
+    for _attempt in range(2):  # a loaded machine: once more
+        begin = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        seconds = time.perf_counter() - begin
+        assert done.returncode == 0 and picture.stat().st_size > 0, done.stderr
+        if seconds < 3 + 0.8:
+            break
+    assert seconds < 3 + 0.8, seconds

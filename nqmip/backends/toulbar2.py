@@ -10,6 +10,7 @@ from the domains first. The bound toulbar2 proves is translated back with the co
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
 import signal
@@ -71,6 +72,66 @@ def _share(cpu: float, wall: float) -> float:
     if wall < 0.02:  # too short to tell
         return 1.0
     return min(max(cpu / wall, 0.2), 1.0)
+
+
+def _dispositions() -> dict[int, bytes] | None:
+    """The C-level actions of the stop signals (``struct sigaction``, as bytes); None where
+    libc cannot be asked (not Linux or macOS)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - no libc to ask
+        return None
+    saved = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        action = ctypes.create_string_buffer(_SIGACTION_BYTES)
+        if libc.sigaction(int(signum), None, action) != 0:
+            return None
+        saved[int(signum)] = action.raw
+    return saved
+
+
+#: More than any libc's ``struct sigaction`` (glibc: 152 bytes on 64-bit Linux).
+_SIGACTION_BYTES = 512
+
+
+def _restore(saved: dict[int, bytes] | None) -> None:
+    if saved is None:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    for signum, action in saved.items():
+        libc.sigaction(signum, ctypes.create_string_buffer(action, _SIGACTION_BYTES), None)
+
+
+def _search(problem: Any, seconds: float | None) -> tuple[Any, bool]:
+    """toulbar2's search within ``seconds`` of CPU (None: no limit); what it found, and
+    whether it ran to its end (its answer is proven).
+
+    pybind11 keeps the GIL through the search: no thread of ours runs, nor Python's
+    signal handlers; toulbar2's clock is its own timer, whose handler it also made
+    SIGINT's, for the rest of the process. A Ctrl-C lands on the main thread, where that
+    handler stops nothing: it printed "Time limit expired... Aborting..." and the stop
+    was lost (the search ran to its limit, the command exited 0), as was every later
+    Ctrl-C of the process. The stop signals keep their actions: a stop is heard when
+    the search returns (at its limit; without one, at its end)."""
+    saved = _dispositions()
+    try:
+        if seconds is not None:
+            problem.CFN.timer(max(1, math.ceil(seconds)))
+            _restore(saved)  # SIGINT is not toulbar2's clock
+            signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 1e-3))
+        found = problem.Solve(showSolutions=0, timeLimit=0)
+        # A search that ended before its clock did ran to the end: its answer is proven
+        # (the dual bound it reports after a complete search can lag the optimum); the
+        # timer, still pending, says so (a stopped search was once taken as complete:
+        # its 50 "proven" below a start worth 52)
+        complete = seconds is None or signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0
+    finally:
+        # the timer is process-wide: left running, it would fire into a later solve
+        # (which then stopped at once and said 'optimal' or 'infeasible' untrue) or print
+        # on stdout
+        problem.CFN.timerStop()
+        _restore(saved)
+    return found, complete
 
 
 #: Weights are scaled by this before rounding to toulbar2's integer costs when they are not
@@ -151,21 +212,7 @@ class Toulbar2Backend(Backend):
             seconds = None
         # toulbar2's log (verbose) on stderr: stdout stays ours
         with c_stdout_to_stderr(options.deadline):
-            try:
-                if seconds is not None:
-                    problem.CFN.timer(max(1, math.ceil(seconds)))
-                    signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 1e-3))
-                found = problem.Solve(showSolutions=0, timeLimit=0)
-                # A search that ended before its clock did ran to the end: its answer is
-                # proven (the dual bound it reports after a complete search can lag the
-                # optimum); the timer, still pending, says so (a stopped search was once
-                # taken as complete: its 50 "proven" below a start worth 52)
-                complete = seconds is None or signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0
-            finally:
-                # the timer is process-wide: left running, it would fire into a later
-                # solve (which then stopped at once and said 'optimal' or 'infeasible'
-                # untrue) or print on stdout
-                problem.CFN.timerStop()
+            found, complete = _search(problem, seconds)
         if not found and options.warm_start is not None and complete:
             # nothing cheaper than the start, proven: the start is optimal
             start = tuple(int(c) for c in options.warm_start)

@@ -240,7 +240,8 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             raise
         return _stopped(stop, argv)
     stop.hold()
-    return deliver(lambda: _show(args, result), "nqmip-count") or 0
+    status = deliver(lambda: _show(args, result), "nqmip-count") or 0
+    return stop.status if status == 0 and stop.heard else status
 
 
 def _stopped(stop: Stop, argv: list[str], stopped: KeyboardInterrupt | None = None) -> int:

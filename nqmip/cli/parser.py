@@ -236,6 +236,24 @@ def seconds(text: str) -> float:
     return value
 
 
+#: The least ``--time-limit`` of the solve command (seconds). Its limit counts from the
+#: process's start, and the interpreter, numpy and the answer of the smallest board take
+#: 0.35 s on an idle machine (0.6-1.1 s with two busy cores: ``--time-limit 0.2`` exited at
+#: 0.55-1.06 s); no lazier import makes 0.2 s: ``python -c pass`` alone took 0.22-0.29 s.
+COMMAND_FLOOR = 0.5
+
+
+def command_seconds(text: str) -> float:
+    """The solve command's ``--time-limit``: :func:`seconds`, at least :data:`COMMAND_FLOOR`."""
+    value = seconds(text)
+    if value < COMMAND_FLOOR:
+        raise argparse.ArgumentTypeError(
+            f"takes at least {COMMAND_FLOOR:g} s (the limit counts from the command's start, "
+            f"and Python and numpy take some 0.35 s to start; nqmip.solve's time_limit "
+            f"counts from the call), got {text!r}")
+    return value
+
+
 def work_amount(text: str) -> float:
     """A ``--work-limit``: a positive finite number (whole for the methods that count)."""
     value = typed("work_limit")(text)

@@ -7,10 +7,12 @@ a command a signal ended.
 
 :func:`stops_as_ctrl_c` turns each of them into :class:`KeyboardInterrupt` (which
 :mod:`nqmip.watchdog` hears while a solve runs) and remembers the first one heard. Once
-the answer is known, :meth:`Stop.hold` keeps the writing of it whole: a repeat of the
-signal within :data:`nqmip.watchdog.REPEAT` seconds (a wrapper that signals the whole
-process group makes the process hear two) is absorbed, a later one ends the process at
-once by the signal's own default action. A signal the caller had set to be ignored
+the answer is known, :meth:`Stop.hold` keeps the writing of it whole: a first stop then
+is answered by the exit status (it killed the command mid-print, exit -2, before), a repeat
+within :data:`nqmip.watchdog.REPEAT` seconds (a wrapper that signals the whole process
+group makes the process hear two) is absorbed, a later one ends the process at once by
+the signal's own default action. A command that heard a stop exits with 128 + its
+number, whatever it had finished (:attr:`Stop.heard`). A signal the caller had set to be ignored
 (``nohup`` ignores SIGHUP; a background job of a script ignores SIGINT) stays ignored.
 
 A signal can come before that, while Python imports numpy, numba and the solvers (the
@@ -86,6 +88,12 @@ class Stop:
         came as a bare KeyboardInterrupt)."""
         return exit_status(signal.SIGINT if self.signum is None else self.signum)
 
+    @property
+    def heard(self) -> bool:
+        """Whether a stop signal came (even one the code it interrupted absorbed, or one
+        that came as the answer was known)."""
+        return self.signum is not None
+
     def _heard(self, signum: int) -> None:
         if self.signum is None:
             self.signum, self.first = signum, time.monotonic()
@@ -106,6 +114,17 @@ class Stop:
             self.pending = False
             raise KeyboardInterrupt
 
+    def check(self) -> None:
+        """Raise :class:`KeyboardInterrupt` if a stop was heard, even one already raised:
+        the code it interrupted may have absorbed it (a search's chunk loop run in this
+        thread, as a warm-up does, returns its best as ``interrupted``; a finaliser or a C
+        callback cannot raise), and the command would go on as if it never came (a
+        SIGINT while ``nqmip-compare`` loaded its kernels: the whole sweep ran, exit 0).
+        A command calls it where it looks between steps of its own."""
+        if self.signum is not None or self.pending:
+            self.deferred = self.pending = False
+            raise KeyboardInterrupt
+
     @contextmanager
     def interruptible(self, when: bool = True, *, waits: bool = False) -> Iterator[None]:
         """Within the block (``when``), a deferred stop raises at once: a read is not
@@ -124,9 +143,11 @@ class Stop:
     def _holding(self, signum: int, frame: FrameType | None) -> None:
         from nqmip.watchdog import REPEAT
 
-        if self.signum is not None and time.monotonic() - self.first <= REPEAT:
+        if self.signum is None:  # the first: the answer is written whole, then 128 + it
+            self._heard(signum)
+            return
+        if time.monotonic() - self.first <= REPEAT:
             return  # the same request, heard twice
-        self._heard(signum)
         signal.signal(signum, signal.SIG_DFL)
         signal.raise_signal(signum)
 

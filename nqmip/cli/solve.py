@@ -5,8 +5,7 @@ argparse keeps ``--help`` instant: Pyomo, OR-Tools and numba load only once a so
 Bad input exits with status 2 and one line on stderr, never a traceback; Ctrl-C exits
 with status 130 after printing the best verified placement (:mod:`nqmip.cli.run`), SIGTERM
 and SIGHUP with 143 and 129 (:mod:`nqmip.cli.signals`); an output that fails, as
-:mod:`nqmip.cli.streams` says;
-``--time-limit S`` bounds the whole command.
+:mod:`nqmip.cli.streams` says; ``--time-limit S`` bounds the whole command.
 """
 
 from __future__ import annotations
@@ -32,11 +31,11 @@ from nqmip.cli.parser import (
     as_flags,
     board_and_fixed,
     check_writable,
+    command_seconds,
     finite_float,
     fixed_queen,
     glue_values,
     positive_int,
-    seconds,
     seed_int,
     target_float,
     threads_int,
@@ -124,10 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
-    parser.add_argument("--time-limit", type=seconds, metavar="S",
-                        help="seconds for the whole command, start to exit (without it, "
-                             "the method runs to its own end: a proof, or a heuristic's "
-                             "default budget)")
+    parser.add_argument("--time-limit", type=command_seconds, metavar="S",
+                        help="seconds for the whole command, start to exit, at least 0.5 "
+                             "(without it, the method runs to its own end: a proof, or a "
+                             "heuristic's default budget)")
     parser.add_argument("--work-limit", type=work_amount, metavar="UNITS",
                         help="stop after this much work in the method's own unit (nodes, "
                              "swaps, evaluations; CP-SAT: deterministic seconds): the same "
@@ -226,7 +225,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
             if args.warm_up:
                 stop.replay()
-                return warm_up()
+                return warm_up(stop)
             picture.check_pictures(args)  # before the work: a file that cannot be written
             outcome, instance = _run(args, started, stop)
         except UsageError as exc:
@@ -241,7 +240,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
             return EXIT_SOLVER_FAILED
         stop.hold()  # the answer is known: writing it is not cut short
         status = _answer(args, outcome, instance)
-        return stop.status if status == 0 and outcome.interrupted else status
+        return stop.status if status == 0 and (outcome.interrupted or stop.heard) else status
 
 
 def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:
@@ -302,15 +301,16 @@ def entry() -> None:
 def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
     from nqmip.cli.run import solve_watched, stopped_before
     from nqmip.instance import make_instance
+    from nqmip.option_types import time_limit_note
+    from nqmip.weights import draws_long
 
     reads = [p for p in (args.weights, args.costs, args.fixed) if p is not None]
     waits = any(str(p) == "-" or not Path(p).is_file() for p in reads)  # stdin, a pipe
-    with stop.interruptible(bool(reads), waits=waits):
+    draws = args.random_weights is not None and draws_long(args.n)  # seconds at n = 10^4
+    with stop.interruptible(bool(reads) or draws, waits=waits or draws):
         instance = _instance(args, make_instance, started)  # drawn by the limit
     options = _options(args)
     check_output(args.output)
-    from nqmip.option_types import time_limit_note
-
     note = time_limit_note(args.time_limit, "--time-limit")
     if note is not None:  # the input is good: a note, and the run has no limit
         print(f"solve_weighted: note: {note}", file=sys.stderr)
@@ -326,7 +326,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         show = not (args.json or args.quiet or args.verbose)
         with live_progress(show, args.method, instance.sense) as on_progress:
             outcome = solve_watched(
-                instance, method=args.method, time_limit=args.time_limit,
+                instance, method=args.method, time_limit=picture.ready(args, args.time_limit),
                 started=started, on_progress=on_progress, **options)
     except KeyboardInterrupt:  # before the solve's watchdog heard it (a solver's import)
         outcome = stopped_before(instance, args.method, started)
@@ -471,9 +471,9 @@ def check_available(method: str) -> None:
         raise UsageError(f"--method {method}: {why}")
 
 
-def warm_up() -> int:
-    """Compile (or load from the cache) every kernel the method table lists, lex-first's,
-    the counting's and the colour proof's too, a group per core at a time; say how long."""
+def warm_up(stop: Stop) -> int:
+    """Compile (or load) every kernel of the method table, lex-first's, the counting's and
+    the colour proof's, a group per core at a time; say how long (a stop: Stop.check)."""
     from nqmip.warmup import Group, cores, warm_up_every
 
     begin = time.perf_counter()
@@ -485,6 +485,7 @@ def warm_up() -> int:
                 else "loaded from the cache")
         print(f"  {group.target.partition(':')[0]}: {what} in {group.seconds:.1f} s",
               file=sys.stderr)
+        stop.check()
 
     groups = warm_up_every(workers, said)
     compiled = sum(group.compiles for group in groups)

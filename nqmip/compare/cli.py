@@ -305,9 +305,10 @@ class _Recorder:
     """The sweep's events: each row appended to the records file (a failure to write is
     kept and said at the end: the sweep goes on) and shown by the progress."""
 
-    def __init__(self, writer: RowWriter, progress: Any) -> None:
+    def __init__(self, writer: RowWriter, progress: Any, stop: Any = None) -> None:
         self.writer = writer
         self.progress = progress
+        self.stop = stop
         self.rows: list[dict[str, Any]] = []
         self.write_error: str | None = writer.error
         if self.write_error is not None:
@@ -331,10 +332,13 @@ class _Recorder:
 
     def tick(self) -> None:
         self.progress.tick()
+        if self.stop is not None:
+            self.stop.check()
 
 
-def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
-    """Run the plan's cells with the progress on stderr; the recorder holds the rows."""
+def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Recorder:
+    """Run the plan's cells with the progress on stderr; the recorder holds the rows and
+    looks at ``stop`` (:class:`nqmip.cli.signals.Stop`) at every tick (Stop.check)."""
     from nqmip.compare.progress import SweepProgress
     from nqmip.compare.runners import run_dask, run_local, warm_kernels
     from nqmip.compare.schedule import Sweep
@@ -344,7 +348,7 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
         (args.workers or 1)
     progress = SweepProgress(sweep, jobs, enabled=not args.no_progress)
     writer = plan.writer if plan.writer is not None else RowWriter(None)
-    recorder = _Recorder(writer, progress)
+    recorder = _Recorder(writer, progress, stop)
     skipped = len(plan.cells) - len(plan.todo)
     if plan.unfinished:
         print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
@@ -369,6 +373,7 @@ def run_sweep(args: argparse.Namespace, plan: Plan) -> _Recorder:
                 run_dask(sweep, args.scheduler, args.workers, recorder)
             else:  # Dask workers keep their own caches: warm the local one only
                 seconds = warm_kernels(plan.todo)
+                recorder.tick()  # the warm-up's searches return on Ctrl-C: looked at here
                 if seconds > 1.0:
                     progress.say(f"compiled the search kernels once before the sweep "
                                  f"({seconds:.1f} s); later runs load them from the cache")
@@ -411,34 +416,14 @@ def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]
         _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
                problems)
     try:
+        from nqmip.compare.console import print_summary
+
         print_summary(args, summary)
     except (OSError, UnicodeError) as exc:
         saved = [f for f in (plan.output, plan.csv, args.report) if f is not None]
         where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
         problems.append(f"cannot print the summary: {type(exc).__name__}: "
                         f"{' '.join(str(exc).split())[:200]}{where}")
-
-
-def print_summary(args: argparse.Namespace, summary: list[dict[str, Any]]) -> None:
-    """The summary on stdout: JSON, CSV, Markdown (with its conclusions) or the table
-    with its conclusions."""
-    from nqmip.compare.console import print_rich, write
-    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
-    from nqmip.compare.verdict import conclusions
-
-    if args.json:
-        write(json.dumps({"summary": summary, "runs": sum(e["runs"] for e in summary)},
-                         indent=1) + "\n")
-    elif args.csv == "-":
-        write(summary_csv(summary))
-    else:
-        lines = [f"- {line}" for line in conclusions(summary)]
-        if args.markdown:
-            write(summary_markdown(summary)
-                  + ("\n**Conclusions**\n\n" + "\n".join(lines) + "\n" if lines else ""))
-        else:
-            print_rich(summary_table(summary))
-            write("\n".join(["Conclusions:", *lines]) + "\n" if lines else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -468,7 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stops_as_ctrl_c() as stop:
         try:
             stop.replay()  # heard while the plan was made (nqmip.cli.launch): a stop here
-            recorder = run_sweep(args, plan)
+            recorder = run_sweep(args, plan, stop)
+            stop.hold()  # the sweep is done: its summary is written whole
         except UsageError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -477,6 +463,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"; resume with --resume {plan.output}" if plan.output else ""
             print(f"{PROG}: interrupted{where}", file=sys.stderr)
             return stop.status
+        status = _report(args, plan, recorder, begin)
+        return stop.status if stop.heard else status  # a stop as it was written: 128 + it
+
+
+def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: float) -> int:
+    """The finished sweep's results and what failed (:func:`show_results`); the status."""
     problems = [] if recorder.write_error is None else [
         f"--output: cannot write {plan.output}: {recorder.write_error} (the rows of this "
         "sweep are in the summary above, not in the file)"]

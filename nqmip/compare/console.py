@@ -6,6 +6,7 @@ after an hour's sweep. Rich itself draws ASCII boxes on such a stream."""
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any, TextIO
 
@@ -29,3 +30,24 @@ def print_rich(renderable: Any, stream: TextIO | None = None) -> None:
     with console.capture() as capture:
         console.print(renderable)
     write(capture.get(), stream)
+
+
+def print_summary(args: Any, summary: list[dict[str, Any]]) -> None:
+    """The summary on stdout: JSON, CSV, Markdown (with its conclusions) or the table
+    with its conclusions."""
+    from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
+    from nqmip.compare.verdict import conclusions
+
+    if args.json:
+        write(json.dumps({"summary": summary, "runs": sum(e["runs"] for e in summary)},
+                         indent=1) + "\n")
+    elif args.csv == "-":
+        write(summary_csv(summary))
+    else:
+        lines = [f"- {line}" for line in conclusions(summary)]
+        if args.markdown:
+            write(summary_markdown(summary)
+                  + ("\n**Conclusions**\n\n" + "\n".join(lines) + "\n" if lines else ""))
+        else:
+            print_rich(summary_table(summary))
+            write("\n".join(["Conclusions:", *lines]) + "\n" if lines else "")

@@ -308,7 +308,7 @@ def _pooled(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
     from concurrent.futures import as_completed as first_done
     from concurrent.futures.process import BrokenProcessPool
 
-    from nqmip.cluster import end_broken_pool
+    from nqmip.cluster import end_pool
 
     with ProcessPoolExecutor(max_workers=n_workers) as pool:
         jobs: dict[Any, Task] = {}
@@ -319,11 +319,10 @@ def _pooled(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
                 finished.add(jobs[job])
                 yield jobs[job], value
         except BrokenProcessPool:
-            end_broken_pool(pool)
+            end_pool(pool)
             raise
-        except BaseException:
-            for job in jobs:
-                job.cancel()
+        except BaseException:  # a stop (or the generator closed): the pool ends now
+            end_pool(pool)
             raise
 
 

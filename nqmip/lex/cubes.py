@@ -239,10 +239,10 @@ class Workers:
         if self._scheduler is not None or self._executor is None or \
                 not getattr(self._executor, "_broken", True):  # restarted already
             return
-        from nqmip.cluster import end_broken_pool
+        from nqmip.cluster import end_pool
 
         self.restarts += 1
-        end_broken_pool(self._executor)
+        end_pool(self._executor)
         self._executor = None
         if self.restarts > RESTARTS:
             raise BrokenProcessPool(f"a process of the cube pool died {self.restarts} times")

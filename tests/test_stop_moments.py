@@ -1,0 +1,204 @@
+"""A stop signal at a named moment of a command (tests/moments.py: when one of its threads
+enters a function), for the classes of stop that were lost or kept waiting:
+
+- a stop the code it interrupted absorbed: a search's chunk loop run in the command's own
+  thread (the sweep's warm-up of its kernels) returns on Ctrl-C as any search does, and
+  ``nqmip-compare`` then ran its whole sweep and exited 0 (the CI run that went through a
+  SIGINT 0.35 s after its start);
+- a process pool stopped inside its ``with`` block waited for every running task
+  (``solve-weighted --warm-up``: 6.3 s after the signal; a count's sub-trees);
+- a solver's own program (glpsol, started by Pyomo) outlived the command, its files left
+  in the temporary folder;
+- a solver library that made Ctrl-C its own (toulbar2's timer): the stop was never heard.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+import nqmip
+from nqmip.backends.base import EXACT_METHODS
+from nqmip.methods import METHODS
+from tests.conftest import backend_params, options_for
+from tests.moments import Stopped, stop_at
+
+
+def one_line(done: Stopped, start: str) -> None:
+    where = f"status {done.status}, {done.after:.2f} s after the signal\n{done.err}"
+    assert done.out == "", where
+    assert done.err.startswith(start) and done.err.count("\n") == 1, where
+    assert "Traceback" not in done.err, where
+
+
+def verified(done: Stopped, n: int, seed: int) -> None:
+    """The JSON answer of a stopped solve: a placement the verifier accepts, its weight."""
+    lines = done.out.splitlines()
+    assert len(lines) == 1, done.out[-3000:]
+    data = json.loads(lines[0])
+    assert data["termination"] == "interrupted", data
+    placement = data["placement"]
+    assert placement is not None and nqmip.is_solution(placement), data
+    weights = nqmip.make_instance(n, "random", weights_seed=seed).dense
+    assert weights is not None
+    assert data["objective"] == pytest.approx(float(weights[range(n), placement].sum()))
+
+
+WARMED = sorted(name for name, m in METHODS.items() if m.warm_up is not None and name != "auto")
+
+
+@pytest.mark.parametrize("method", WARMED)
+def test_a_stop_a_warm_up_search_absorbed_ends_the_sweep(method: str, tmp_path: Path) -> None:
+    """SIGINT as the sweep's warm-up enters a search's chunk loop (in the command's own
+    thread): the sweep ends there (it ran to its end and exited 0)."""
+    weights = "chess" if "colour" in METHODS[method].weights else "random"
+    target = ["--target", "none"] if METHODS[method].kind == "heuristic" else []
+    argv = ["scripts/compare.py", "--n", "8", "--methods", method, "--repeats", "2",
+            "--time-limit", "1", "--weights", weights, *target, "--no-progress",
+            "--output", str(tmp_path / "runs.jsonl")]
+    done = stop_at(argv, "run_chunks", [signal.SIGINT], tmp_path)
+    if not done.reached:  # this method's warm-up runs no chunk loop: no stop was sent
+        assert done.status == 0, done.err
+        return
+    assert done.status == 130, done.err
+    one_line(done, "nqmip-compare: interrupted; resume with --resume")
+    assert done.after < 5.0 and done.processes == [], done
+
+
+@pytest.mark.parametrize("door", ["solve --warm-up", "count --workers 2"])
+def test_a_stop_while_a_pool_works_does_not_wait_for_its_tasks(door: str,
+                                                               tmp_path: Path) -> None:
+    """A stop while a process pool runs ends its processes: the command answers within a
+    second or two, not when the tasks end (the warm-up's groups: 6.3 s)."""
+    if door.startswith("solve"):
+        argv, moment, start = (["scripts/solve_weighted.py", "--warm-up"], "warm_up_every",
+                               "solve_weighted: interrupted before the solve started")
+    else:
+        argv, moment, start = (["scripts/count_solutions.py", "--n", "18", "--workers", "2",
+                                "--no-progress"], "_pooled", "nqmip-count: interrupted")
+    for _attempt in range(2):  # a loaded machine may be slow to end them: once more
+        done = stop_at(argv, moment, [signal.SIGINT], tmp_path, delay=0.5)
+        assert done.reached and done.status == 130, done.err
+        assert "Traceback" not in done.err, done.err
+        assert done.err.startswith(start) or done.err.endswith(start + "\n"), done.err
+        assert done.processes == [], done.processes
+        if done.after < 2.0:
+            break
+    assert done.after < 2.0, f"{door}: {done.after:.2f} s from the signal to the exit"
+
+
+@pytest.mark.solver("glpk")
+def test_a_solvers_program_ends_with_the_command(tmp_path: Path) -> None:
+    """SIGTERM while glpsol searches: the command answers (143, a verified placement) and
+    leaves neither glpsol running nor its model and solution files (both were left)."""
+    argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "glpk", "--random-weights",
+            "2", "--time-limit", "4", "--json"]
+    done = stop_at(argv, "_execute_command", [signal.SIGTERM], tmp_path, delay=0.3)
+    assert done.reached and done.status == 143, done.err
+    assert done.err == ""
+    verified(done, 30, 2)
+    assert done.processes == [] and done.files == [], done
+
+
+@pytest.mark.solver("toulbar2")
+def test_ctrl_c_during_a_toulbar2_search_is_heard(tmp_path: Path) -> None:
+    """SIGINT during toulbar2's search: heard (130, a verified placement, nothing but it
+    printed). It was toulbar2's: "Time limit expired... Aborting..." and exit 0."""
+    argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "toulbar2",
+            "--random-weights", "2", "--time-limit", "3", "--json"]
+    # the moment is the model's build: the search keeps the GIL, the watch could not look
+    done = stop_at(argv, "_model", [signal.SIGINT], tmp_path, delay=1.0)
+    assert done.reached and done.status == 130, done.err
+    assert done.err == ""
+    verified(done, 30, 2)
+
+
+def _actions() -> list[bytes]:
+    """The C-level handlers of SIGINT, SIGTERM and SIGHUP (the first field of a ``struct
+    sigaction``, the address of the function: Python's own, or toulbar2's)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    actions = []
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        action = ctypes.create_string_buffer(512)
+        assert libc.sigaction(int(signum), None, action) == 0
+        actions.append(action.raw[:ctypes.sizeof(ctypes.c_void_p)])
+    return actions
+
+
+@pytest.mark.parametrize("method", [
+    *backend_params(), *(name for name in METHODS if name not in EXACT_METHODS)])
+def test_no_method_takes_the_stop_signals(method: str) -> None:
+    """After a solve of any method (with a limit: toulbar2 arms its timer then) the stop
+    signals' actions are what they were: toulbar2 kept SIGINT for its own handler, and a
+    later Ctrl-C of the process printed a line and was never heard."""
+    before = _actions()
+    dense = "dense" in METHODS[method].weights  # quota takes colours only, topsquares not
+    nqmip.solve(8, "random" if dense else "chess", method=method, time_limit=2,
+                weights_seed=2 if dense else None, **options_for(method, seed=1))
+    assert _actions() == before
+
+
+def test_a_stop_during_a_long_draw_of_random_weights_ends_it(tmp_path: Path) -> None:
+    """SIGINT while the random weights of a large board are drawn: the command ends at once
+    with its one line (no board yet: nothing to place queens on), not after the draw (at
+    n = 12,000 it answered 5.8 s after the signal, once all 1.4 * 10^8 were drawn)."""
+    argv = ["scripts/solve_weighted.py", "--n", "8000", "--random-weights", "1", "--method",
+            "sa", "--quiet"]
+    for _attempt in range(2):  # a loaded machine: once more
+        done = stop_at(argv, "random_weights", [signal.SIGINT], tmp_path, delay=0.3)
+        assert done.reached and done.status == 130, done.err
+        one_line(done, "solve_weighted: interrupted before the solve started")
+        if done.after < 1.0:
+            break
+    assert done.after < 1.0, f"{done.after:.2f} s from the signal to the exit"
+
+
+#: Each door, the function that writes its answer, and the answer's last line.
+WRITING = {
+    "solve": (["scripts/solve_weighted.py", "--n", "12", "--method", "sa", "--random-weights",
+               "3", "--time-limit", "1"], "print_result", "bound: no placement can score more"),
+    "count": (["scripts/count_solutions.py", "--n", "8"], "_show", "92"),
+    "compare": (["scripts/compare.py", "--n", "8", "--methods", "sa", "--repeats", "1",
+                 "--time-limit", "1", "--target", "none", "--no-progress"], "print_summary",
+                "- A heuristic's search proves nothing"),
+}
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGTERM, signal.SIGINT]],
+                         ids=["SIGINT", "SIGTERM-SIGINT"])
+@pytest.mark.parametrize("door", list(WRITING))
+def test_a_stop_while_the_answer_is_written_keeps_it_whole(door: str, signals: list[int],
+                                                           tmp_path: Path) -> None:
+    """A stop as the door writes its answer: the answer is written whole, then the door
+    exits with 128 + the first signal (the solve was killed mid-board by it, exit -2; the
+    sweep's summary, written after its handlers were put back, ended in a traceback or
+    bare; the count exited 0), a second within a second absorbed."""
+    argv, moment, last = WRITING[door]
+    done = stop_at(argv, moment, signals, tmp_path, own=True)
+    assert done.reached, done.err
+    assert done.status == 128 + signals[0], f"status {done.status}\n{done.err}"
+    assert done.out.rstrip("\n").splitlines()[-1].strip().startswith(last), done.out[-500:]
+    assert "Traceback" not in done.err, done.err
+
+
+@pytest.mark.parametrize("fixed", [["0,0", "1,2"], ["b1", "2,5", "5,10"]], ids=["two", "three"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_before_the_search_with_fixed_queens_answers_a_completion(
+        fixed: list[str], signum: int, tmp_path: Path) -> None:
+    """A stop before the search held a placement, with fixed queens (the construction
+    cannot keep them): a completion found by a short search, verified, keeping them. It
+    answered with no placement (status unknown)."""
+    argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "highs", "--time-limit", "5",
+            "--json", *[a for square in fixed for a in ("--fix", square)]]
+    done = stop_at(argv, "check_available", [signum], tmp_path, own=True)  # before the watch
+    assert done.reached and done.status == 128 + signum, done.err
+    data = json.loads(done.out)
+    assert data["termination"] == "interrupted" and data["placement"] is not None, data
+    assert nqmip.is_solution(data["placement"]) and data["status"] == "feasible", data
+    fixed_pairs = [tuple(q) for q in data["fixed"]]
+    assert len(fixed_pairs) == len(fixed)
+    assert all(data["placement"][r] == c for r, c in fixed_pairs), data
