@@ -451,38 +451,38 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     """What the call answers when its method has no placement to give in time (it had not
     returned, or with ``returned``, returned without one: a compile ate the budget): the
     best placement reported while it ran (auto's parts hand theirs over), else the explicit
-    construction of :mod:`nqmip.construct`, with the best bound reported; no placement
-    where neither applies (fixed queens, n = 2 or 3). ``instance`` is the maximisation."""
-    from nqmip.construct import explicit_solution
+    construction of :mod:`nqmip.construct` (with fixed queens, a short search's completion
+    of them, or its proof that none exists), with the best bound reported. ``instance`` is
+    the maximisation."""
+    from nqmip.construct import STAND_IN, stand_in
     from nqmip.heuristics.common import weight_bound
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
 
     why = "interrupted" if interrupted else "out of time"
-    termination = (Termination.INTERRUPTED if interrupted else
-                   Termination.TARGET if trajectory.target_reached else
-                   Termination.TIME_LIMIT)
+    termination = (Termination.INTERRUPTED if interrupted else Termination.TARGET
+                   if trajectory.target_reached else Termination.TIME_LIMIT)
     bounds = [b for b in (trajectory.bound, weight_bound(instance, coarse=True))
               if b is not None]
     bound = min(bounds) if bounds else None
     placement: Any = trajectory.placement
-    source = "reported"
-    if placement is None and not instance.fixed:
-        placement, source = explicit_solution(instance.n), "explicit"
+    source, none = "reported", False
+    if placement is None:  # the construction; with fixed queens a short search's completion
+        placement, none = stand_in(instance.n, instance.fixed)
+        source = "completion" if instance.fixed else "explicit"
     state = "stopped before it held a placement" if returned else "did not stop in time"
     what = ("so this is the best placement it had reported" if source == "reported" else
-            "so this is the explicit construction, not its best (a kernel may have been "
-            "compiling)")
-    if placement is None:
-        what = "and no placement is known"
+            f"so this is the {STAND_IN[source]}, not its best (a kernel may have been compiling)"
+            if placement is not None else f"and no placement {'exists' if none else 'is known'}")
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
     steps, bound_from, incumbent_from = trajectory.sources(
         bound, source if placement is not None else None)
     return make_result(
-        instance, method, placement, termination, solver="" if placement is None else
-        ("explicit construction" if source == "explicit" else method),
-        proven=proven, bound=bound, message=f"{why}: the {method} search {state}, {what}",
+        instance, method, placement, Termination.INFEASIBLE if none else termination,
+        solver="" if placement is None else STAND_IN.get(source, method).split(" by ")[0],
+        proven=proven or none, bound=None if none else bound,
+        message=f"{why}: the {method} search {state}, {what}",
         provenance=Provenance(plan=steps or (method,), proof="bound" if proven else None,
                               bound_source=bound_from, incumbent_source=incumbent_from))
 
