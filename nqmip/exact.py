@@ -114,6 +114,8 @@ def solve_exact(
             deadline.seconds(floor=MIN_SOLVER_SECONDS)))
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
+    if options.threads is not None and options.solver_threads() != options.threads:
+        raw.extra["threads"] = options.solver_threads()  # the cores: fewer than asked
     solve_time = time.perf_counter() - solve_begin
     if raw.termination is Termination.INTERRUPTED and options.deadline.stopped_by():
         # the solver heard a cancel: its reason is the termination (the watchdog's at the

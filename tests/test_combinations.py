@@ -9,14 +9,22 @@ table (:data:`nqmip.methods.METHODS`), not from the cases the sweep happened to 
   auto at 3 s on a first run (the kernels' load ate it: ``--n 32 --fix 28,26``), and at
   31 s on a loaded machine. Now a short search's completion of the fixed queens
   (:func:`nqmip.construct.stand_in`), or its proof that none exists.
+- ``threads`` far above the cores (256 on two): HiGHS, Gurobi and HiGHS through Pyomo
+  missed the limit and answered the bare construction (n = 36, random: 158, where two
+  threads reached 267-281), and so did auto, which gives them its threads. Now a solver
+  is given at most the cores (:meth:`nqmip.backends.base.SolveOptions.solver_threads`).
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import nqmip
+from nqmip.construct import explicit_solution
 from nqmip.methods import METHODS, Method
+from nqmip.option_types import THREADS_MAX
 from nqmip.result import Status, Termination
 
 
@@ -54,3 +62,20 @@ def test_a_stopped_search_proves_fixed_queens_without_a_completion(method: str) 
     assert result.status is Status.INFEASIBLE, result.message
     assert result.termination is Termination.INFEASIBLE or \
         result.termination is Termination.ITERATION_LIMIT
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("method", _params([m for m in METHODS.values()
+                                            if m.honour("threads")]))
+def test_threads_far_above_the_cores_still_answer_at_the_limit(method: str) -> None:
+    limit = 4.0
+    nqmip.solve(8, "random", method=method, time_limit=5)  # the method's load, off the clock
+    begin = time.perf_counter()
+    result = nqmip.solve(36, "random", weights_seed=1, method=method, time_limit=limit,
+                         threads=THREADS_MAX)
+    seconds = time.perf_counter() - begin
+    construction = nqmip.make_instance(36, "random", weights_seed=1).objective(
+        explicit_solution(36))
+    assert seconds < limit + 1.5, seconds
+    assert result.placement is not None and result.objective is not None
+    assert result.objective > construction, (result.objective, result.message)
