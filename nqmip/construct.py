@@ -106,9 +106,12 @@ def completion(n: int, fixed: tuple[tuple[int, int], ...],
 STAND_IN_SECONDS = 0.1
 
 
-#: The stand-ins' names, as a stopped search's answer says them.
-STAND_IN = {"explicit": "explicit construction",
-            "completion": "completion of the fixed queens by a short search"}
+#: The stand-ins, as a stopped search's answer names them: (its solver, in words).
+STAND_IN = {"explicit": ("explicit construction", "the explicit construction"),
+            "climbed": ("swap climb (numpy)",
+                        "the explicit construction improved by a short swap climb"),
+            "completion": ("completion",
+                           "the completion of the fixed queens by a short search")}
 
 
 def stand_in(n: int, fixed: tuple[tuple[int, int], ...]) -> tuple[np.ndarray | None, bool]:

@@ -450,12 +450,13 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
              interrupted: bool, returned: bool = False) -> Result:
     """What the call answers when its method has no placement to give in time (it had not
     returned, or with ``returned``, returned without one: a compile ate the budget): the
-    best placement reported while it ran (auto's parts hand theirs over), else the explicit
-    construction of :mod:`nqmip.construct` (with fixed queens, a short search's completion
-    of them, or its proof that none exists), with the best bound reported. ``instance`` is
-    the maximisation."""
-    from nqmip.construct import STAND_IN, stand_in
+    best placement reported while it ran (auto's parts hand theirs over), else a stand-in of
+    :mod:`nqmip.construct` (the explicit construction, a short swap climb from it; with
+    fixed queens a short search's completion, or its proof that none exists), with the best
+    bound reported. ``instance`` is the maximisation."""
+    from nqmip.construct import STAND_IN
     from nqmip.heuristics.common import weight_bound
+    from nqmip.heuristics.swapclimb import stand_in_for
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
 
@@ -467,12 +468,11 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     bound = min(bounds) if bounds else None
     placement: Any = trajectory.placement
     source, none = "reported", False
-    if placement is None:  # the construction; with fixed queens a short search's completion
-        placement, none = stand_in(instance.n, instance.fixed)
-        source = "completion" if instance.fixed else "explicit"
+    if placement is None:
+        placement, source, none = stand_in_for(instance)
     state = "stopped before it held a placement" if returned else "did not stop in time"
     what = ("so this is the best placement it had reported" if source == "reported" else
-            f"so this is the {STAND_IN[source]}, not its best (a kernel may have been compiling)"
+            f"so this is {STAND_IN[source][1]}, not its best (a kernel may have been compiling)"
             if placement is not None else f"and no placement {'exists' if none else 'is known'}")
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
@@ -480,7 +480,7 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
         bound, source if placement is not None else None)
     return make_result(
         instance, method, placement, Termination.INFEASIBLE if none else termination,
-        solver="" if placement is None else STAND_IN.get(source, method).split(" by ")[0],
+        solver="" if placement is None else STAND_IN.get(source, (method,))[0],
         proven=proven or none, bound=None if none else bound,
         message=f"{why}: the {method} search {state}, {what}",
         provenance=Provenance(plan=steps or (method,), proof="bound" if proven else None,
