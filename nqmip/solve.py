@@ -109,7 +109,7 @@ def solve(
         is also proven optimal.
     :param warm_start: exact backends and auto: a placement, a ``Result`` or a
         heuristic's name to start from (by default a limited exact solve starts from the
-        explicit solution of :mod:`nqmip.construct`; ``False`` turns that off).
+        explicit solution, climbed 0.1 s by numpy swaps; ``False`` turns that off).
     :param on_progress: called with each report on a thread of its own; its exception is raised.
     :param threads: solver threads (the MIP backends, CP-SAT and auto).
     :param mip_gap: stop at this relative gap (the exact backends).
