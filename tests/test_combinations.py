@@ -45,10 +45,10 @@ def _weights(spec: Method) -> str | None:
 
 
 @pytest.mark.parametrize("method", _params(list(METHODS.values())))
-@pytest.mark.parametrize("sense", ["max", "min"])
 def test_a_search_stopped_before_its_first_placement_keeps_the_fixed_queens(
-        method: str, sense: str) -> None:
+        method: str) -> None:
     spec = METHODS[method]
+    sense = "min" if list(METHODS).index(method) % 2 else "max"  # both, over the table
     fixed = {0: 1, 7: 30}
     result = nqmip.solve(40, _weights(spec), fixed=fixed, method=method, sense=sense,
                          time_limit=0.01)
