@@ -160,3 +160,30 @@ def test_an_exact_solver_leaves_the_caller_its_threads_and_hears_a_cancel(
     assert heard < 3.0, f"{heard:.1f} s after the cancel"  # GRACE (0.6 s), a loaded machine
     result = box["result"]
     assert isinstance(result, nqmip.Result) and result.placement is not None
+
+
+def _climbing_sites() -> list[object]:
+    """auto's sites (tests/auto_matrix.py, from the policy's thresholds) whose plan starts
+    from the explicit incumbent on a board of weights the numpy climb takes."""
+    from nqmip.heuristics.swapclimb import MAX_N
+    from tests.auto_matrix import sites
+
+    return [pytest.param(site, id=f"{site.plan}-{site.label}") for site in sites()
+            if site.weights is not None and not site.warm_start and site.size <= MAX_N
+            and site.plan not in ("small", "warm-start") and site.limit <= 2.0]
+
+
+@pytest.mark.parametrize("site", _climbing_sites())
+def test_autos_first_incumbent_is_climbed_before_any_part_runs(site: object) -> None:
+    """A part whose kernels load past a short limit leaves auto with its first incumbent:
+    that is the construction climbed (0.1 s of numpy swaps), not the bare construction."""
+    from tests.auto_matrix import Site
+
+    assert isinstance(site, Site)
+    instance = nqmip.make_instance(site.size, site.weights, weights_seed=1)
+    nqmip.solve(instance, time_limit=1.0)  # the plan's kernels, loaded before the clock
+    result = nqmip.solve(instance, time_limit=1.0)
+    plan = result.provenance.plan
+    assert plan[:2] == ("explicit", "swap climb") or result.status is Status.OPTIMAL, plan
+    construction = instance.objective(explicit_solution(site.size))
+    assert result.objective is not None and result.objective >= construction
