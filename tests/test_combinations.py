@@ -13,7 +13,8 @@ table (:data:`nqmip.methods.METHODS`), not from the cases the sweep happened to 
   (random n = 48: 249, where the annealing has 414 in the same 4 s on a first run whose
   kernels' load took 3.4 s; glpsol at 4 s). Now the construction climbed by the numpy swap
   search for 0.1 s (389); and so is an exact method's default start (HiGHS, bnb at 4 s
-  answered the start they were given: the construction's 249).
+  answered the start they were given: the construction's 249), and auto's first
+  incumbent (chess black 3, white -1, n = 44, 3 s on a first run: 44, now 76).
 - ``threads`` far above the cores (256 on two): HiGHS, Gurobi and HiGHS through Pyomo
   missed the limit and answered the bare construction (n = 36, random: 158, where two
   threads reached 267-281), and so did auto, which gives them its threads. Now a solver
