@@ -11,6 +11,7 @@ per square, and a MIP model some kilobytes per variable.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 #: The interpreter with the solver libraries loaded (measured: 220-230 MB).
@@ -27,6 +28,13 @@ BYTES_PER_SEARCH_WEIGHT = 8
 BYTES_PER_MODEL_VARIABLE = 4096
 #: Share of the available memory a run may plan to use.
 USABLE_SHARE = 0.9
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity, else the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return max(os.cpu_count() or 1, 1)
 
 
 class CapacityError(ValueError):

@@ -27,7 +27,8 @@ Kind = Literal["exact", "heuristic", "auto", "lex"]
 OPTIONS: dict[str, str] = {
     "seed": "the run is reproducible and the seed changes it (a deterministic method "
             "refuses a seed)",
-    "threads": "the solver uses this many threads",
+    "threads": "the solver uses this many threads, at most the cores this process may run "
+               "on (result.extra['threads'] says when fewer; as asked with work_limit)",
     "mip_gap": "the run stops once its bound is within this relative gap of its incumbent",
     "strengthen": "False solves the textbook model, without the valid rows of "
                   "nqmip.formulation.strengthen",

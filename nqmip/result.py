@@ -57,8 +57,9 @@ class Provenance:
       the colour bound).
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
       ``"colour_search"``, ``"fixed"`` (the fixed queens alone), ``"explicit"`` (the
-      explicit construction), ``"completion"`` (a quick completion of the fixed queens: a
-      search stopped before it held one) or a heuristic's name.
+      explicit construction), ``"climbed"`` (the construction improved by a short swap climb)
+      and ``"completion"`` (a short search's completion of the fixed queens): what a search
+      stopped before it held a placement answers; or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
       heuristic's name, or None; ``start_objective`` its value (in the result's terms)
       and ``start_accepted`` whether the solver took it (None: no start, or a solver

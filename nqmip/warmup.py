@@ -54,10 +54,10 @@ def run_group(target: str) -> Group:
 
 
 def cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return max(os.cpu_count() or 1, 1)
+    """The cores this process may run on (:func:`nqmip.capacity.cores`)."""
+    from nqmip.capacity import cores as machine_cores
+
+    return machine_cores()
 
 
 def warm_up_every(processes: int | None = None,

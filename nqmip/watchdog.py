@@ -9,8 +9,11 @@ numba compile cannot be interrupted, and a cold cache may take longer than the b
   return; then the deadline is cancelled (for parts that hear only a cancel) and it has
   ``LAST_CALL`` more. A worker that has not returned by then is abandoned (it ends in the
   background; it is a daemon thread), and the caller answers with what it knows. A cancel
-  before the limit (a target reached, auto's parts) abandons nothing: the worker returns
-  its own best, and has until the limit to do so.
+  before the limit for a target reached abandons nothing: the worker returns its own
+  best, and has until the limit to do so. A caller's cancel (reason "interrupted": its
+  own, or its progress callback's exception) is a stop as Ctrl-C is: ``GRACE`` seconds,
+  then the answer (glpsol, HiGHS through Pyomo and toulbar2 do not hear a cancel: a
+  cancel at 2 s of a 30 s limit was answered at 30 s).
 - **Ctrl-C.** The deadline is cancelled and the worker gets ``GRACE`` seconds to return
   its own best. Signals that arrive within ``REPEAT`` seconds of the first are the same
   request (a wrapper such as ``timeout -s INT`` signals the whole process group, so the
@@ -125,6 +128,7 @@ def run_watched(work: Callable[[], T], deadline: Deadline) -> Watched[T]:
     end = time.perf_counter() + deadline.remaining()  # the limit; a later cancel keeps it
     try:
         overran = _wait(done, deadline, end, thread)
+        interrupted = not done.is_set() and deadline.stopped_by() == INTERRUPTED
     except KeyboardInterrupt:
         interrupted = True
         deadline.cancel(INTERRUPTED)
@@ -142,10 +146,16 @@ def run_watched(work: Callable[[], T], deadline: Deadline) -> Watched[T]:
 def _wait(done: threading.Event, deadline: Deadline, end: float,
           worker: threading.Thread) -> bool:
     """Until the work returns, or ``OVERRUN`` after the limit ``end`` plus ``LAST_CALL``
-    (at the limit for a worker still :func:`loading`); whether the deadline had to be
-    cancelled."""
+    (at the limit for a worker still :func:`loading`), or ``GRACE`` after a caller's
+    cancel; whether the deadline had to be cancelled."""
+    stopped: float | None = None
     while not done.wait(POLL):
-        late = time.perf_counter() - end
+        now = time.perf_counter()
+        if stopped is None and deadline.stopped_by() == INTERRUPTED:
+            stopped = now
+        if stopped is not None and now - stopped >= GRACE:
+            return False
+        late = now - end
         if late >= 0 and worker.ident in _LOADING:
             deadline.cancel(TIME_LIMIT)
             return True

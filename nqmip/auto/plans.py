@@ -190,8 +190,10 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
     """The incumbent first, then the plan's parts (:data:`RUNNERS`)."""
     run, instance, deadline, seed = call.run, call.run.instance, call.deadline, call.run.seed
     if not instance.fixed:
-        # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent.
+        # Never empty-handed, at any n: the explicit O(n) solution is the first incumbent,
+        # climbed at once (a part's kernels may load past a short limit)
         run.offer(explicit_result(instance, seed), "explicit")
+        stand_in_climb(run, deadline)
     elif plan.name != "completion" and call.size <= COMPLETION_SEARCH_MAX_FREE:
         # With fixed queens, the first completion (or the proof that there is none)
         run.offer(first_completion(instance, deadline.sub(
@@ -432,6 +434,22 @@ def _colour_proof(call: Call) -> None:
         first_climb(run, deadline)
     run.beside(deadline, prove, lead=second_stream,
                ready=None if call.beside is None else call.beside.ready)
+
+
+def stand_in_climb(run: Portfolio, deadline: Deadline) -> None:
+    """The explicit incumbent climbed for ``swapclimb.STAND_IN_SECONDS`` by numpy swaps
+    (weights, no fixed queens, n <= ``swapclimb.MAX_N``), what a stopped call would answer:
+    auto at chess n = 44 (black 3, white -1), 3 s, answered the construction's 44, the
+    colour proof's kernels loading past the limit on a first run."""
+    from nqmip.heuristics.swapclimb import MAX_N, STAND_IN_SECONDS, climb_result
+
+    best, instance = run.best, run.instance
+    if instance.is_feasibility or instance.fixed or not 4 <= instance.n <= MAX_N \
+            or best is None or best.placement is None:
+        return
+    limit = deadline.sub(STAND_IN_SECONDS)
+    run.guard("swap climb", lambda: run.offer(climb_result(
+        instance, np.asarray(best.placement), limit, run.seed), "swap climb"))
 
 
 def first_climb(run: Portfolio, deadline: Deadline) -> None:

@@ -4,7 +4,6 @@ improvement to the caller's ``on_progress``."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -254,9 +253,9 @@ def part_name(part: Callable[..., object]) -> str:
 
 def spare_cores() -> int:
     """Threads for a solver that runs beside the annealing: the cores it leaves free."""
-    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-             else os.cpu_count() or 1)
-    return max(1, cores - 1)
+    from nqmip.capacity import cores
+
+    return max(1, cores() - 1)
 
 
 def as_auto(result: Result, begin: float, run: Portfolio) -> Result:

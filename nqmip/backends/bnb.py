@@ -43,7 +43,7 @@ class BnbBackend(Backend):
         outcome = branch_and_bound(
             instance, options.deadline, options.warm_start, mip_gap=options.mip_gap,
             report=lambda inc, bound: progress(incumbent=inc, bound=bound),
-            incumbent=options.incumbent, threads=options.threads or 1,
+            incumbent=options.incumbent, threads=options.solver_threads() or 1,
             node_limit=None if options.work_limit is None else int(options.work_limit),
             workers=options.workers, scheduler=options.scheduler, stats=cluster,
             record=options.record)

@@ -54,7 +54,7 @@ class CpSatBackend(Backend):
         if options.seed is not None:
             params.random_seed = int(options.seed) % 2_147_483_647
         if options.threads is not None:
-            params.num_workers = int(options.threads)
+            params.num_workers = int(options.solver_threads() or 1)
         if options.work_limit is not None:
             # Deterministic seconds; the workers interleaved, so that the answer does not
             # depend on the cores (8 workers unless threads says: the same on any machine)

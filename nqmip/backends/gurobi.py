@@ -101,7 +101,7 @@ class GurobiBackend(Backend):
         if options.seed is not None:
             model.Params.Seed = int(options.seed) % 2_000_000_000
         if options.threads is not None:
-            model.Params.Threads = int(options.threads)
+            model.Params.Threads = int(options.solver_threads() or 1)
         model.Params.MIPGap = float(options.mip_gap)
         if options.target is not None:
             model.Params.BestObjStop = float(options.target)

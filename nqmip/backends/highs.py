@@ -58,7 +58,7 @@ class HighsBackend(Backend):
         if options.seed is not None:
             h.setOptionValue("random_seed", int(options.seed) % 2_147_483_647)
         if options.threads is not None:
-            h.setOptionValue("threads", int(options.threads))
+            h.setOptionValue("threads", int(options.solver_threads() or 1))
         h.setOptionValue("mip_rel_gap", float(options.mip_gap))
         if options.work_limit is not None:  # nodes: HiGHS's MIP is deterministic
             h.setOptionValue("mip_max_nodes", int(options.work_limit))

@@ -49,7 +49,7 @@ class HighsPyomoBackend(Backend):
             opt.config.time_limit = limit
         if options.seed is not None:
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
-        threads = 0 if options.threads is None else int(options.threads)  # 0: HiGHS's own
+        threads = options.solver_threads() or 0  # 0: HiGHS's own
         opt.highs_options["threads"] = threads
         if options.work_limit is not None:  # nodes
             opt.highs_options["mip_max_nodes"] = int(options.work_limit)

@@ -81,7 +81,7 @@ class ScipBackend(Backend):
             accepted = bool(model.addSol(start))
         with stop_when_cancelled(options.deadline, model.interruptSolve), \
                 c_stdout_to_stderr(options.deadline):
-            model.optimize()  # SCIP's log (verbose) on stderr: stdout stays ours
+            model.optimizeNogil()  # SCIP's log (verbose) on stderr: stdout stays ours
         return self._read(model, lm, x, accepted)
 
     @staticmethod

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -161,10 +160,10 @@ def children(board: _Board, n: int, placed: Key, row: int, limit: int
 
 
 def default_workers() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return max(os.cpu_count() or 1, 1)
+    """The cores this process may run on (:func:`nqmip.capacity.cores`)."""
+    from nqmip.capacity import cores
+
+    return cores()
 
 
 class Workers:
