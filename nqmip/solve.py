@@ -19,13 +19,7 @@ from typing import Any
 
 from nqmip.budget import Deadline
 from nqmip.fits import check_capacity, check_random
-from nqmip.instance import (
-    FixedSpec,
-    Instance,
-    WeightsSpec,
-    free_rows,
-    make_instance,
-)
+from nqmip.instance import FixedSpec, Instance, WeightsSpec, free_rows, make_instance
 from nqmip.methods import (
     METHODS,
     Method,
@@ -154,9 +148,12 @@ def solve(
     listener = trajectory.listen(dispatcher := _dispatcher(
         on_progress, options["verbose"] and not spec.log, view, deadline))
 
-    def work() -> Result:
-        return _dispatch(spec, maximised, deadline, params, **{
+    def work() -> Result:  # the caller's reports end where the result does
+        done = _dispatch(spec, maximised, deadline, params, **{
             **options, "seed": seed, "on_progress": listener, "target": trajectory.target})
+        if (last := trajectory.closing(done.method, done.objective, done.bound)) is not None:
+            listener(last)
+        return done
 
     result = _answer(_watched(work, deadline, dispatcher), maximised, spec, trajectory)
     result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)

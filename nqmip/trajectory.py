@@ -154,6 +154,23 @@ class Trajectory:
         (a method that reports at its end only): the curve ends where the result does."""
         self.note(objective, bound)
 
+    def closing(self, method: str, objective: float | None,
+                bound: float | None) -> Progress | None:
+        """The report that ends the caller's stream where the method's result does, when no
+        report carried its objective or its bound (a solver proving at its end what it never
+        reported, or a start it was handed that was already optimal); None when the
+        reports already reached both."""
+        objective, bound = finite(objective), finite(bound)
+        with self._lock:
+            better = objective is not None and (self.incumbent is None or (
+                objective > self.incumbent and not close_to(objective, self.incumbent)))
+            tighter = bound is not None and (self.bound is None or (
+                bound < self.bound and not close_to(bound, self.bound)))
+            now = self.deadline.elapsed()
+        if not (better or tighter):
+            return None
+        return Progress(method, now, incumbent=objective, bound=bound)
+
     def time_to(self, objective: float | None) -> float | None:
         """When the incumbent first reached ``objective`` (the result's), or None."""
         if objective is None:
