@@ -4,7 +4,8 @@ door: nqmip.solve, nqmip.lex_first, count_solutions, the three commands and
 nqmip-compare's --param. Cases are generated from the method table: every method x every
 typed option it honours x sense x fixed, an invalid value refused by name; a valid value
 taken by every method x option with both senses and with and without fixed queens (each
-pair of values in the fast lane's covering rows). (tests/test_contract.py shows each honoured option's effect; this file its range.)"""
+pair of values in the fast lane's covering rows). (tests/test_contract.py shows each
+honoured option's effect; this file its range.)"""
 
 from __future__ import annotations
 
