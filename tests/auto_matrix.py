@@ -136,19 +136,50 @@ def cells() -> list[Cell]:
     return found
 
 
+def scip_with(solvers: tuple[str, ...], size: int) -> bool:
+    """Whether the MIP plan may run SCIP beside its LP search with these optional solvers
+    (what :func:`~nqmip.auto.policy.scip_beside` says; a cell's run checks they agree)."""
+    return "scip" in solvers and size >= policy.SCIP_MIN_FREE
+
+
+def runs(cell: Cell) -> tuple[str, bool]:
+    """What the solver set changes in the cell's call: the exact backend auto picks and
+    whether SCIP may run beside it (both read from the policy; a cell's run checks them)."""
+    size = free_rows(cell.instance())
+    return backend_with(SOLVER_SETS[cell.solvers], size), \
+        scip_with(SOLVER_SETS[cell.solvers], size)
+
+
 def sample() -> list[Cell]:
     """A covering sample of :func:`cells` for the whole suite (the product is 189 cells,
-    978 s of limits): every site with every solver set it has, each with one (sense,
-    fixed queens) of the site in turn, so that every sense, every fixed-queen case and
-    every solver set meets every plan; the long-budget site (34 s a cell) with all the
-    optional solvers. ``python tools/auto_matrix.py`` runs the whole product."""
+    978 s of limits): at every site, each different thing the solver sets make auto run
+    there (:func:`runs`: the backend it picks, SCIP beside or not), and every solver set
+    at some site of every plan, each cell with one (sense, fixed queens) of the site in
+    turn, so that every sense, every fixed-queen case and every solver set meets every
+    plan; the long-budget site (34 s a cell) with all the optional solvers. A solver set
+    that makes no difference at a site (toulbar2 alone beside none: auto runs no toulbar2
+    part) is met at another site of the plan, not at each. ``python tools/auto_matrix.py``
+    runs the whole product."""
     chosen: list[Cell] = []
+    met: dict[str, set[str]] = {}  # plan -> the solver sets it has met
+    every = cells()
     for index, site in enumerate(sites()):
-        mine = [cell for cell in cells() if cell.site == site]
+        mine = [cell for cell in every if cell.site == site]
         sets = list(dict.fromkeys(cell.solvers for cell in mine))
         if site.limit > LIMIT:  # 34 s a cell: all the optional solvers (SCIP beside)
             sets = [name for name in sets if name == "all"]
-        for turn, solvers in enumerate(sets):
+        plan_met = met.setdefault(site.plan, set())
+        classes: dict[tuple[str, bool], list[str]] = {}
+        for name in sets:
+            first = next(cell for cell in mine if cell.solvers == name)
+            classes.setdefault(runs(first), []).append(name)
+        picks = [next((n for n in names if n not in plan_met), names[0])
+                 for names in classes.values()]
+        later = [s for s in sites()[index + 1:] if s.plan == site.plan]
+        if not later:  # the plan's last site: the solver sets it has not met yet
+            picks += [name for name in sets if name not in plan_met and name not in picks]
+        for turn, solvers in enumerate(picks):
+            plan_met.add(solvers)
             options = [cell for cell in mine if cell.solvers == solvers]
             chosen.append(options[(index + turn) % len(options)])
     return chosen
@@ -200,6 +231,7 @@ def run(cell: Cell) -> tuple[Result, float]:
     with only(SOLVER_SETS[cell.solvers]):
         size = free_rows(instance)
         assert policy.pick_backend(size) == backend_with(SOLVER_SETS[cell.solvers], size)
+        assert policy.scip_beside(size) == scip_with(SOLVER_SETS[cell.solvers], size)
         warm(cell)
         begin = time.perf_counter()
         result = nqmip.solve(instance, time_limit=cell.site.limit,

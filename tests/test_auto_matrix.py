@@ -6,9 +6,10 @@ right side of its objective, no part failed, within the limit + 1 s.
 
 The fast lane runs a representative cell of each plan and every short-budget SCIP cell of
 the MIP plan (where SCIP was handed ``threads`` and auto raised); the slow lane a covering
-sample of the rest (``test_a_covering_sample_of_the_matrix``: every site x solver set, the
-senses and fixed queens in turn); ``python tools/auto_matrix.py`` runs and prints the whole
-product (189 cells, about 17 minutes).
+sample of the rest (``test_a_covering_sample_of_the_matrix``: at every site each thing the
+solver sets change there, the backend auto picks and SCIP beside it or not; every solver
+set at every plan; the senses and fixed queens in turn); ``python tools/auto_matrix.py``
+runs and prints the whole product (189 cells, about 17 minutes).
 """
 
 from __future__ import annotations

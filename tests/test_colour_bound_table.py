@@ -41,7 +41,8 @@ def test_small_entries_are_the_line_model_solved_again(n: int) -> None:
 
 @pytest.mark.parametrize("n", range(4, 12))
 def test_entries_bound_every_placement_and_are_met(n: int) -> None:
-    placements = solutions(n) if n <= 10 else solutions_by_backtracking(n)
+    # the n! permutations up to 8; beyond, backtracking (n = 10: 0.2 s against 14-27 s)
+    placements = solutions(n) if n <= 8 else solutions_by_backtracking(n)
     blacks = [black_count(p) for p in np.asarray(placements)]
     assert LEAST[n] is not None and MOST[n] is not None
     assert LEAST[n] <= min(blacks) and max(blacks) <= MOST[n]

@@ -39,6 +39,19 @@ def run(*args: str, env: dict[str, str] | None = None,
                           text=True, timeout=timeout, cwd=ROOT, env=full_env)
 
 
+def refused(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command's ``main`` in this process, for a call it refuses before any sweep (the
+    real command's start-up, 1-2 s a case, is test_the_real_command_refuses_in_one_line's)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as stop:  # argparse's own refusals
+            status = int(stop.code or 0)
+    return subprocess.CompletedProcess(["nqmip-compare", *args], status, out.getvalue(),
+                                       err.getvalue())
+
+
 def rows_of(path: Path) -> list[dict[str, Any]]:
     """The runs' rows of a records file (not its header row, the grid)."""
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -396,8 +409,8 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
             "--param", "tabu:tenure=15", "--resume", str(out), *quick, "--csv")
     assert p.returncode == 0 and len(rows_of(out)) == 2
-    p = run("--n", "6", "--methods", "highs", "--resume", str(out), *quick,
-            "--markdown")
+    p = refused("--n", "6", "--methods", "highs", "--resume", str(out), *quick,
+                "--markdown")
     assert p.returncode == 2 and len(rows_of(out)) == 2
     assert "--param highs:strengthen=false, tabu:tenure=15 in the file, none here" in p.stderr
     p = run("--n", "6", "--methods", "highs", "--output", str(out), *quick,
@@ -405,8 +418,8 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None
     # a bad value is refused before the sweep, by name, in one line, nothing written
-    p = run("--n", "6", "--methods", "tabu", "--param", "tabu:tenure=-3", "--output",
-            str(out), *quick, "--csv")
+    p = refused("--n", "6", "--methods", "tabu", "--param", "tabu:tenure=-3", "--output",
+                str(out), *quick, "--csv")
     assert p.returncode == 2 and len(rows_of(out)) == 3
     assert len(p.stderr.splitlines()) == 1 and "--param tenure=-3" in p.stderr
     # a parameter no method of the grid takes is refused before the sweep, by name
@@ -414,7 +427,7 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
                          (["--param", "cpsat:x=1"], "not in --methods"),
                          (["--param", "seed=3"], "grid's own options"),
                          (["--param", "sa:tenure=3"], "'sa' is not in --methods")):
-        p = run("--methods", "highs", *bad)
+        p = refused("--methods", "highs", *bad)
         assert p.returncode == 2 and message in p.stderr and len(p.stderr.splitlines()) == 1
 
 
@@ -505,7 +518,7 @@ def test_summary_puts_quality_beside_time() -> None:
 
 
 def test_no_arguments_print_usage_and_run_nothing() -> None:
-    p = run()
+    p = refused()
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("usage: nqmip-compare") and "--n and --methods" in p.stderr
     assert not Path("/nonexistent").exists()
@@ -517,7 +530,7 @@ def test_a_corrupt_resume_file_is_refused_naming_the_line(tmp_path: Path) -> Non
                     'not json\n{"n": 5, "method": "highs", "weights": "chess", '
                     '"status": "optimal", "objective": "twelve"}\n')
     before = runs.read_text()
-    p = run("--n", "5", "--methods", "highs", "--resume", str(runs))
+    p = refused("--n", "5", "--methods", "highs", "--resume", str(runs))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
     assert "line 2" in p.stderr and str(runs) in p.stderr
     assert runs.read_text() == before  # nothing appended to a file it cannot read

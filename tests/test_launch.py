@@ -70,8 +70,10 @@ def doors(folder: Path) -> dict[str, tuple[list[str], str]]:
                          "solve"),
         "python-m-nqmip": ([python, "-m", "nqmip", *SOLVE], "solve"),
         "solve-weighted": ([*console_command("solve-weighted", folder), *SOLVE], "solve"),
+        # a sweep of 10 s, far past the latest moment: the cost of a signal not heard
+        # (see the retry in test_a_stop_at_any_moment_of_the_start_is_answered)
         "compare-script": ([python, str(ROOT / "scripts" / "compare.py"), "--n", "200",
-                            "--methods", "sa", "--repeats", "4", "--time-limit", "20",
+                            "--methods", "sa", "--repeats", "2", "--time-limit", "5",
                             "--target", "none", "--no-progress", "--output",
                             str(folder / "runs.jsonl")], "compare"),
         "count-script": ([python, str(ROOT / "scripts" / "count_solutions.py"), "--n", "17",

@@ -121,8 +121,10 @@ def test_auto_proves_small_boards() -> None:
 
 
 def test_auto_chess_uses_the_colour_bound() -> None:
-    # n = 20: plain HiGHS proves it in about a second (n = 24 took 11 s)
-    plain = nqmip.solve(20, "chess", method="highs", strengthen=False)
+    # n = 20, the optimum from another exact solver: CP-SAT proves it in about a second
+    # (plain HiGHS took 4-8 s under load; n = 24 took 11 s)
+    plain = nqmip.solve(20, "chess", method="cpsat")
+    assert plain.status == Status.OPTIMAL
     r = nqmip.solve(20, "chess", method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.objective == plain.objective
     assert r.provenance.start_accepted is None  # a start would skip the proof by the bound
@@ -169,15 +171,27 @@ def test_ctrl_c_returns_best_incumbent(method: str) -> None:
     # Instances these solvers cannot prove within seconds (Gurobi's pip licence: n <= 44).
     n, weights = (40, "chess") if method == "gurobi" else (60, "random")
     code = (
-        "import nqmip, json; "
+        "import nqmip, json, sys\n"
+        "heard = []\n"
+        "def report(p):\n"
+        "    if p.incumbent is not None and not heard:\n"
+        "        heard.append(p)\n"
+        "        print('incumbent', file=sys.stderr, flush=True)\n"
         f"r = nqmip.solve({n}, {weights!r}, weights_seed=1, method={method!r}, "
-        "time_limit=120); "
+        "time_limit=120, on_progress=report)\n"
         "print(json.dumps([r.termination, r.objective, r.placement is not None]))"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    time.sleep(6)
+    assert proc.stderr is not None
+    # the solver has its first incumbent (it said so): the interrupt comes a second later,
+    # not after a fixed sleep (it was 6 s) that a cold or loaded start may outlast
+    before = []
+    while (line := proc.stderr.readline()) not in ("incumbent\n", ""):
+        before.append(line)
+    assert line == "incumbent\n", "".join(before) + proc.stderr.read()
+    time.sleep(1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

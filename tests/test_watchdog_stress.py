@@ -6,7 +6,8 @@ its time limit in a subprocess. Each returns within its limit (its cancel, its S
 
 The draw and the runs are benchmarks/bench_watchdog_stress.py's (numpy's generator with a
 fixed seed: a failure names its case, which the script reruns); the script prints the
-figures. The fast lane runs a short draw; the slow lane the script's own counts.
+figures. Two tests run the first cases of the script's draw, a third the rest of its own
+counts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def stress_module() -> ModuleType:
 
 
 STRESS = stress_module()
+#: The short draws: the first cases of the script's own (numpy's generator draws them in
+#: turn), which the long stress does not run again.
+SHORT_CALLS, SHORT_COMMANDS = 20, 2
 
 
 def check(seed: int, calls: int, commands: int) -> None:
@@ -56,13 +60,22 @@ def test_the_draw_is_reproducible_and_covers_every_kind_of_stop() -> None:
 
 
 def test_a_short_stress_of_the_watchdog() -> None:
-    check(41, 20, 0)
+    check(41, SHORT_CALLS, 0)
 
 
 def test_the_solve_command_under_sigint_and_its_time_limit() -> None:
-    check(41, 0, 2)
+    check(41, 0, SHORT_COMMANDS)
 
 
 @pytest.mark.slow
-def test_a_long_stress_of_the_watchdog() -> None:
-    check(41, 60, 4)
+def test_a_long_stress_of_the_watchdog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rest of the script's own counts (60 calls, 4 commands): with the two tests
+    above, the whole suite runs each case of the script once."""
+    draw, draw_commands = STRESS.draw, STRESS.draw_commands
+    assert draw(41, 60)[:SHORT_CALLS] == draw(41, SHORT_CALLS)
+    assert draw_commands(41, 4)[:SHORT_COMMANDS] == draw_commands(41, SHORT_COMMANDS)
+    monkeypatch.setattr(STRESS, "draw", lambda seed, count: draw(
+        seed, count + SHORT_CALLS)[SHORT_CALLS:])
+    monkeypatch.setattr(STRESS, "draw_commands", lambda seed, count: draw_commands(
+        seed, count + SHORT_COMMANDS)[SHORT_COMMANDS:])
+    check(41, 60 - SHORT_CALLS, 4 - SHORT_COMMANDS)
