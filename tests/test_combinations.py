@@ -122,12 +122,6 @@ def test_threads_far_above_the_cores_still_answer_at_the_limit(method: str) -> N
     assert result.objective > construction, (result.objective, result.message)
 
 
-#: Exact backends whose solver keeps the interpreter's lock while it searches, so that no
-#: thread of the caller runs, no watchdog and no signal handler: pybind11's toulbar2
-#: (its own timer stops it at a time limit; without one a stop waits for its end).
-HOLDS_THE_LOCK = {"toulbar2"}
-
-
 @pytest.mark.timing
 @pytest.mark.parametrize("method", _params([m for m in METHODS.values()
                                             if m.kind == "exact"]))
@@ -137,9 +131,8 @@ def test_an_exact_solver_leaves_the_caller_its_threads_and_hears_a_cancel(
     SIGTERM or SIGHUP to ``--method scip`` with no limit was never answered, auto's parts
     beside SCIP stood still; now optimizeNogil(). glpsol and HiGHS through Pyomo do not
     hear a cancel: the call answered at its limit (30 s here), where Ctrl-C is answered
-    within the watchdog's GRACE; now a caller's cancel is too."""
-    if method in HOLDS_THE_LOCK:
-        pytest.xfail(f"{method}'s solver keeps the interpreter's lock while it searches")
+    within the watchdog's GRACE; now a caller's cancel is too. toulbar2's search kept the
+    lock too (pybind11): it runs in a process of its own now."""
     nqmip.solve(8, "random", method=method, time_limit=5)  # its load, before the clock
     deadline = nqmip.Deadline(30)
     box: dict[str, object] = {}

@@ -110,11 +110,32 @@ def test_ctrl_c_during_a_toulbar2_search_is_heard(tmp_path: Path) -> None:
     printed). It was toulbar2's: "Time limit expired... Aborting..." and exit 0."""
     argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "toulbar2",
             "--random-weights", "2", "--time-limit", "3", "--json"]
-    # the moment is the model's build: the search keeps the GIL, the watch could not look
-    done = stop_at(argv, "_model", [signal.SIGINT], tmp_path, delay=1.0)
+    # the moment: the command waits for the search's process (its own, since it kept the
+    # GIL: no thread of the command ran, the watch could not look)
+    done = stop_at(argv, "search_answer", [signal.SIGINT], tmp_path, delay=1.0)
     assert done.reached and done.status == 130, done.err
     assert done.err == ""
     verified(done, 30, 2)
+
+
+@pytest.mark.solver("toulbar2")
+def test_sigterm_during_a_toulbar2_search_without_a_limit_is_answered(tmp_path: Path) -> None:
+    """SIGTERM 1 s into toulbar2's search with no time limit: answered within seconds (143,
+    a verified placement), its search's process ended. pybind11 kept the GIL through the
+    search, in the command's own process: no handler ran until the search ended (n = 40:
+    minutes)."""
+    argv = ["scripts/solve_weighted.py", "--n", "40", "--method", "toulbar2",
+            "--random-weights", "1", "--json"]
+    for _attempt in range(2):  # a loaded machine: once more
+        done = stop_at(argv, "search_answer", [signal.SIGTERM], tmp_path, delay=1.0,
+                       timeout=60)
+        assert done.reached and done.status == 143, (done.status, done.after, done.err)
+        assert done.err == ""
+        verified(done, 40, 1)
+        assert done.processes == [], done.processes
+        if done.after < 3.0:
+            break
+    assert done.after < 3.0, f"{done.after:.2f} s from the signal to the exit"
 
 
 def _actions() -> list[bytes]:
