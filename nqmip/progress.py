@@ -19,9 +19,10 @@ from typing import Any
 
 from nqmip import numba_cache
 
-#: Largest magnitude taken as a real value: Gurobi's "infinite" bound is 1e100
-#: (GRB.INFINITY), HiGHS's an IEEE infinity; no method takes totals past 1e99 as real.
-FINITE = 1e99
+#: Magnitudes from here on are a solver's "infinity", not a value: SCIP's is 1e20, Gurobi's
+#: 1e100 (GRB.INFINITY), HiGHS's an IEEE infinity; an instance's totals stay below 2^53
+#: (about 9.0e15: nqmip.instance refuses weights past it).
+FINITE = 1e20
 
 
 @dataclass(frozen=True)

@@ -198,3 +198,15 @@ def test_a_busy_callback_hears_the_newest_report_of_each_method_and_every_note()
         ("highs", 1.0, None), ("highs", 4.0, None), ("sa", 40.0, None),
         ("sa", None, "loading"), ("sa", None, "")]
     assert all(t.name != "nqmip-progress" for t in threading.enumerate())
+
+
+def test_a_solvers_infinity_is_no_value_and_every_real_total_is() -> None:
+    """SCIP's infinite dual bound is 1e20 (seen in a trajectory as -1e20 after a stop
+    before its root): no report or curve takes it as a bound, while the largest total an
+    instance allows (its weights' sum below 2^53) stays a value."""
+    from nqmip.progress import finite
+
+    for infinity in (1e20, -1e20, 1e100, float("inf"), -float("inf")):
+        assert finite(infinity) is None
+    for total in (0.0, -(2.0**53), 2.0**53, 9.0e15):
+        assert finite(total) == total
