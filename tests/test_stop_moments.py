@@ -59,14 +59,19 @@ def test_a_stop_a_warm_up_search_absorbed_ends_the_sweep(method: str, tmp_path: 
     target = ["--target", "none"] if METHODS[method].kind == "heuristic" else []
     argv = ["scripts/compare.py", "--n", "8", "--methods", method, "--repeats", "2",
             "--time-limit", "1", "--weights", weights, *target, "--no-progress",
-            "--output", str(tmp_path / "runs.jsonl")]
-    done = stop_at(argv, "run_chunks", [signal.SIGINT], tmp_path)
-    if not done.reached:  # this method's warm-up runs no chunk loop: no stop was sent
-        assert done.status == 0, done.err
-        return
-    assert done.status == 130, done.err
-    one_line(done, "nqmip-compare: interrupted; resume with --resume")
-    assert done.after < 5.0 and done.processes == [], done
+            "--output"]
+    for attempt in range(2):  # a loaded machine (and the hook's profile) may be slow: once more
+        output = str(tmp_path / f"runs{attempt}.jsonl")
+        done = stop_at([*argv, output], "run_chunks", [signal.SIGINT], tmp_path)
+        if not done.reached:  # this method's warm-up runs no chunk loop: no stop was sent
+            assert done.status == 0, done.err
+            return
+        assert done.status == 130, done.err
+        one_line(done, "nqmip-compare: interrupted; resume with --resume")
+        assert done.processes == [], done
+        if done.after < 5.0:
+            return
+    raise AssertionError(f"the sweep ended {done.after:.1f} s after the stop, twice")
 
 
 @pytest.mark.parametrize("door", ["solve --warm-up", "count --workers 2"])
