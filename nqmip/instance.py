@@ -245,7 +245,12 @@ def _check_weights(
             return None, None, "none"
         if key == "chess":
             for label, value in (("black", black), ("white", white)):
-                if not np.isfinite(value):
+                # a string, a bool or a complex met numpy's words ("ufunc 'isfinite' not
+                # supported"), naming no parameter, or was taken (True as 1.0)
+                if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
+                    raise InstanceError(f"{label} (the {label} squares' value) must be a "
+                                        f"real number, got {type(value).__name__} {value!r}")
+                if not np.isfinite(float(value)):
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
             return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
