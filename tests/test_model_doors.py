@@ -1,11 +1,13 @@
 """The model doors swept over their kinds: ``build_model``'s backends solved by every solver
 Pyomo and OR-Tools offer here, on boards whose queens are all fixed (or leave a line
-without a free cell), and the chess colours' values of every type."""
+without a free cell), the chess colours' values of every type, and the OPB reader's
+strictness (every mutation of a written file is refused by name or read back the same)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -115,3 +117,66 @@ def test_a_colour_value_is_taken_if_a_real_number_else_refused_by_name(
     instance = nqmip.make_instance(4, "chess", **{label: value})
     assert instance.weights is not None
     assert instance.weights[(0, 0) if label == "black" else (0, 1)] == float(value)
+
+
+# --- OPB ---------------------------------------------------------------------------------
+
+def _opb(tmp_path: Path, text: str) -> Any:
+    from nqmip.instances.opb import read_opb
+
+    path = tmp_path / "q.opb"
+    path.write_bytes(text.encode())
+    return read_opb(path)
+
+
+#: Rewrites of a written file that keep its instance (the file's bytes as editors leave it).
+KEPT = {"bom": lambda t: "\ufeff" + t, "crlf": lambda t: t.replace("\n", "\r\n"),
+        "tabs": lambda t: t.replace(" ", "\t"),
+        "comments-and-empty-lines": lambda t: t.replace(";\n", ";\n\n* a comment\n")}
+#: Rewrites that make another problem: each must be refused, never read as the model.
+CHANGED = {
+    "variable-0": lambda t: t.replace("min: ", "min: +5 x0 "),
+    "variable-past-the-board": lambda t: t.replace("min: ", "min: +5 x99 "),
+    "variable-twice": lambda t: t.replace("min: ", "min: -3 x16 "),
+    "float-coefficient": lambda t: t.replace("min: ", "min: +1.5e3 x1 "),
+    "trivial-diagonal": lambda t: t.replace("-1 x1 -1 x6 -1 x11 -1 x16 >= -1",
+                                            "+1 x1 +1 x6 +1 x11 +1 x16 >= -1"),
+    "coefficient-2": lambda t: t.replace("+1 x1 +1 x2", "+2 x1 +1 x2"),
+    "right-side-2": lambda t: t.replace("+1 x4 = 1", "+1 x4 = 2"),
+}
+OPB_WEIGHTS = {"whole": np.arange(16.0).reshape(4, 4), "negative": -np.ones((4, 4)),
+               "large": np.full((4, 4), 2.0**49 + 1)}
+
+
+@pytest.mark.parametrize("sense", ["max", "min"])
+@pytest.mark.parametrize("kind", list(OPB_WEIGHTS))
+@pytest.mark.parametrize("edit", list(KEPT))
+def test_an_opb_file_as_editors_leave_it_reads_back_the_same(tmp_path: Path, edit: str,
+                                                             kind: str, sense: str) -> None:
+    """Tabs in the writer's mark of a maximisation flipped it into a minimisation."""
+    from nqmip.instances.opb import opb_text
+
+    instance = nqmip.make_instance(4, OPB_WEIGHTS[kind], sense=sense)
+    back = _opb(tmp_path, KEPT[edit](opb_text(instance)))
+    assert back.sense == sense
+    assert np.array_equal(back.weight_matrix(), instance.weight_matrix())
+
+
+@pytest.mark.parametrize("edit", list(CHANGED))
+def test_an_opb_file_of_another_problem_is_refused_by_name(tmp_path: Path, edit: str) -> None:
+    from nqmip.instances.opb import opb_text
+
+    text = opb_text(nqmip.make_instance(4, OPB_WEIGHTS["whole"]))
+    changed = CHANGED[edit](text)
+    assert changed != text
+    with pytest.raises(InstanceError, match=r"q\.opb: "):
+        _opb(tmp_path, changed)
+
+
+@pytest.mark.parametrize("weight", [1000000.3, 2.5, 1e-9, 0.4])
+def test_opb_refuses_weights_that_are_not_whole(weight: float) -> None:
+    """np.allclose (relative 1e-5) took 1000000.3 as whole and wrote 1000000."""
+    from nqmip.instances.opb import opb_text
+
+    with pytest.raises(InstanceError, match="OPB coefficients are integers"):
+        opb_text(nqmip.make_instance(4, np.full((4, 4), weight)))
