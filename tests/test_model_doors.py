@@ -180,3 +180,21 @@ def test_opb_refuses_weights_that_are_not_whole(weight: float) -> None:
 
     with pytest.raises(InstanceError, match="OPB coefficients are integers"):
         opb_text(nqmip.make_instance(4, np.full((4, 4), weight)))
+
+
+# --- CSPLib prob079 ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("diags", ["[[1, 0]]", "[[3, 1]]", "[[1, 0], [3, 1]]", "[]"])
+@pytest.mark.parametrize("n", [10**7, 10**9, 10**12])
+def test_the_reduction_of_a_huge_param_file_is_refused_up_front(n: int, diags: str) -> None:
+    """A .param file's n is the file's word: its reduction to a completion (some 266 n
+    fixed queens) is checked against memory before any list of n is built (n = 10^7 spent
+    5 s building them, then began 2.7 * 10^9 queens)."""
+    import time
+
+    from nqmip.instances.csplib import excluded_to_completion, parse_diagonals
+
+    start = time.perf_counter()
+    with pytest.raises(InstanceError, match=rf"excluded_to_completion of the {n}-board"):
+        excluded_to_completion(parse_diagonals(f"n = {n}\ndiags = {diags}\n"))
+    assert time.perf_counter() - start < 2.0
