@@ -4,7 +4,10 @@ Components (all 0-based): ``I``, ``J`` (rows, columns), ``D`` (diagonal keys d =
 ``S`` (anti-diagonal keys s = i + j), ``w[i, j]`` (weights, a mutable Param), ``x[i, j]``
 (binary), constraint blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` and the
 objective ``value``. Fixed queens take no variable: the model is over the free board
-(:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`.
+(:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`. When
+they leave a row or column without a free cell (no completion) or fix every queen, a
+variable ``no_cell`` held at 0 stands for the missing cells in those rows and in the
+objective, so that every solver reads the model (infeasible, or optimal at their value).
 
 :func:`appsi_highs` is Pyomo's HiGHS interface without its process-wide capture of the
 output (the two backends that solve through it: ``highs-pyomo`` exact and lexicographic).
