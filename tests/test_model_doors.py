@@ -119,6 +119,30 @@ def test_a_colour_value_is_taken_if_a_real_number_else_refused_by_name(
     assert instance.weights[(0, 0) if label == "black" else (0, 1)] == float(value)
 
 
+#: The weights of one 4-board, as rows and as the rows' container, in every iterable form
+#: WeightsSpec (``Iterable[Iterable[float]]``) admits.
+ROWS = {"list": list, "tuple": tuple, "array": np.array, "generator": lambda r: (v for v in r),
+        "iterator": iter}
+OUTER = {"list": list, "tuple": tuple, "generator": lambda rows: (r for r in rows),
+         "map": lambda rows: map(lambda r: r, rows)}
+
+
+@pytest.mark.parametrize("backend", ["pyomo", "cpsat", "matrix"])
+@pytest.mark.parametrize("outer", list(OUTER))
+@pytest.mark.parametrize("row", list(ROWS))
+def test_weights_in_any_iterable_form_build_the_same_model(row: str, outer: str,
+                                                           backend: str) -> None:
+    """Rows drawn by a generator were refused ('got generator ... at []'): numpy takes a
+    generator for one object."""
+    matrix = np.arange(16.0).reshape(4, 4) - 5
+    weights = OUTER[outer]([ROWS[row](r.tolist()) for r in matrix])
+    instance = nqmip.make_instance(4, OUTER[outer]([ROWS[row](r.tolist()) for r in matrix]))
+    assert np.array_equal(instance.weights, matrix)
+    model = nqmip.build_model(4, weights, backend=backend)
+    if backend == "matrix":
+        assert np.array_equal(model.cost, matrix.ravel())
+
+
 # --- OPB ---------------------------------------------------------------------------------
 
 def _opb(tmp_path: Path, text: str) -> Any:
