@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
@@ -245,7 +245,12 @@ def _check_weights(
             return None, None, "none"
         if key == "chess":
             for label, value in (("black", black), ("white", white)):
-                if not np.isfinite(value):
+                # a string, a bool or a complex met numpy's words ("ufunc 'isfinite' not
+                # supported"), naming no parameter, or was taken (True as 1.0)
+                if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
+                    raise InstanceError(f"{label} (the {label} squares' value) must be a "
+                                        f"real number, got {type(value).__name__} {value!r}")
+                if not np.isfinite(float(value)):
                     raise InstanceError(f"the {label} square value must be finite, got {value}")
             return None, ColourWeights(float(black), float(white)), "chess"
         if key == "random":
@@ -256,6 +261,12 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
+    if isinstance(weights, Iterator) or (isinstance(weights, list | tuple) and any(
+            isinstance(row, Iterator) for row in weights)):
+        # rows drawn by a generator (an Iterable[Iterable[float]], as WeightsSpec says):
+        # numpy takes a generator for one object ("got generator ... at []"), so drawn
+        # once, here, as lists
+        weights = [list(row) if isinstance(row, Iterator) else row for row in weights]
     try:
         kind = np.asarray(weights).dtype.kind
     except ValueError:  # ragged rows: numpy's words name neither weights nor the board
@@ -288,9 +299,9 @@ def _exact_numbers(weights: Any) -> np.ndarray:
         raise InstanceError(f"weights must be an n x n array of numbers: {exc}") from None
     for index, value in np.ndenumerate(cells):
         if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
-            where = ", ".join(str(i) for i in index)
+            where = f" at [{', '.join(str(i) for i in index)}]" if index else ""
             raise InstanceError(f"weights must be real numbers, got {type(value).__name__} "
-                                f"{value!r} at [{where}]")
+                                f"{value!r}{where}")
     with np.errstate(over="ignore"):
         return np.array([float(v) for v in cells.ravel()],
                         dtype=np.float64).reshape(cells.shape)

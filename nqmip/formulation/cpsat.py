@@ -107,8 +107,11 @@ def build_cpsat_model(instance: Instance) -> CpSatModel:
         optimise(sum(c * v for c, v in zip(coefs, flat, strict=True) if c)
                  + round(board.fixed_value))
     else:
-        optimise(sum(float(w) * v for w, v in zip(weights.tolist(), flat, strict=True))
-                 + board.fixed_value)
+        # every queen fixed: a float objective with no variable is refused by the
+        # CP-SAT API ("'float' is not a valid objective"); a variable fixed at 0 carries it
+        terms = flat or [model.new_constant(0)]
+        optimise(sum(float(w) * v for w, v in zip(weights.tolist() or [1.0], terms,
+                                                  strict=True)) + board.fixed_value)
     return CpSatModel(model=model, x=x, queen=queen, n=n, fixed=dict(board.fixed))
 
 

@@ -98,6 +98,12 @@ def build_linear_model(
     n = instance.n
     board = free_board(instance)
     nn = board.num_cells
+    stand_in = nn + num_extra_cols == 0
+    if stand_in:
+        # no free cell (every queen fixed, or none left to place): a model of no column
+        # is 'empty' to HiGHS, which then reads no row (an empty row = 1 went unseen);
+        # one column held at 0 stands for the missing cells in every line (0 = 1)
+        num_extra_cols, extra_col_bounds = 1, (np.zeros(1), np.zeros(1))
     num_cols = nn + num_extra_cols
     cost = np.zeros(num_cols)
     cost[:nn] = board.weights
@@ -116,6 +122,7 @@ def build_linear_model(
         names.append(name)
         lower.append(lo)
         upper.append(up)
+        cols = np.zeros(1, dtype=np.int64) if stand_in else cols  # the column held at 0
         index_parts.append(cols)
         value_parts.append(np.ones(cols.size))
     for name, cols, coefs, lo, up in extra_rows or []:

@@ -4,7 +4,10 @@ Components (all 0-based): ``I``, ``J`` (rows, columns), ``D`` (diagonal keys d =
 ``S`` (anti-diagonal keys s = i + j), ``w[i, j]`` (weights, a mutable Param), ``x[i, j]``
 (binary), constraint blocks ``rows``, ``cols``, ``diagonals``, ``anti_diagonals`` and the
 objective ``value``. Fixed queens take no variable: the model is over the free board
-(:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`.
+(:class:`~nqmip.board.FreeBoard`); they come back in :func:`placement_from_pyomo`. When
+they leave a row or column without a free cell (no completion) or fix every queen, a
+variable ``no_cell`` held at 0 stands for the missing cells in those rows and in the
+objective, so that every solver reads the model (infeasible, or optimal at their value).
 
 :func:`appsi_highs` is Pyomo's HiGHS interface without its process-wide capture of the
 output (the two backends that solve through it: ``highs-pyomo`` exact and lexicographic).
@@ -135,12 +138,18 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
     # x in cell order (row-major), as the index sets are ordered.
     flat = list(m.x.values())
     members = {family: dict(items) for family, items in groups.items()}
+    empty = not flat or any(len(cells_of) == 0 for family in ("row", "col")
+                            for _key, cells_of in groups[family])
+    if empty:  # every queen fixed, or a line left without a free cell (no completion)
+        # Pyomo's Constraint.Infeasible crashed scip_direct ("unrecognized expression
+        # type"), and a model of no variable was "unknown" to appsi_highs and highs: a
+        # variable held at 0 stands in for the missing cells (0 == 1: infeasible)
+        m.no_cell = pyo.Var(bounds=(0, 0), doc="0: the cells of a line (or objective) "
+                            "left with none free")
 
     def rule(family: str, equal: bool) -> Any:
         def build(_m: pyo.ConcreteModel, key: int) -> Any:
-            terms = [flat[int(k)] for k in members[family][key]]
-            if not terms:  # a free row or column with no free cell: no completion
-                return pyo.Constraint.Infeasible
+            terms = [flat[int(k)] for k in members[family][key]] or [m.no_cell]
             return LinearExpression(terms) == 1 if equal else LinearExpression(terms) <= 1
         return build
 
@@ -152,6 +161,7 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
     )
     terms = LinearExpression(
         [MonomialTermExpression((w, x)) for w, x in zip(m.w.values(), flat, strict=True)]
+        or [MonomialTermExpression((1, m.no_cell))]
     )
     m.value = pyo.Objective(
         expr=terms + board.fixed_value if board.reduced else terms,

@@ -263,6 +263,24 @@ def _no_attack(queens: list[tuple[int, int]]) -> bool:
     return True
 
 
+#: Bytes a fixed queen of the reduction holds while it is built and checked: its tuple of
+#: two ints in the list (about 120) and its keys in the four sets of the check.
+BYTES_PER_REDUCED_QUEEN = 200
+
+
+def _check_reduction_fits(n: int, size: int) -> None:
+    """InstanceError before the reduction of an n-board to a ``size``-board is built when
+    its fixed queens (about ``size``) would not fit in memory (n = 10^9 from a .param
+    file began lists of n, then of 2.7 * 10^11 queens)."""
+    from nqmip.capacity import CapacityError, check_fits
+
+    try:
+        check_fits(size, need=BYTES_PER_REDUCED_QUEEN * size,
+                   method=f"excluded_to_completion of the {n}-board (its fixed queens)")
+    except CapacityError as exc:
+        raise InstanceError(str(exc)) from None
+
+
 def excluded_to_completion(inst: ExcludedDiagonals) -> tuple[int, list[tuple[int, int]]]:
     """``(N, fixed queens)`` of an n-Queens completion instance with the same solutions.
 
@@ -284,6 +302,8 @@ def excluded_to_completion(inst: ExcludedDiagonals) -> tuple[int, list[tuple[int
     placed = [(6 * n - 3 - d, 3 * n - 1 - 2 * d) for d in inst.differences]
     placed += [(2 * n - 2 - s, n + 2 * s) for s in inst.sums]
     to_place = n + len(placed)
+    block = 2 * size3 + 1 if size3 % 3 == 2 else 2 * size3 - 1
+    _check_reduction_fits(n, 19 * block + to_place)  # before any list of n
     # The open n x n region: rows 3n - 2 .. 4n - 3, columns 0 .. n - 1 (square (r, c) of the
     # excluded-diagonals board is (3n - 2 + r, c)); the rows and columns step 2 must leave.
     need_a = sorted([r + 3 * n - 2 for r in range(n)] + [a for a, _ in placed])
@@ -292,7 +312,6 @@ def excluded_to_completion(inst: ExcludedDiagonals) -> tuple[int, list[tuple[int
         # two excluded diagonals meet in one pre-placed queen: the instance is returned
         # unreduced (every placement attacks, nqmip says so as an input error)
         return size3, placed
-    block = 2 * size3 + 1 if size3 % 3 == 2 else 2 * size3 - 1
     modular = _modular(block)
     transposed = [(b, a) for a, b in modular]
     need_a_set, need_b_set = set(need_a), set(need_b)

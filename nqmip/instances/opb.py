@@ -16,9 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from nqmip.instance import Instance, InstanceError, make_instance
+from nqmip.instance import Instance, InstanceError, make_instance, whole
 
-_TERM = re.compile(r"([+-]?\d+(?:\.\d+)?)\s+x(\d+)")
+#: One term of a statement, ``+3 x12``: an integer coefficient (OPB has no others) and a
+#: variable; a statement is terms and nothing else (``1.5e3 x1`` was read as ``3 x1``).
+_TERM = re.compile(r"([+-]?\d+)\s+x(\d+)")
+_TERMS = re.compile(r"(?:\s*[+-]?\d+\s+x\d+)*\s*")
+#: The writer's mark of a negated maximisation, whatever the spacing (tabs flipped it).
+_MAXIMISE = re.compile(r"maximise\s+\(objective\s+negated\)")
 
 
 def _lines(n: int) -> list[tuple[list[int], str]]:
@@ -43,7 +48,7 @@ def opb_text(instance: Instance) -> str:
         raise InstanceError("OPB export takes boards without fixed queens")
     n = instance.n
     weights = instance.weight_matrix()
-    if not np.allclose(weights, np.round(weights)):
+    if not whole(weights):  # np.allclose took 1000000.3 (rtol 1e-5) and wrote 1000000
         raise InstanceError("OPB coefficients are integers: the weights are not")
     sign = 1 if instance.sense == "min" else -1  # OPB minimises
     lines = _lines(n)
@@ -89,17 +94,49 @@ def read_opb(path: str | Path) -> Instance:
     if not statements or not statements[0].startswith("min:"):
         raise InstanceError(f"{path}: the first statement must be the 'min:' objective")
     costs = np.zeros(n * n)
-    for coef, var in _TERM.findall(statements[0][4:]):
-        costs[int(var) - 1] = float(coef)
-    maximise = "maximise (objective negated)" in text
-    found = []
-    for statement in statements[1:]:
-        terms = _TERM.findall(statement)
-        cells = sorted(int(v) - 1 for _, v in terms)
-        kind = "=" if re.search(r"[^<>]=\s*1$", statement) else "<="
-        found.append((cells, kind))
+    for var, coef in _terms(statements[0][4:], n, path, "the objective").items():
+        costs[var] = coef
+    maximise = _MAXIMISE.search(text) is not None
+    found = [_constraint(statement, n, path) for statement in statements[1:]]
     expected = sorted((sorted(c), k) for c, k in _lines(n))
     if sorted(found) != expected:
         raise InstanceError(f"{path}: the constraints are not those of the {n}-queens model")
     weights = (-costs if maximise else costs).reshape(n, n)
     return make_instance(n, weights, sense="max" if maximise else "min")
+
+
+def _terms(body: str, n: int, path: str | Path, where: str) -> dict[int, int]:
+    """The terms of a statement's left side as ``{square: coefficient}`` (0-based squares),
+    InstanceError naming ``where`` for anything else: a term that is not an integer times
+    a variable, a variable off the n x n board (x0 wrote the last square, x99 of 16
+    squares met an IndexError) or one given twice (the second overwrote the first)."""
+    if not _TERMS.fullmatch(body):
+        raise InstanceError(f"{path}: {where} must be terms '+c xk' with integer c, got "
+                            f"{body.strip()[:60]!r}")
+    out: dict[int, int] = {}
+    for coef, var in _TERM.findall(body):
+        k = int(var)
+        if not 1 <= k <= n * n:
+            raise InstanceError(f"{path}: {where} names x{k}, off the {n * n} squares "
+                                f"x1..x{n * n}")
+        if k - 1 in out:
+            raise InstanceError(f"{path}: {where} names x{k} twice")
+        out[k - 1] = int(coef)
+    return out
+
+
+def _constraint(statement: str, n: int, path: str | Path) -> tuple[list[int], str]:
+    """A constraint as ``(squares, "=" or "<=")``: ``+1 ... = 1`` (exactly one) or
+    ``-1 ... >= -1`` (at most one), the only two the n-queens model has; any other
+    (coefficients of 2, ``+1 ... >= -1``, which holds always) is not the model's."""
+    match = re.fullmatch(r"(.*?)(>=|=)\s*([+-]?\d+)", statement, flags=re.S)
+    if match is None:
+        raise InstanceError(f"{path}: a constraint must be 'terms = 1' or 'terms >= -1', "
+                            f"got {statement[:60]!r}")
+    terms = _terms(match.group(1), n, path, "a constraint")
+    relation, rhs = match.group(2), int(match.group(3))
+    unit = 1 if relation == "=" else -1
+    if rhs != unit or any(c != unit for c in terms.values()):
+        raise InstanceError(f"{path}: the constraints are not those of the {n}-queens model "
+                            f"({statement[:60]!r})")
+    return sorted(terms), "=" if relation == "=" else "<="
