@@ -476,7 +476,7 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     steps, bound_from, incumbent_from = trajectory.sources(
         bound, source if placement is not None else None)
     return make_result(
-        instance, method, placement, Termination.INFEASIBLE if none else termination,
+        instance, method, placement, termination,  # why it stopped; a proof of none: status
         solver="" if placement is None else STAND_IN.get(source, (method,))[0],
         proven=proven or none, bound=None if none else bound,
         message=f"{why}: the {method} search {state}, {what}",
