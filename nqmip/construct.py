@@ -103,7 +103,7 @@ def completion(n: int, fixed: tuple[tuple[int, int], ...],
 
 #: The seconds a stopped search's answer may spend on :func:`completion` (the call returns
 #: within about 0.4 s of its limit).
-STAND_IN_SECONDS = 0.1
+COMPLETION_SECONDS = 0.1
 
 
 #: The stand-ins, as a stopped search's answer names them: (its solver, in words).
@@ -120,5 +120,5 @@ def stand_in(n: int, fixed: tuple[tuple[int, int], ...]) -> tuple[np.ndarray | N
     whether no placement exists (the completion's search exhausted)."""
     if not fixed and n not in (2, 3):
         return explicit_solution(n), False
-    placement, exhausted = completion(n, fixed, STAND_IN_SECONDS)
+    placement, exhausted = completion(n, fixed, COMPLETION_SECONDS)
     return placement, placement is None and exhausted

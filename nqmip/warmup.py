@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nqmip.capacity import cores
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -51,13 +53,6 @@ def run_group(target: str) -> Group:
     """Run one warm-up target (in a worker process, or here); what it took. Marks it ready
     for every kind of instance (:func:`is_ready`)."""
     return run_ready(target)
-
-
-def cores() -> int:
-    """The cores this process may run on (:func:`nqmip.capacity.cores`)."""
-    from nqmip.capacity import cores as machine_cores
-
-    return machine_cores()
 
 
 def warm_up_every(processes: int | None = None,

@@ -438,14 +438,13 @@ def _colour_proof(call: Call) -> None:
 
 def stand_in_climb(run: Portfolio, deadline: Deadline) -> None:
     """The explicit incumbent climbed for ``swapclimb.STAND_IN_SECONDS`` by numpy swaps
-    (weights, no fixed queens, n <= ``swapclimb.MAX_N``), what a stopped call would answer:
+    (where :func:`nqmip.heuristics.swapclimb.climbs`), what a stopped call would answer:
     auto at chess n = 44 (black 3, white -1), 3 s, answered the construction's 44, the
     colour proof's kernels loading past the limit on a first run."""
-    from nqmip.heuristics.swapclimb import MAX_N, STAND_IN_SECONDS, climb_result
+    from nqmip.heuristics.swapclimb import STAND_IN_SECONDS, climb_result, climbs
 
     best, instance = run.best, run.instance
-    if instance.is_feasibility or instance.fixed or not 4 <= instance.n <= MAX_N \
-            or best is None or best.placement is None:
+    if not climbs(instance) or best is None or best.placement is None:
         return
     limit = deadline.sub(STAND_IN_SECONDS)
     run.guard("swap climb", lambda: run.offer(climb_result(

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.capacity import cores
 from nqmip.cli import picture
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
@@ -474,15 +475,14 @@ def check_available(method: str) -> None:
 def warm_up(stop: Stop) -> int:
     """Compile (or load) every kernel of the method table, lex-first's, the counting's and
     the colour proof's, a group per core at a time; say how long (a stop: Stop.check)."""
-    from nqmip.warmup import Group, cores, warm_up_every
+    from nqmip.warmup import Group, warm_up_every
 
     begin = time.perf_counter()
     workers = cores()
     print(f"compiling the kernels (numba), {workers} at a time…", file=sys.stderr)
 
     def said(group: Group) -> None:
-        what = (f"compiled {group.compiles} kernels" if group.compiles
-                else "loaded from the cache")
+        what = f"compiled {group.compiles} kernels" if group.compiles else "loaded from the cache"
         print(f"  {group.target.partition(':')[0]}: {what} in {group.seconds:.1f} s",
               file=sys.stderr)
         stop.check()

@@ -115,17 +115,23 @@ def climb_result(instance: Instance, start: np.ndarray, deadline: Deadline,
 STAND_IN_SECONDS = 0.1
 
 
+def climbs(instance: Instance) -> bool:
+    """Whether a stand-in on this board is climbed: weights, no fixed queens, 4 to
+    ``MAX_N`` queens."""
+    return not (instance.is_feasibility or instance.fixed) and 4 <= instance.n <= MAX_N
+
+
 def stand_in_for(instance: Instance) -> tuple[np.ndarray | None, str, bool]:
     """A stopped search's stand-in (:func:`nqmip.construct.stand_in`), its source (a key of
     :data:`nqmip.construct.STAND_IN`) and whether no placement exists; the explicit
     construction climbed by :func:`swap_climb` for ``STAND_IN_SECONDS`` where it improves
-    (weights, no fixed queens, up to ``MAX_N`` queens)."""
+    (:func:`climbs`)."""
     from nqmip.construct import stand_in
 
     placement, none = stand_in(instance.n, instance.fixed)
     if instance.fixed or placement is None:
         return placement, "completion" if instance.fixed else "explicit", none
-    if instance.is_feasibility or not 4 <= instance.n <= MAX_N:
+    if not climbs(instance):
         return placement, "explicit", none
     better, value, _ = swap_climb(instance, placement, Deadline(STAND_IN_SECONDS))
     if value > instance.objective(placement) + 1e-9 * max(1.0, abs(value)):

@@ -33,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any
 
+from nqmip.capacity import cores
 from nqmip.lex.descent import SUMS, Oracle, Placed, _Board, make_oracle
 
 #: Seconds a question is asked in this process before it is split into cubes.
@@ -159,13 +160,6 @@ def children(board: _Board, n: int, placed: Key, row: int, limit: int
     return out, refuted
 
 
-def default_workers() -> int:
-    """The cores this process may run on (:func:`nqmip.capacity.cores`)."""
-    from nqmip.capacity import cores
-
-    return cores()
-
-
 class Workers:
     """Where cubes are conquered: a pool of ``workers`` local processes (default: the
     cores), or the worker threads of the Dask ``scheduler`` (an address or a
@@ -184,7 +178,7 @@ class Workers:
         self.qid = 0
         self._warm: list[Future[Any]] = []
         self.restarts = 0
-        self.count = workers or default_workers()
+        self.count = workers or cores()
         self._cluster = ExitStack()
         if scheduler is not None:  # the package's one way to a cluster (its connect
             # timeout, ClusterError for an address nobody answers at)
