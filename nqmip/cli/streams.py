@@ -140,10 +140,10 @@ def leave(code: int) -> NoReturn:
 def hard_exit(code: int) -> NoReturn:
     """Leave at once with ``code`` (``os._exit``: no interpreter teardown), the output
     flushed and multiprocessing's children and semaphores released
-    (:func:`release_multiprocessing`)."""
+    (:func:`end_children`, then :func:`release_multiprocessing`)."""
     flush_all()
-    release_multiprocessing()
     end_children()
+    release_multiprocessing()
     os._exit(code)
 
 
@@ -153,8 +153,9 @@ def end_children() -> None:
     limit a whole second at least) would otherwise leave behind a command that leaves by
     ``os._exit``. A SIGTERM 2.5 s into ``--method glpk --time-limit 3`` left glpsol
     running after the command's answer, and its model and solution files in the
-    temporary folder. Linux lists a process's children in ``/proc``; elsewhere nothing
-    is killed."""
+    temporary folder. The one place a leaving command kills its children: Linux lists
+    every one in ``/proc``; multiprocessing's (a local Dask cluster's nannies, a pool's
+    workers) are killed on every system, also where ``/proc`` lists none."""
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
         with contextlib.suppress(OSError, ValueError):
@@ -162,6 +163,12 @@ def end_children() -> None:
     for pid in children:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+    if "multiprocessing" in sys.modules:  # loaded: its children may still run
+        import multiprocessing
+
+        for child in multiprocessing.active_children():  # killed above on Linux
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                child.kill()
     tempfiles = sys.modules.get("pyomo.common.tempfiles")
     if tempfiles is None:
         return
@@ -173,24 +180,17 @@ def end_children() -> None:
 
 
 def release_multiprocessing() -> None:
-    """What the interpreter's exit does for multiprocessing, without its waits: the child
-    processes still running are ended (killed: the command is leaving), and the named
+    """What the interpreter's exit does for multiprocessing, without its waits: the named
     semaphores of the locks and queues still alive here unlinked, each by its own
-    finaliser (``SemLock._cleanup``). A process that leaves by ``os._exit`` skipped both,
+    finaliser (``SemLock._cleanup``); its child processes are :func:`end_children`'s to
+    kill, before this. A process that leaves by ``os._exit`` skipped both,
     and the resource tracker it had started warned after the command ended:
     "resource_tracker: There appear to be 12 leaked semaphore objects to clean up at
     shutdown": the two queues (three semaphores each) the nanny of each worker of a local
     Dask cluster holds (``--workers 2``), when the command left before the cluster was
     closed (at a time limit: closing it takes 0.6 s, more than the watchdog waits; after
-    a stop signal). The children go first: one still starting would fail to open a
-    semaphore already unlinked."""
-    if "multiprocessing" not in sys.modules:  # never used: nothing to release
-        return
-    import multiprocessing
-
-    for child in multiprocessing.active_children():
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            child.kill()
+    a stop signal). The children go first (:func:`hard_exit`): one still starting would
+    fail to open a semaphore already unlinked."""
     util = sys.modules.get("multiprocessing.util")
     synchronize = sys.modules.get("multiprocessing.synchronize")
     if util is None or synchronize is None:
