@@ -4,6 +4,12 @@ the run and closed after it. ``nqmip-compare --workers/--scheduler``, the branch
 bound's ``workers``/``scheduler`` (:mod:`nqmip.bnb.distributed`), the count's
 ``scheduler`` (:mod:`nqmip.enumeration.count`) and the cubes of the lexicographic descent
 (:mod:`nqmip.lex.cubes`) all open it here.
+
+:class:`TaskPool` is the one way the package runs tasks on a pool of processes or on Dask
+and lives through a dead worker: the count's sub-trees and the descent's cubes go through
+it. A task's result counts only once it is back, whole; a local pool one of whose
+processes died is ended and started again, and only the tasks it lost are asked again
+(Dask reruns a lost task itself); what the caller records is the finished ones.
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -208,3 +216,147 @@ def end_pool(pool: Any) -> None:
         if process.is_alive():
             process.kill()  # SIGKILL: a SIGTERM meets a forked one's copy of the command's handler
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: How many times a local pool is started again after one of its processes died (killed,
+#: out of memory) before its tasks are given up.
+RESTARTS = 3
+
+
+class TaskPool:
+    """Tasks, each under a key, on a pool: a local ``ProcessPoolExecutor`` of ``workers``
+    processes (``context``, ``initializer`` and the ``initargs()`` of each new pool),
+    started at the first task, or ``executor`` (a Dask client's, which reruns a lost task
+    itself). :meth:`finished` gives back the tasks that ended with their results: a result
+    counts only once it is back whole. When a process of the local pool died (killed, out
+    of memory: ``BrokenProcessPool``), the pool is ended (:func:`end_pool`) and a new one
+    started, and the tasks it lost, and only those, are submitted again (:attr:`rerun`
+    counts them): a task that had finished is kept, not asked twice. After ``restarts``
+    new pools (None: :data:`RESTARTS`) ``BrokenProcessPool`` is raised, naming ``what``."""
+
+    def __init__(self, workers: int, *, executor: Executor | None = None,
+                 context: Any = None, initializer: Callable[..., Any] | None = None,
+                 initargs: Callable[[], tuple[Any, ...]] | None = None,
+                 restarts: int | None = None, what: str = "the pool") -> None:
+        self.workers = workers
+        self._executor = executor
+        self._local = executor is None
+        self._context = context
+        self._initializer = initializer
+        self._initargs = initargs
+        self._restarts = RESTARTS if restarts is None else restarts
+        self.what = what
+        self.pending: dict[Future[Any], tuple[Hashable, Callable[..., Any], tuple[Any, ...]]] = {}
+        self.restarts = 0  # new pools started after a death
+        self.rerun = 0  # tasks submitted again after a death
+        self.kept = 0  # tasks finished when their pool broke: given back, not asked again
+        self.submitted = 0  # tasks submitted (a rerun included)
+
+    @property
+    def executor(self) -> Executor:
+        """The pool, started at its first use (and after a death)."""
+        if self._executor is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=self._context,
+                initializer=self._initializer,
+                initargs=() if self._initargs is None else self._initargs())
+            self.started(self._executor)
+        return self._executor
+
+    def started(self, executor: Executor) -> None:
+        """Called with each new local pool (a subclass's hook)."""
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """``fn(*args)`` as the task ``key``; in a new pool when this one is broken."""
+        try:
+            future = self.executor.submit(fn, *args)
+        except BrokenProcessPool:
+            self.restart()
+            future = self.executor.submit(fn, *args)
+        self.pending[future] = (key, fn, args)
+        self.submitted += 1
+        self.counted(1)
+        return future
+
+    def counted(self, tasks: int) -> None:
+        """Called with the number of tasks just submitted (a subclass's hook)."""
+
+    def withdraw(self, futures: list[Future[Any]] | None = None) -> int:
+        """Forget ``futures`` (None: every pending task), cancelling those not started;
+        how many were cancelled."""
+        gone = 0
+        for future in list(self.pending) if futures is None else futures:
+            if self.pending.pop(future, None) is not None and future.cancel():
+                gone += 1
+        return gone
+
+    def finished(self, timeout: float | None = None) -> list[tuple[Hashable, Any]]:
+        """``(key, result)`` of the pending tasks that ended within ``timeout`` seconds
+        (at least one when ``timeout`` is None and one is pending), each given once. A
+        task that raised raises here; one lost with a dead process is submitted again
+        (:meth:`restart`) and comes later."""
+        if not self.pending:
+            return []
+        done, _ = wait(list(self.pending), timeout=timeout, return_when=FIRST_COMPLETED)
+        out: list[tuple[Hashable, Any]] = []
+        broken = False
+        for future in done:
+            if future not in self.pending:  # asked again in a new pool meanwhile
+                continue
+            if future.cancelled() or isinstance(future.exception(), BrokenProcessPool):
+                broken = True
+                continue
+            key = self.pending.pop(future)[0]
+            out.append((key, future.result()))  # a task's own error raises here
+        if broken:
+            self.restart()
+        return out
+
+    def results(self) -> Iterator[tuple[Hashable, Any]]:
+        """``(key, result)`` of every pending task, as they finish."""
+        while self.pending:
+            yield from self.finished()
+
+    def _whole(self, future: Future[Any]) -> bool:
+        return future.done() and not future.cancelled() and future.exception() is None
+
+    def restart(self) -> None:
+        """After a process of the local pool died: the pool ended, a new one started, and
+        the tasks the dead one had not given back submitted to it; the finished ones stay
+        for :meth:`finished`. Nothing on Dask (it reruns a lost task)."""
+        if not self._local or self._executor is None:
+            return
+        if not getattr(self._executor, "_broken", True):  # started again already
+            return
+        self.restarts += 1
+        end_pool(self._executor)
+        self._executor = None
+        if self.restarts > self._restarts:
+            raise BrokenProcessPool(
+                f"processes of {self.what} died (killed, or out of memory) and it was "
+                f"started again {self._restarts} times: it stops")
+        lost = [(f, task) for f, task in self.pending.items() if not self._whole(f)]
+        self.kept += len(self.pending) - len(lost)
+        for future, _ in lost:
+            del self.pending[future]
+        for _, (key, fn, args) in lost:
+            self.pending[self.executor.submit(fn, *args)] = (key, fn, args)
+        self.rerun += len(lost)
+        self.submitted += len(lost)
+        self.counted(len(lost))
+
+    def close(self, wait_for: bool = True) -> None:
+        """End the pool: a local one's tasks cancelled (``wait_for``: the running ones
+        waited for; else its processes killed); on Dask, nothing waited for."""
+        executor, self._executor = self._executor, None
+        self.pending.clear()
+        if executor is None:
+            return
+        if not self._local:
+            executor.shutdown(wait=False)
+        elif wait_for:
+            executor.shutdown(wait=True, cancel_futures=True)
+        else:
+            end_pool(executor)

@@ -164,11 +164,13 @@ class Background:
         import subprocess
         import sys
 
+        from nqmip import parent_death
+
         env = dict(os.environ)  # NUMBA_CACHE_DIR (nqmip.numba_cache.ensure's) included
         here = str(Path(__file__).resolve().parent.parent)  # this very package first
         env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
         specs = [f"{target}@{kind}" for target, kind in self.groups]
-        self.process = subprocess.Popen(
+        self.process = parent_death.start(  # it ends with this process
             [sys.executable, "-m", self.child, f"--parent={os.getpid()}", *specs], env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return self
@@ -203,17 +205,13 @@ POLL_SECONDS = 0.02
 def child_main(specs: Sequence[str], like_of: Callable[[str], Instance | None]) -> None:
     """The child of :class:`Background`: each ``target@kind`` warmed up, in order, with
     ``like=like_of(kind)``; it ends as soon as its parent has (``--parent=PID``: a command
-    that ended by ``os._exit``, or was killed, does not stop it otherwise)."""
-    import threading
+    that ended by ``os._exit``, or was killed, does not stop it otherwise;
+    :func:`nqmip.parent_death.die_with_parent`)."""
+    from nqmip.parent_death import die_with_parent
 
     parents = [int(spec.split("=", 1)[1]) for spec in specs if spec.startswith("--parent=")]
     if parents:
-        def orphaned() -> None:
-            while os.getppid() == parents[0]:
-                time.sleep(POLL_SECONDS * 10)
-            os._exit(0)
-
-        threading.Thread(target=orphaned, daemon=True).start()
+        die_with_parent(parents[0])
     for spec in specs:
         if not spec.startswith("--"):
             target, _, kind = spec.rpartition("@")

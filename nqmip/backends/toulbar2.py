@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from nqmip import parent_death
 from nqmip.backends.base import (
     Backend,
     RawSolution,
@@ -71,7 +72,7 @@ class _Search:
         spec_read, spec_write = os.pipe()
         result_read, result_write = os.pipe()
         # toulbar2's log (verbose) on stderr: stdout stays ours
-        self.proc = subprocess.Popen(
+        self.proc = parent_death.start(  # it ends with this process
             [sys.executable, str(CHILD), str(spec_read), str(result_write)],
             stdin=subprocess.DEVNULL, stdout=2 if verbose else subprocess.DEVNULL,
             pass_fds=(spec_read, result_write), close_fds=True)

@@ -8,8 +8,8 @@ caller's process only waits. It stops the search with SIGVTALRM (toulbar2's own 
 signal: the search ends at its next node and answers its best) and kills this process
 after a short grace. The stop signals are ignored here: a Ctrl-C of the terminal reaches
 the whole process group, and it is the caller's to answer. A CPU-time limit (the call's
-wall-clock limit, as CPU seconds) stays as a safety; Linux kills this process when the
-thread that started it ends (``PR_SET_PDEATHSIG``).
+wall-clock limit, as CPU seconds) stays as a safety; Linux kills this process when its
+parent ends (:mod:`nqmip.parent_death`, the package's one mechanism, loaded by its path).
 
 Protocol (``multiprocessing.connection`` over two pipes): the caller sends one dict (the
 model); this process sends ``("ready", None)`` as its search starts, then ``("done",
@@ -29,13 +29,19 @@ NO_LIMIT = 2**31 - 1
 
 
 def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when the thread that started it ends."""
-    try:
-        import ctypes
+    """This process ends with its parent: :func:`nqmip.parent_death.die_with_parent`,
+    loaded by its path (that file imports the standard library only; importing the package
+    from here would find whichever nqmip is installed)."""
+    import importlib.util
+    from pathlib import Path
 
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
+    where = Path(__file__).resolve().parent.parent / "parent_death.py"
+    spec = importlib.util.spec_from_file_location("nqmip_parent_death", where)
+    if spec is None or spec.loader is None:  # pragma: no cover - the package's own file
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.die_with_parent()
 
 
 def build(problem: Any, rows: list[int], domains: dict[int, list[int]],

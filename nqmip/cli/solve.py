@@ -149,8 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="the same on this Dask scheduler's workers, "
                               "e.g. tcp://127.0.0.1:8786")
-    parser.add_argument("--record", metavar="FILE", help="with --workers or --scheduler: "
-                        "keep the search's state in FILE, which the same command continues")
+    parser.add_argument("--record", metavar="FILE", help="bnb with --workers/--scheduler, "
+                        "--lex-first: keep the state in FILE, which the same command continues")
     parser.add_argument("--param", action="append", type=_param, default=[],
                         metavar="NAME=VALUE",
                         help="a heuristic's own parameter, e.g. --param population=50")
@@ -420,7 +420,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--lex-first is solved by --method auto, "
                              f"{', '.join(LEX_METHODS)}; not {args.method}")
         given.pop("verbose", None)  # the command's own output: nothing to pass on
-        for name in ("workers", "scheduler"):  # lex_first's own: the cubes' processes
+        for name in ("workers", "scheduler", "record"):  # lex_first's own: the cubes
             if getattr(args, name) is not None:
                 if spec.name not in LEX_CUBE_ROUTES:
                     raise UsageError(f"--lex-first --method {spec.name} does not take "

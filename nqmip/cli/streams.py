@@ -139,22 +139,33 @@ def leave(code: int) -> NoReturn:
 
 def hard_exit(code: int) -> NoReturn:
     """Leave at once with ``code`` (``os._exit``: no interpreter teardown), the output
-    flushed and multiprocessing's children and semaphores released
-    (:func:`release_multiprocessing`)."""
+    flushed and the children ended, multiprocessing's semaphores released
+    (:func:`end_children`)."""
     flush_all()
-    release_multiprocessing()
     end_children()
     os._exit(code)
 
 
 def end_children() -> None:
-    """Kill the processes this one started that still run, and remove the temporary files
-    Pyomo made for them: what a solver's program (``glpsol``, started by Pyomo, its time
-    limit a whole second at least) would otherwise leave behind a command that leaves by
-    ``os._exit``. A SIGTERM 2.5 s into ``--method glpk --time-limit 3`` left glpsol
-    running after the command's answer, and its model and solution files in the
-    temporary folder. Linux lists a process's children in ``/proc``; elsewhere nothing
-    is killed."""
+    """Kill the processes this one started that still run, release multiprocessing's
+    semaphores, and remove the temporary files Pyomo made for the children: what a
+    solver's program (``glpsol``, started by Pyomo, its time limit a whole second at
+    least) would otherwise leave behind a command that leaves by ``os._exit``. A SIGTERM
+    2.5 s into ``--method glpk --time-limit 3`` left glpsol running after the command's
+    answer, and its model and solution files in the temporary folder. The one place a
+    leaving command kills its children, in this order: multiprocessing's (a local Dask
+    cluster's nannies, a pool's workers; on every system), then its semaphores released
+    (:func:`release_multiprocessing`: a child still starting would fail to open one
+    already unlinked, and the resource tracker, a child too, must still run to hear of
+    them), then every other child Linux lists in ``/proc`` (the resource tracker among
+    them)."""
+    if "multiprocessing" in sys.modules:  # loaded: its children may still run
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                child.kill()
+    release_multiprocessing()
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
         with contextlib.suppress(OSError, ValueError):
@@ -173,24 +184,17 @@ def end_children() -> None:
 
 
 def release_multiprocessing() -> None:
-    """What the interpreter's exit does for multiprocessing, without its waits: the child
-    processes still running are ended (killed: the command is leaving), and the named
+    """What the interpreter's exit does for multiprocessing, without its waits: the named
     semaphores of the locks and queues still alive here unlinked, each by its own
-    finaliser (``SemLock._cleanup``). A process that leaves by ``os._exit`` skipped both,
+    finaliser (``SemLock._cleanup``); :func:`end_children` calls it once it has killed
+    multiprocessing's children, before the resource tracker. A process that leaves by
+    ``os._exit`` skipped it,
     and the resource tracker it had started warned after the command ended:
     "resource_tracker: There appear to be 12 leaked semaphore objects to clean up at
     shutdown": the two queues (three semaphores each) the nanny of each worker of a local
     Dask cluster holds (``--workers 2``), when the command left before the cluster was
     closed (at a time limit: closing it takes 0.6 s, more than the watchdog waits; after
-    a stop signal). The children go first: one still starting would fail to open a
-    semaphore already unlinked."""
-    if "multiprocessing" not in sys.modules:  # never used: nothing to release
-        return
-    import multiprocessing
-
-    for child in multiprocessing.active_children():
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            child.kill()
+    a stop signal)."""
     util = sys.modules.get("multiprocessing.util")
     synchronize = sys.modules.get("multiprocessing.synchronize")
     if util is None or synchronize is None:

@@ -267,32 +267,19 @@ def read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int,
 
 def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_workers: int,
             client: Any, border: bool = False) -> Iterator[tuple[Task, tuple[int, ...]]]:
-    """``(task, value)`` for each sub-tree, in the order they finish."""
-    if client is not None:
-        from dask.distributed import as_completed
-
-        futures = client.map(run_task, [n] * len(todo), [fixed] * len(todo), todo,
-                             [border] * len(todo), pure=False)
-        owner = {f.key: t for f, t in zip(futures, todo, strict=True)}
-        for future, value in as_completed(futures, with_results=True):
-            yield owner[future.key], tuple(int(v) for v in value)
-        return
-    if n_workers == 1:
+    """``(task, value)`` for each sub-tree, in the order they finish: on Dask
+    (``client``), in a pool of ``n_workers`` processes (:class:`nqmip.cluster.TaskPool`:
+    a process that died has the sub-trees it had not given back counted again in a new
+    pool, :data:`RESTARTS` times at most, and no finished one again), or one after the
+    other in a worker thread."""
+    if client is None and n_workers == 1:
         yield from _in_thread(n, fixed, todo, border)
         return
-    from concurrent.futures.process import BrokenProcessPool
+    from nqmip.cluster import TaskPool
 
-    finished: set[Task] = set()
-    for restart in range(RESTARTS + 1):
-        left = [t for t in todo if t not in finished]
-        try:
-            yield from _pooled(n, fixed, left, n_workers, border, finished)
-            return
-        except BrokenProcessPool:  # a process died (killed, out of memory): the pool is
-            if restart == RESTARTS:  # lost, and the sub-trees it had not given back
-                raise BrokenProcessPool(
-                    "processes of the count's pool died (killed, or out of memory) and it "
-                    f"was started again {RESTARTS} times: the count stops") from None
+    pool = TaskPool(n_workers, restarts=RESTARTS, what="the count's pool",
+                    executor=None if client is None else client.get_executor(pure=False))
+    yield from _pooled(pool, n, fixed, todo, border)
 
 
 #: How many times the pool of a count is started again after one of its processes died
@@ -300,30 +287,19 @@ def execute(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_work
 RESTARTS = 3
 
 
-def _pooled(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], n_workers: int,
-            border: bool, finished: set[Task]) -> Iterator[tuple[Task, tuple[int, ...]]]:
-    """:func:`execute`'s sub-trees in a pool of ``n_workers`` processes, each added to
-    ``finished`` as it is given back."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures import as_completed as first_done
-    from concurrent.futures.process import BrokenProcessPool
-
-    from nqmip.cluster import end_pool
-
-    with ProcessPoolExecutor(max_workers=n_workers) as pool:
-        jobs: dict[Any, Task] = {}
-        try:  # a process may die while the sub-trees are handed out too
-            jobs.update((pool.submit(run_task, n, fixed, t, border), t) for t in todo)
-            for job in first_done(jobs):
-                value = job.result()
-                finished.add(jobs[job])
-                yield jobs[job], value
-        except BrokenProcessPool:
-            end_pool(pool)
-            raise
-        except BaseException:  # a stop (or the generator closed): the pool ends now
-            end_pool(pool)
-            raise
+def _pooled(pool: Any, n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task],
+            border: bool) -> Iterator[tuple[Task, tuple[int, ...]]]:
+    """:func:`execute`'s sub-trees on ``pool`` (a :class:`nqmip.cluster.TaskPool`); a
+    stop (or the generator closed) ends its processes now."""
+    stopped = True
+    try:  # a process may die while the sub-trees are handed out too
+        for task in todo:
+            pool.submit(task, run_task, n, fixed, task, border)
+        for task, value in pool.results():
+            yield task, tuple(int(v) for v in value)
+        stopped = False
+    finally:
+        pool.close(wait_for=not stopped)
 
 
 #: How often (seconds) the calling thread looks up from waiting for a sub-tree: a signal

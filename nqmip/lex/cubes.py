@@ -28,13 +28,14 @@ import multiprocessing
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor, Future, wait
 from contextlib import ExitStack
 from typing import Any
 
 from nqmip.capacity import cores
+from nqmip.cluster import TaskPool
 from nqmip.lex.descent import SUMS, Oracle, Placed, _Board, make_oracle
+from nqmip.lex.record import CubeRecord
 
 #: Seconds a question is asked in this process before it is split into cubes.
 SPLIT_AFTER = 1.0
@@ -49,7 +50,7 @@ CUBES_PER_WORKER = 8
 #: Seconds the descent's thread waits for a cube between two looks at its deadline.
 WAIT = 0.05
 #: How many times a local pool is started again after one of its processes died (killed,
-#: out of memory) before the descent gives up.
+#: out of memory) before the descent gives up (:class:`nqmip.cluster.TaskPool`).
 RESTARTS = 3
 #: Seconds between two looks of a Dask worker at the stop mark (a round trip each).
 STOP_POLL = 0.5
@@ -160,26 +161,26 @@ def children(board: _Board, n: int, placed: Key, row: int, limit: int
     return out, refuted
 
 
-class Workers:
+class Workers(TaskPool):
     """Where cubes are conquered: a pool of ``workers`` local processes (default: the
     cores), or the worker threads of the Dask ``scheduler`` (an address or a
     ``distributed.Client``, opened by :func:`nqmip.cluster.open_cluster`: an address
     nobody answers at raises :class:`nqmip.cluster.ClusterError`; a client it opens it
     closes), with the stop mark the workers look at. One pool serves any number of
-    :class:`CubeOracle` in turn."""
+    :class:`CubeOracle` in turn. A :class:`nqmip.cluster.TaskPool`: a cube lost with a
+    dead process is asked again of a new pool, a cube that had finished is not."""
 
     def __init__(self, workers: int | None = None, scheduler: Any = None) -> None:
         self._client: Any = None
         self._stop: Any = None
         self._counts: Any = None
         self._event = f"nqmip-lex-{uuid.uuid4().hex}"
-        self._executor: Executor | None = None
         self._scheduler = scheduler
         self.qid = 0
         self._warm: list[Future[Any]] = []
-        self.restarts = 0
-        self.count = workers or cores()
         self._cluster = ExitStack()
+        executor = None
+        count = workers or cores()
         if scheduler is not None:  # the package's one way to a cluster (its connect
             # timeout, ClusterError for an address nobody answers at)
             from nqmip.cluster import open_cluster
@@ -187,65 +188,43 @@ class Workers:
             cluster = self._cluster.enter_context(open_cluster(scheduler))
             try:
                 self._client = cluster.client
-                self.count = cluster.slots
-                self._executor = self._client.get_executor(pure=False)
+                count = cluster.slots
+                executor = self._client.get_executor(pure=False)
             except BaseException:  # the client opened for an address closed again
                 self._cluster.close()
                 raise
+        super().__init__(count, executor=executor, context=multiprocessing.get_context("spawn"),
+                         initializer=_init, initargs=self._marks, restarts=RESTARTS,
+                         what="the cube pool")
+        self.count = count
 
-    @property
-    def executor(self) -> Executor:
-        """The pool, started at the first cube (a descent whose questions are all answered
-        within ``split_after`` starts no process)."""
-        if self._executor is None:
-            from concurrent.futures import ProcessPoolExecutor
+    def _marks(self) -> tuple[Any, Any]:
+        """A new local pool's stop mark (the question still wanted) and counts."""
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Value("q", self.qid)
+        self._counts = context.Array("q", 2)
+        return self._stop, self._counts
 
-            context = multiprocessing.get_context("spawn")
-            self._stop = context.Value("q", self.qid)
-            self._counts = context.Array("q", 2)
-            self._executor = ProcessPoolExecutor(
-                max_workers=self.count, mp_context=context, initializer=_init,
-                initargs=(self._stop, self._counts))
-            # every worker loads the kernels (a second or more each, in parallel)
-            self._warm = [self.submit("first-fail", 8, (), None, ("value", self.qid))
-                          for _ in range(self.count)]
-        return self._executor
+    def started(self, executor: Executor) -> None:
+        """Every worker of a new local pool loads the kernels (a second or more each, in
+        parallel)."""
+        self._warm = [executor.submit(conquer, "first-fail", 8, (), None, ("value", self.qid))
+                      for _ in range(self.count)]
+        self.counted(self.count)
 
-    def submit(self, kind: str, n: int, cube: Key, budget: float | None,
-               token: tuple[str, Any]) -> Future[Any]:
-        """One cube to :func:`conquer` in the pool, counted as submitted (in a new pool
-        if one of this one's processes died)."""
-        try:
-            future = self.executor.submit(conquer, kind, n, cube, budget, token)
-        except BrokenProcessPool:
-            self.restart()
-            future = self.executor.submit(conquer, kind, n, cube, budget, token)
+    def counted(self, tasks: int) -> None:
         if self._counts is not None:
             with self._counts.get_lock():
-                self._counts[0] += 1
-        return future
+                self._counts[0] += tasks
 
-    def restart(self) -> None:
-        """After one of the local pool's processes died (killed, out of memory: the pool
-        is broken, every cube of it lost): the pool shut down, and a new one started at the
-        next cube; :class:`BrokenProcessPool` again after :data:`RESTARTS` times."""
-        if self._scheduler is not None or self._executor is None or \
-                not getattr(self._executor, "_broken", True):  # restarted already
-            return
-        from nqmip.cluster import end_pool
-
-        self.restarts += 1
-        end_pool(self._executor)
-        self._executor = None
-        if self.restarts > RESTARTS:
-            raise BrokenProcessPool(f"a process of the cube pool died {self.restarts} times")
-
-    def withdraw(self, futures: list[Future[Any]]) -> None:
-        """Cancel ``futures``; the ones no worker will start are no longer counted."""
-        gone = sum(1 for future in futures if future.cancel())
+    def withdraw(self, futures: list[Future[Any]] | None = None) -> int:
+        """Cancel ``futures`` (None: every pending cube); the ones no worker will start
+        are no longer counted."""
+        gone = super().withdraw(futures)
         if self._counts is not None and gone:
             with self._counts.get_lock():
                 self._counts[0] -= gone
+        return gone
 
     def ready(self) -> None:
         """Start the pool and wait until its workers have loaded the kernels."""
@@ -271,14 +250,11 @@ class Workers:
 
         Event(token[1], client=self._client).set()
 
-    def close(self) -> None:
+    def close(self, wait_for: bool = True) -> None:
         """End the pool (or the Dask client opened)."""
         if self._stop is not None:
             self._stop.value = -1
-        if self._scheduler is None and self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-        elif self._executor is not None:  # halted by their questions; Dask stops no future
-            self._executor.shutdown(wait=False)
+        super().close(wait_for)  # halted by their questions; Dask stops no future
         self._cluster.close()  # the client opened for an address (one given stays open)
 
 
@@ -286,11 +262,14 @@ class CubeOracle:
     """An oracle of the descent (the same interface) that asks a question of ``kind``'s
     oracle in this process first and splits it into cubes for ``workers`` (a
     :class:`Workers`) when it takes longer than ``split_after`` seconds (0: every question
-    not answered by propagation alone is split at once). :meth:`close` stops its cubes."""
+    not answered by propagation alone is split at once). ``record`` (a
+    :class:`nqmip.lex.record.CubeRecord`) keeps every answer as it comes: a question it
+    holds is answered from it, a cube it holds refuted is not asked again. :meth:`close`
+    stops its cubes."""
 
     def __init__(self, kind: str, n: int, workers: Workers,
                  split_after: float = SPLIT_AFTER, cube_budget: float = CUBE_BUDGET,
-                 max_depth: int = MAX_DEPTH) -> None:
+                 max_depth: int = MAX_DEPTH, record: CubeRecord | None = None) -> None:
         self.kind = kind
         self.n = n
         self.pool = workers
@@ -302,8 +281,8 @@ class CubeOracle:
         self.cube_budget = cube_budget
         self.max_depth = max_depth
         self._board = _Board(n)
-        self._refuted: set[Key] = set()
-        self._pending: dict[Future[Any], tuple[Key, int]] = {}
+        self.record = record
+        self._refuted: set[Key] = set() if record is None else set(record.cubes)
         self._parent: dict[Key, Key | None] = {}
         self._open: dict[Key, int] = {}
         self._question: tuple[Key, int, int] = ((), -1, n)
@@ -313,7 +292,7 @@ class CubeOracle:
         self._model: tuple[int, ...] = ()
         self.counters = {"cube_questions": 0, "cubes": 0, "cubes_refuted": 0,
                          "cubes_on_sight": 0, "cubes_split": 0, "cubes_reused": 0,
-                         "cube_wins": 0, "cubes_rerun": 0}
+                         "cube_wins": 0, "cubes_rerun": 0, "questions_recorded": 0}
         self._worker_stats: dict[str, int] = {}
 
     # -- the oracle's interface
@@ -325,12 +304,17 @@ class CubeOracle:
         self._split = False
         self._began = time.perf_counter()
         self.proves_row = self.inner.proves_row
+        known = None if self.record is None else self.record.known(*self._question)
+        if known is not None:  # answered before the run was stopped
+            self.counters["questions_recorded"] += 1
+            said, self._model, self.proves_row = known
+            return said
         answer = self.inner.begin(placed, row, limit)
         if answer:
             self._model = self.inner.model()
         if answer is None and self.split_after <= 0:
-            return self._split_question()
-        return answer
+            return self._kept(self._split_question())
+        return self._kept(answer)
 
     def step(self) -> bool | None:
         if not self._split:
@@ -338,11 +322,17 @@ class CubeOracle:
             if answer is not None:
                 if answer:
                     self._model = self.inner.model()
-                return answer
+                return self._kept(answer)
             if time.perf_counter() - self._began < self.split_after:
                 return None
-            return self._split_question()
-        return self._collect()
+            return self._kept(self._split_question())
+        return self._kept(self._collect())
+
+    def _kept(self, answer: bool | None) -> bool | None:
+        """``answer`` to the question, in the record when there is one."""
+        if answer is not None and self.record is not None:
+            self.record.question(*self._question, answer, self._model, self.proves_row)
+        return answer
 
     def model(self) -> tuple[int, ...]:
         return self._model
@@ -363,10 +353,9 @@ class CubeOracle:
 
     def _halt(self) -> None:
         """Stop the cubes of the current question (cancel the waiting, mark the rest)."""
-        if not self._pending:
+        if not self.pool.pending:
             return
-        self.pool.withdraw(list(self._pending))
-        self._pending.clear()
+        self.pool.withdraw()
         self.pool.halt(self._token)
 
     def _split_question(self) -> bool | None:
@@ -411,26 +400,19 @@ class CubeOracle:
 
     def _submit(self, cube: Key, depth: int) -> None:
         budget = None if depth >= self.max_depth else self.cube_budget
-        future = self.pool.submit(self.kind, self.n, cube, budget, self._token)
-        self._pending[future] = (cube, depth)
+        if self.record is not None:
+            self.record.asked(cube)
+        self.pool.submit((cube, depth), conquer, self.kind, self.n, cube, budget,
+                         self._token)
         self.counters["cubes"] += 1
-
-    def _again(self, cubes: list[tuple[Key, int]]) -> None:
-        """``cubes`` (with their depths) asked again of a new pool: a cube counts only
-        once its answer is back, as on Dask, whose lost tasks are rerun."""
-        self._pending.clear()
-        self.pool.restart()
-        self.counters["cubes_rerun"] += len(cubes)
-        for cube, depth in cubes:
-            budget = None if depth >= self.max_depth else self.cube_budget
-            future = self.pool.submit(self.kind, self.n, cube, budget, self._token)
-            self._pending[future] = (cube, depth)
 
     def _refute(self, cube: Key) -> None:
         """``cube`` has no completion; so has its parent once all its children are
         refuted."""
         while True:
             self._refuted.add(cube)
+            if self.record is not None and cube[0][0] >= 0:  # a cube, not the question
+                self.record.cube(cube)
             parent = self._parent.get(cube)
             if parent is None:
                 return
@@ -450,14 +432,12 @@ class CubeOracle:
     def _collect(self) -> bool | None:
         """The cubes that ended within WAIT seconds: a yes answers the question, a
         refutation counts, a cube out of budget is split by one more row."""
-        done, _ = wait(list(self._pending), timeout=WAIT, return_when=FIRST_COMPLETED)
-        for future in done:
-            cube, depth = self._pending.pop(future)
-            try:
-                answer, model, spent = future.result()
-            except BrokenProcessPool:  # a worker died: its cubes are lost, not answered
-                self._again([(cube, depth), *self._pending.values()])
-                return None
+        rerun = self.pool.rerun  # a worker died: the cubes it lost asked again, only those
+        done = self.pool.finished(WAIT)
+        self.counters["cubes_rerun"] += self.pool.rerun - rerun
+        for key, (answer, model, spent) in done:
+            cube: Key = key[0]  # type: ignore[index]
+            depth: int = key[1]  # type: ignore[index]
             for k, v in spent.items():
                 self._worker_stats[k] = self._worker_stats.get(k, 0) + v
             if answer:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -144,7 +145,7 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
 def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None, *,
                      oracle: str | None = None, oracle_from: int | None = None,
                      oracle_cap: int | None = None, workers: int | None = None,
-                     scheduler: Any = None) -> Result:
+                     scheduler: Any = None, record: str | Path | None = None) -> Result:
     """The first solution as a verified :class:`~nqmip.result.Result`.
 
     ``oracle`` chooses the route: the lexicographic descent of :mod:`nqmip.lex.descent`
@@ -156,7 +157,10 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     ``workers`` (processes, the local cores) or ``scheduler`` (a Dask scheduler address or
     ``distributed.Client``) answer the descent's hard questions by cube-and-conquer
     (:mod:`nqmip.lex.cubes`): a question not answered within a second is split into cubes
-    conquered in parallel by the same oracle ("first-fail" or "sat").
+    conquered in parallel by the same oracle ("first-fail" or "sat"). ``record`` (a file)
+    keeps each answer of the cube-and-conquer as it comes (:mod:`nqmip.lex.record`): a run
+    given the same file, killed or stopped before, answers what it holds from it and
+    asks no refuted cube again (on the local cores without ``workers``).
 
     ``status`` optimal: ``placement`` is the first solution (``extra["proven_rows"] == n``);
     feasible: stopped at the limit, ``placement`` the smallest solution met and its first
@@ -172,7 +176,7 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
         if (oracle_from, oracle_cap) != (None, None):
             raise TypeError(f"oracle_from and oracle_cap are parameters of the 'search' "
                             f"route, not of the {oracle!r} oracle")
-        run = _descend(instance, oracle, deadline, workers, scheduler)
+        run = _descend(instance, oracle, deadline, workers, scheduler, record)
         extra: dict[str, object] = {"oracle": run.oracle, "questions": run.questions,
                                     "improvements": run.improvements, **run.stats}
         return _lex_result(instance, seed, run.placement, run.complete, run.exhausted,
@@ -180,8 +184,8 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
                            f"{run.questions} questions to the {run.oracle} oracle "
                            f"({run.improvements} answered by a smaller solution)",
                            f"lex-first descent ({run.oracle})", extra)
-    if (workers, scheduler) != (None, None):
-        raise TypeError("workers and scheduler split the descent's questions into cubes: "
+    if (workers, scheduler, record) != (None, None, None):
+        raise TypeError("workers, scheduler and record split the descent's questions into cubes: "
                         "the 'search' route takes neither")
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
                            oracle_cap=ORACLE_CAP if oracle_cap is None else oracle_cap)
@@ -195,28 +199,34 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
 
 
 def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int | None,
-             scheduler: Any) -> Descent:
-    """The descent with ``oracle``, by cube-and-conquer when ``workers`` or ``scheduler``
-    is given (the pool ended when the descent ends)."""
+             scheduler: Any, record: str | Path | None = None) -> Descent:
+    """The descent with ``oracle``, by cube-and-conquer when ``workers``, ``scheduler`` or
+    ``record`` is given (the pool ended when the descent ends)."""
     from nqmip.lex.descent import descend, make_oracle
     from nqmip.methods import LEX_CUBE_ROUTES
 
-    if workers is None and scheduler is None:
+    if workers is None and scheduler is None and record is None:
         return descend(instance, make_oracle(oracle, instance.n), deadline)
     if oracle not in LEX_CUBE_ROUTES:
         raise ValueError(f"cube-and-conquer (workers, scheduler) splits the questions of "
                          f"the 'first-fail' or 'sat' oracle, not of {oracle!r}")
     from nqmip.lex.cubes import CubeOracle, Workers
+    from nqmip.lex.record import CubeRecord
 
-    pool = Workers(workers, scheduler)
-    try:  # the pool (a cluster's client) closed whatever fails, the oracle's set-up too
-        cubes = CubeOracle(oracle, instance.n, pool)
-        try:
-            return descend(instance, cubes, deadline)
+    kept = None if record is None else CubeRecord(record, instance.n)
+    try:
+        pool = Workers(workers, scheduler)
+        try:  # the pool (a cluster's client) closed whatever fails, the oracle's set-up too
+            cubes = CubeOracle(oracle, instance.n, pool, record=kept)
+            try:
+                return descend(instance, cubes, deadline)
+            finally:
+                cubes.close()
         finally:
-            cubes.close()
+            pool.close()
     finally:
-        pool.close()
+        if kept is not None:
+            kept.close()
 
 
 def _lex_result(instance: Instance, seed: int | None, placement: tuple[int, ...] | None,

@@ -37,7 +37,7 @@ from nqmip.watchdog import run_watched
 SEARCH_PARAMS = ("oracle_from", "oracle_cap")
 #: The parameters of the descent's cube-and-conquer (``method`` "auto", "first-fail" or
 #: "sat"; :mod:`nqmip.lex.cubes`).
-CUBE_PARAMS = ("workers", "scheduler")
+CUBE_PARAMS = ("workers", "scheduler", "record")
 
 
 def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
@@ -55,7 +55,9 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
     :param params: the search's own (``oracle_from``, ``oracle_cap``); for the descent
         with ``"first-fail"`` or ``"sat"``, ``workers`` (1 to 256 processes) or
         ``scheduler`` (a Dask scheduler address or ``distributed.Client``): its hard
-        questions answered by cube-and-conquer (:mod:`nqmip.lex.cubes`).
+        questions answered by cube-and-conquer (:mod:`nqmip.lex.cubes`); ``record`` (a
+        file) keeps its answers, and a run given it again (killed, stopped) asks none of
+        them again (:mod:`nqmip.lex.record`).
     :returns: a verified :class:`~nqmip.result.Result`: ``optimal`` with the first
         solution; ``infeasible`` when there is none (n = 2, 3, or fixed queens that leave
         none); at a limit ``feasible`` with the smallest solution met and
