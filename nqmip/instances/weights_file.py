@@ -33,6 +33,7 @@ import io
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import IO, Any
 
@@ -167,13 +168,12 @@ def _from_npy(data: bytes, name: str) -> np.ndarray:
 def parse_weights_text(text: str, name: str = "<text>") -> np.ndarray:
     """The matrix of a weights file's text (the module's rules); ``name`` for messages."""
     lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1)
-             if line.strip() and not line.lstrip().startswith("#")]
+             if (line.strip() or "\t" in line) and not line.lstrip().startswith("#")]
     if not lines:
         raise InstanceError(f"{name} is empty; {SHAPE}")
     separator = _separator(lines, name)
     rows = [(number, _cells(line, separator)) for number, line in lines]
-    if len(rows[0][1]) > 1 and all(len(cells) > 1 and not cells[-1] for _, cells in rows):
-        rows = [(number, cells[:-1]) for number, cells in rows]  # a separator ending each row
+    rows = _without_trailing(rows)
     width = len(rows[0][1])
     for number, cells in rows:
         if len(cells) != width:
@@ -188,7 +188,19 @@ def parse_weights_text(text: str, name: str = "<text>") -> np.ndarray:
     if len(body) != size:
         raise InstanceError(f"{name} holds {len(body)} rows of {size} numbers"
                             f"{_hint(rows, header)}; the weights of an n-board are n x n")
-    return _numbers(body, first, separator, name)
+    return _numbers(body, first, name)
+
+
+def _without_trailing(rows: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """The rows less the empty cell after a separator ending every row, or every row but
+    a first one that is one cell shorter (a header written without it)."""
+    ends = [len(cells) > 1 and not cells[-1] for _, cells in rows]
+    if all(ends):
+        return [(number, cells[:-1]) for number, cells in rows]
+    widths = {len(cells) for _, cells in rows[1:]}
+    if len(rows) > 1 and all(ends[1:]) and widths == {len(rows[0][1]) + 1}:
+        return rows[:1] + [(number, cells[:-1]) for number, cells in rows[1:]]
+    return rows
 
 
 def _separator(lines: list[tuple[int, str]], name: str) -> str | None:
@@ -231,8 +243,8 @@ def _is_header(cells: list[str], rows: int) -> bool:
     column numbers above as many rows of numbers (pandas' headers)."""
     if not any(_is_label(cell) for cell in cells):
         return any(cells)
-    if not _is_label(cells[0]) and _numbered(cells[1:]):
-        return True
+    if not _is_label(cells[0]) and _numbered(cells[1:]) and rows == len(cells):
+        return True  # its index column is checked next
     return _numbered(cells) and rows == len(cells) + 1
 
 
@@ -266,41 +278,44 @@ def _hint(rows: list[tuple[int, list[str]]], header: bool) -> str:
     return ""
 
 
-def _numbers(body: list[tuple[int, list[str]]], first: int, separator: str | None,
-             name: str) -> np.ndarray:
+def _numbers(body: list[tuple[int, list[str]]], first: int, name: str) -> np.ndarray:
     """The cells from column ``first`` on as floats: NumPy's reader over the rows (fast,
     and strict: no underscores, no other digits), the cell at fault named otherwise."""
     size = len(body)
     text = io.StringIO("\n".join(",".join(cells[first:]) for _, cells in body))
     try:
-        matrix = np.loadtxt(text, delimiter=",", ndmin=2, dtype=np.float64, comments=None,
-                            quotechar=None)
+        with warnings.catch_warnings():  # one empty cell: "input contained no data"
+            warnings.simplefilter("ignore")
+            matrix = np.loadtxt(text, delimiter=",", ndmin=2, dtype=np.float64,
+                                comments=None, quotechar=None)
     except ValueError:
         matrix = None
     if matrix is None or matrix.shape != (size, size):
         for number, cells in body:
             for column, cell in enumerate(cells[first:], start=first + 1):
                 if not _NUMBER.fullmatch(cell):
-                    raise InstanceError(_fault(name, number, column, cell, separator))
+                    raise InstanceError(_fault(name, number, column, cell,
+                                               number == body[0][0]))
         raise InstanceError(f"{name}: cannot read the numbers; {SHAPE}")
     bad = np.argwhere(~np.isfinite(matrix))
     if bad.size:
         row, column = (int(i) for i in bad[0])
         number, cells = body[row]
-        raise InstanceError(_fault(name, number, column + first + 1, cells[column + first],
-                                   separator))
+        raise InstanceError(_fault(name, number, column + first + 1, cells[column + first]))
     return matrix
 
 
-def _fault(name: str, row: int, column: int, cell: str, separator: str | None) -> str:
+def _fault(name: str, row: int, column: int, cell: str, top: bool = False) -> str:
+    """What is wrong with one cell; ``top``: in the first row read (a header not taken)."""
     where = f"{name}: row {row}, column {column}"
     if not cell:
         return f"{where} is empty; every cell is a number"
     if _NOT_FINITE.fullmatch(cell):
         return f"{where} is {cell}; the weights are finite numbers"
     shown = cell if len(cell) <= 40 else cell[:37] + "..."
-    decimal = " (write a decimal point: 2.5)" if re.fullmatch(r"[+-]?\d+,\d+", cell) else ""
-    return f"{where}: {shown!r} is not a number{decimal}"
+    hint = " (write a decimal point: 2.5)" if re.fullmatch(r"[+-]?\d+,\d+", cell) else \
+        " (a header row is read only when none of its cells is a number)" if top else ""
+    return f"{where}: {shown!r} is not a number{hint}"
 
 
 __all__ = ["parse_weights_text", "read_weights"]
