@@ -1,14 +1,15 @@
 """Gurobi past its licence (the size-limited one pip's gurobipy brings: 2,000 variables,
 2,000 constraints): the command refuses the board in one line, exit 2, saying the limit
 and what to do (it exited 1 with a BackendError); the API raises LicenceLimitError (a
-ValueError); nqmip-compare skips gurobi on such boards with a note (the sweep failed); a
-board whose fixed queens shrink its model under the limit is solved (the licence's own
-error decides, not n)."""
+ValueError), before a huge board's model is built; nqmip-compare skips gurobi on such
+boards with a note (the sweep failed); a board whose fixed queens leave fewer free squares
+than the limit is solved (the free squares and gurobipy's own error decide, not n)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,16 @@ def test_the_command_refuses_a_board_past_the_licence_in_one_line() -> None:
     assert done.returncode == 2 and done.stdout == "" and len(lines) == 1, done.stderr
     assert "2,000 variables and 2,000 constraints" in lines[0], lines[0]
     assert "full Gurobi licence" in lines[0] and "another method" in lines[0], lines[0]
-    assert "2,501 variables" in lines[0] and "n = 50" in lines[0], lines[0]
+    assert "2,500 free squares, a variable each (n = 50)" in lines[0], lines[0]
+
+
+def test_a_huge_board_is_refused_before_its_model_is_built() -> None:
+    # n = 1,000: a model of a million variables was built (8.5 s, 700 MB) to hear
+    # gurobipy refuse it; the free squares alone decide now, the licence probed once
+    begin = time.perf_counter()
+    with pytest.raises(LicenceLimitError, match="1,000,000 free squares"):
+        nqmip.solve(1000, "chess", method="gurobi")
+    assert time.perf_counter() - begin < 4
 
 
 def test_the_api_raises_the_licence_error_a_value_error() -> None:
