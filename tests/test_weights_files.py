@@ -188,9 +188,16 @@ def test_a_bad_cell_is_refused_naming_its_row_and_column(
     (b"\n  \n# only a comment\n", "is empty"),
     (b"1,2\n3,\xe94\n", "is not UTF-8 text (byte 0xE9 at row 2"),
     (b"PK\x03\x04rest", "save the sheet as CSV"),
+    (b"1,2\n#DIV/0!,3\n", "row 2, column 1: '#DIV/0!' is not a number"),  # not a comment
+    ("1\t2\n3\t4\n".encode("utf-16-le"), "UTF-16 without its byte-order mark"),
 ])
 def test_a_file_with_a_fault_is_refused_in_one_line(data: bytes, fault: str) -> None:
     assert fault in refusal(data)
+
+
+def test_text_given_for_a_path_is_refused_in_one_line() -> None:
+    with pytest.raises(InstanceError, match=r"for text, pass io\.StringIO\(text\)$"):
+        nqmip.read_weights("1,2\n3,4\n")
 
 
 @pytest.mark.parametrize("array", [np.arange(9).reshape(3, 3), np.eye(3, dtype=bool),

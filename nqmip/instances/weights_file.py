@@ -10,7 +10,8 @@ What is read, and how it is told apart (nothing is guessed where two readings di
   "Unicode text"); LF, CRLF or CR line ends; cells separated by commas, semicolons or
   tabs (one of them in the whole file) or else by spaces; a separator after the last cell
   of every row is dropped; cells may be quoted; blank lines and lines starting with ``#``
-  (``numpy.savetxt``'s header) are skipped.
+  (``numpy.savetxt``'s header; not a spreadsheet's error value such as ``#N/A``) are
+  skipped.
 - A header row: the first row when none of its cells is a number (names, empty cells),
   or when its first cell is not a number and the others are the column numbers 0..k-1
   or 1..k (pandas' header above its index column), or when it is the column numbers
@@ -47,6 +48,8 @@ SHAPE = "write n rows of n numbers (a header row of names, and under it an index
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
+#: A comment line (numpy.savetxt's header), not a spreadsheet's error value in a first cell.
+_COMMENT = re.compile(r"\s*#(?!N/A|DIV/0!|VALUE!|REF!|NAME\?|NUM!|NULL!)")
 #: The separators a row may use (one in a file); none of them: spaces.
 _SEPARATORS = {",": "','", ";": "';'", "\t": "a tab"}
 _NPY = b"\x93NUMPY"
@@ -86,6 +89,9 @@ def read_weights(source: str | os.PathLike[str] | IO[Any]) -> np.ndarray:
         if data.startswith(_OLE):
             raise InstanceError(f"{name} is a spreadsheet workbook (.xls?): save the sheet "
                                 "as CSV")
+        if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise InstanceError(f"{name} is not text (NUL bytes: UTF-16 without its "
+                                "byte-order mark, or a binary file?): save it as CSV UTF-8")
         data = _decode(data, name)
     return parse_weights_text(data.removeprefix("\ufeff"), name)
 
@@ -93,6 +99,9 @@ def read_weights(source: str | os.PathLike[str] | IO[Any]) -> np.ndarray:
 def _read(source: Any) -> tuple[bytes | str, str, str]:
     """``(content, name for messages, lower-case suffix)``."""
     if isinstance(source, str | os.PathLike):
+        if "\n" in str(source):  # the text itself, not a path
+            raise InstanceError("read_weights takes a path or an open file; for text, pass "
+                                "io.StringIO(text)")
         if str(source) == "-":
             stream: Any = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
             return stream.read(), "standard input", ""
@@ -168,7 +177,7 @@ def _from_npy(data: bytes, name: str) -> np.ndarray:
 def parse_weights_text(text: str, name: str = "<text>") -> np.ndarray:
     """The matrix of a weights file's text (the module's rules); ``name`` for messages."""
     lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1)
-             if (line.strip() or "\t" in line) and not line.lstrip().startswith("#")]
+             if (line.strip() or "\t" in line) and not _COMMENT.match(line)]
     if not lines:
         raise InstanceError(f"{name} is empty; {SHAPE}")
     separator = _separator(lines, name)
