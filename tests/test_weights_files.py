@@ -98,7 +98,7 @@ def read(data: bytes, name: str = "w.csv") -> np.ndarray:
     return nqmip.read_weights(stream)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(matrices(), layouts())
 def test_a_matrix_written_by_the_csv_module_reads_back_equal(matrix: np.ndarray,
                                                             layout: dict[str, Any]) -> None:
@@ -151,7 +151,7 @@ def refusal(data: bytes, name: str = "w.csv") -> str:
     return message
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(matrices(), layouts(), st.data(),
        st.sampled_from(["", "nan", "NaN", "inf", "-inf", "abc", "#N/A", "1_0", "2,5"]))
 def test_a_bad_cell_is_refused_naming_its_row_and_column(
