@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         make_instance,
         random_weights,
     )
+    from nqmip.instances.weights_file import read_weights
     from nqmip.lex.solve import lex_first
     from nqmip.result import Result, Status, Termination
     from nqmip.solve import all_methods, solve
@@ -44,6 +45,7 @@ _LAZY = {
     **dict.fromkeys(("Instance", "InstanceError", "chess_weights", "make_instance",
                      "random_weights"), "nqmip.instance"),
     "lex_first": "nqmip.lex.solve",
+    "read_weights": "nqmip.instances.weights_file",
     **dict.fromkeys(("Result", "Status", "Termination"), "nqmip.result"),
     **dict.fromkeys(("all_methods", "solve"), "nqmip.solve"),
     **dict.fromkeys(("VerificationError", "conflicts", "is_solution"), "nqmip.verify"),
@@ -106,6 +108,7 @@ __all__ = [
     "lex_first",
     "make_instance",
     "random_weights",
+    "read_weights",
     "solutions",
     "solve",
 ]

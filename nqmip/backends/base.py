@@ -36,6 +36,13 @@ class BackendUnavailable(BackendError):
     """The backend's solver is not installed; the message says what to install."""
 
 
+class LicenceLimitError(BackendError, ValueError):
+    """The board's model is past the size limit of the solver's licence (Gurobi's
+    size-limited one, which pip's gurobipy brings): bad input for this method, so also a
+    ``ValueError`` (the command refuses it in one line, exit 2); the message says the limit
+    and what to do. ``nqmip-compare`` skips the method on such boards with a note."""
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """Option names shared by every backend; each backend maps them to its own."""
@@ -324,8 +331,8 @@ def module_available(name: str) -> bool:
 
 
 #: The exact methods, in the order the commands list them (from the method table).
-__all__ = ["EXACT_METHODS", "Backend", "BackendError", "BackendUnavailable", "RawSolution",
-           "SolveOptions", "get_backend"]
+__all__ = ["EXACT_METHODS", "Backend", "BackendError", "BackendUnavailable",
+           "LicenceLimitError", "RawSolution", "SolveOptions", "get_backend"]
 
 
 @cache

@@ -1,13 +1,21 @@
 """Gurobi through gurobipy's matrix API (which needs scipy), fed the CSR arrays.
 
-pip's gurobipy carries a size-limited licence (``SIZE_LIMITED_VARIABLES`` variables and as
-many constraints), so n <= ``SIZE_LIMITED_MAX_N`` solves anywhere it is installed; larger
-boards need a full licence.
+pip's gurobipy carries a size-limited licence (``SIZE_LIMITED_VARIABLES`` variables and
+``SIZE_LIMITED_ROWS`` constraints, measured with gurobipy 13), so n <= ``SIZE_LIMITED_MAX_N``
+solves anywhere it is installed; larger boards need a full licence. Which licence is
+there is told by gurobipy's error ``SIZE_LIMITED_ERRNO`` ("Model too large for
+size-limited license"), on a probe (:func:`size_limited`, once a process, asked only for
+a board of more free squares than the limit: refused before its model is built) or on the
+model itself; either way the board is refused as
+:class:`~nqmip.backends.base.LicenceLimitError` (the commands: one line, exit 2;
+``nqmip-compare`` skips such boards with a note, :func:`past_licence`). A board whose fixed
+queens leave few free squares fits whatever its n.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -15,6 +23,7 @@ import numpy as np
 from nqmip.backends.base import (
     Backend,
     BackendError,
+    LicenceLimitError,
     RawSolution,
     SolveOptions,
     SolverLog,
@@ -23,18 +32,61 @@ from nqmip.backends.base import (
     termination_of,
 )
 from nqmip.backends.highs import placement_of
+from nqmip.board import free_board
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter
 from nqmip.result import Termination
 
-#: The size-limited licence's variables (and constraints), and the largest board it
-#: holds (n^2 variables; the one place this limit is spelled: auto, the benchmarks and
-#: the docs' tables read it here).
+#: The size-limited licence's variables and constraints, and the largest board it holds
+#: (n^2 variables; the one place this limit is spelled: auto, the benchmarks and the
+#: docs' tables read it here).
 SIZE_LIMITED_VARIABLES = 2000
+SIZE_LIMITED_ROWS = 2000
 SIZE_LIMITED_MAX_N = math.isqrt(SIZE_LIMITED_VARIABLES)  # 44
 SIZE_LIMITED_ERRNO = 10010
+#: The licence's limit and what to do, as every refusal and note says it.
+SIZE_LIMITED = (f"Gurobi's size-limited licence (pip's gurobipy brings it: at most "
+                f"{SIZE_LIMITED_VARIABLES:,} variables and {SIZE_LIMITED_ROWS:,} "
+                f"constraints, a whole board up to n = {SIZE_LIMITED_MAX_N})")
+WHAT_TO_DO = "install a full Gurobi licence, or choose another method (highs, cpsat, auto)"
+
+
+@cache
+def size_limited() -> bool:
+    """Whether this machine's Gurobi licence is the size-limited one: gurobipy refuses a
+    model of one variable past its limit with ``SIZE_LIMITED_ERRNO``. Starts an
+    environment (checks a licence out, some 0.3 s with the import), once a process: asked
+    by ``nqmip-compare`` before its sweep and by a solve of a board past the limit, never
+    by auto's policy."""
+    import gurobipy as gp
+
+    try:
+        with gp.Env(empty=True) as env:
+            env.setParam("OutputFlag", 0)
+            env.start()
+            with gp.Model(env=env) as model:
+                model.addMVar(SIZE_LIMITED_VARIABLES + 1)
+                model.optimize()
+    except gp.GurobiError as exc:
+        return bool(exc.errno == SIZE_LIMITED_ERRNO)
+    return False
+
+
+def past_licence(n: int) -> bool:
+    """Whether a whole n-board (n^2 variables) is past this machine's Gurobi licence."""
+    return n > SIZE_LIMITED_MAX_N and size_limited()
+
+
+def _check_licence(instance: Instance) -> None:
+    """Refuse at once a board whose free squares (a variable each: fewer variables no
+    model has) are past the size-limited licence, when that is this machine's: building
+    the model to hear gurobipy refuse it took 8.5 s and 700 MB at n = 1,000."""
+    cells = instance.n ** 2 if not instance.fixed else free_board(instance).num_cells
+    if cells > SIZE_LIMITED_VARIABLES and size_limited():
+        raise LicenceLimitError(f"gurobi: this board has {cells:,} free squares, a variable "
+                                f"each (n = {instance.n}), past {SIZE_LIMITED}: {WHAT_TO_DO}")
 
 
 class GurobiBackend(Backend):
@@ -51,6 +103,7 @@ class GurobiBackend(Backend):
 
     def solve(self, instance: Instance, options: SolveOptions) -> RawSolution:
         self.require()
+        _check_licence(instance)
         import gurobipy as gp
         import scipy.sparse as sp
         from gurobipy import GRB
@@ -74,12 +127,10 @@ class GurobiBackend(Backend):
                                        GRB)
         except gp.GurobiError as exc:
             if exc.errno == SIZE_LIMITED_ERRNO:
-                raise BackendError(
-                    f"Gurobi's size-limited licence (pip's gurobipy) allows "
-                    f"{SIZE_LIMITED_VARIABLES} variables and "
-                    f"constraints; n={lm.n} needs {lm.num_cols} variables. Install a full "
-                    f"licence or use another backend."
-                ) from None
+                raise LicenceLimitError(
+                    f"gurobi: this board's model has {lm.num_cols:,} variables and "
+                    f"{lm.num_rows:,} constraints (n = {lm.n}), past {SIZE_LIMITED}: "
+                    f"{WHAT_TO_DO}") from None
             raise BackendError(f"Gurobi failed: {exc}") from exc
 
     @staticmethod

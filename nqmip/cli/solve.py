@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -171,45 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_weights(path: Path, option: str = "--weights") -> np.ndarray:
-    """A weight matrix from ``.npy`` or ``.csv`` (n lines of n comma-separated numbers,
-    a spreadsheet's byte-order mark allowed); ``-``: standard input, either format."""
-    import io
+    """The matrix of ``option`` FILE (``-``: standard input), read by
+    :func:`nqmip.read_weights` (its formats: :mod:`nqmip.instances.weights_file`); its
+    refusal as this option's one line."""
+    from nqmip.instances.weights_file import read_weights
 
-    from nqmip.instances.csplib import read_text_input
-
-    stdin = str(path) == "-"
-    if not stdin and path.is_dir():
-        raise UsageError(f"{option}: {path} is a folder; give a file (or - for standard "
-                         "input)")
-    if not stdin and not path.is_file():
-        raise UsageError(f"{option}: file not found: {path}")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # numpy's "empty input" warning is bad input
-            if stdin:
-                data = sys.stdin.buffer.read()
-                matrix = (np.load(io.BytesIO(data), allow_pickle=False)
-                          if data.startswith(b"\x93NUMPY") else
-                          np.loadtxt(io.StringIO(data.decode("utf-8-sig")), delimiter=",",
-                                     ndmin=2) if data.strip() else np.empty((0, 0)))
-            elif path.suffix.lower() == ".npy":
-                matrix = np.load(path, allow_pickle=False)
-            else:
-                text = read_text_input(path, option)  # empty: numpy's words name an object
-                matrix = np.loadtxt(io.StringIO(text), delimiter=",", ndmin=2) \
-                    if text.strip() else np.empty((0, 0))
-    except (ValueError, OSError, UserWarning) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"{option}: cannot read {'standard input' if stdin else path} "
-                         f"({first}); write n lines of n comma-separated numbers, no "
-                         "header") from None
-    if matrix.size == 0:
-        raise UsageError(f"{option}: {'standard input' if stdin else path} is empty; write n "
-                         "lines of n comma-separated numbers, no header")
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise UsageError(f"{option}: {path} holds a {' x '.join(map(str, matrix.shape))} "
-                         "array; the weights of an n-board are n x n")
-    return matrix
+        return read_weights(path)
+    except InstanceError as exc:
+        raise UsageError(f"{option}: {exc}") from None
 
 
 def solve_weighted_main(argv: Sequence[str] | None = None, *,

@@ -155,3 +155,25 @@ def check_capacity(sizes: Sequence[int], methods: Sequence[str], weights: str,
             check_run(METHODS[method], n, dense=dense, params=own)
         except CapacityError as exc:
             raise UsageError(f"--n {n} --methods {method}: {exc}") from None
+
+
+def skip_past_licence(cells: list[Any]) -> tuple[list[Any], list[str]]:
+    """The cells to run, less gurobi's on boards past this machine's Gurobi licence (the
+    size-limited one pip's gurobipy brings, past n = 44: each run would be refused), and
+    a note saying which were skipped; every cell past it is refused in one line."""
+    from nqmip.backends.base import get_backend
+
+    sizes = {cell.n for cell in cells if cell.method == "gurobi"}
+    if not sizes or not get_backend("gurobi").available():
+        return cells, []
+    from nqmip.backends.gurobi import SIZE_LIMITED, WHAT_TO_DO, past_licence
+
+    past = sorted(n for n in sizes if past_licence(n))
+    if not past:
+        return cells, []
+    kept = [cell for cell in cells if not (cell.method == "gurobi" and cell.n in past)]
+    if not kept:
+        raise UsageError(f"--n {','.join(map(str, past))} --methods gurobi: every board is "
+                         f"past {SIZE_LIMITED}: {WHAT_TO_DO}")
+    return kept, [f"gurobi skipped at n = {', '.join(map(str, past))}: past {SIZE_LIMITED}; "
+                  "a full Gurobi licence runs it there"]

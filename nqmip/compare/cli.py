@@ -182,6 +182,8 @@ class Plan:
     unfinished: bool = False
     #: How this grid differs from the resumed file's in sizes, methods or seeds.
     grown: tuple[str, ...] = ()
+    #: What was left out of the grid and why (gurobi past its licence).
+    notes: tuple[str, ...] = ()
 
 
 def _seeds(args: argparse.Namespace) -> list[int]:
@@ -230,6 +232,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_capacity,
         check_params,
         check_weights,
+        skip_past_licence,
     )
 
     sizes = parse_sizes(args.n)
@@ -261,6 +264,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_available(methods)
     cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
                        args.warm_start, args.memory_limit, args.param, target)
+    notes: list[str] = []
+    if args.scheduler is None and args.workers is None:  # Dask workers: their licence
+        cells, notes = skip_past_licence(cells)
     grid = {"n": sizes, "methods": methods, "weights": args.weights, "seeds": seeds,
             "time_limit": float(args.time_limit), "target": target,
             "warm_start": args.warm_start, "params": [list(p) for p in args.param]}
@@ -281,7 +287,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     done = {row_key(r) for r in previous}
     todo = [c for c in cells if c.key() not in done]
     return Plan(cells=cells, todo=todo, previous=previous, output=output, csv=csv,
-                writer=writer, unfinished=unfinished, grown=tuple(grown))
+                writer=writer, unfinished=unfinished, grown=tuple(grown), notes=tuple(notes))
 
 
 def _previous(args: argparse.Namespace, grid: dict[str, Any]
@@ -350,6 +356,8 @@ def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Record
     writer = plan.writer if plan.writer is not None else RowWriter(None)
     recorder = _Recorder(writer, progress, stop)
     skipped = len(plan.cells) - len(plan.todo)
+    for note in plan.notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     if plan.unfinished:
         print(f"{PROG}: the last line of {args.resume} was unfinished (the sweep was killed "
               "while writing it): its cell runs again", file=sys.stderr)
