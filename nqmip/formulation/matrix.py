@@ -12,6 +12,7 @@ kept row-wise (CSR) in plain numpy arrays, so no scipy is needed to build it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,9 @@ class LinearModel:
     board: FreeBoard | None = None
     #: Constant of the objective: the weight of the fixed queens.
     offset: float = 0.0
+    #: What :func:`~nqmip.formulation.build_model` built it from (a
+    #: :class:`~nqmip.formulation.reading.Origin`; None when built otherwise).
+    origin: Any = None
 
     @property
     def num_binaries(self) -> int:
