@@ -153,6 +153,8 @@ def round_trip(solver: str, sense: str, fixed: tuple[tuple[int, int], ...], n: i
         assert result.bound == pytest.approx(best)
     assert result.placement is not None and nqmip.is_solution(result.placement, fixed)
     assert result.provenance.incumbent_source == "outside"
+    if solver in ("glpk", "cpsat", "highspy"):  # each says how long it took
+        assert result.timing.solve is not None and result.timing.solve >= 0
     assert "outside nqmip" in result.provenance.plan[0]
     assert "model_changed" not in result.extra
 

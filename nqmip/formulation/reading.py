@@ -43,8 +43,8 @@ class Origin:
 class Reading:
     """What a solved model says, in the solver's terms: its ``solver`` name, its status
     word, why it stopped, the ``placement`` read (None: no solution), its objective and
-    bound (None: not given), and what changed in the model since it was built (None:
-    nothing)."""
+    bound (None: not given), what changed in the model since it was built (None:
+    nothing) and the solver's seconds (None: not given)."""
 
     solver: str
     word: str
@@ -53,6 +53,7 @@ class Reading:
     objective: float | None
     bound: float | None
     changes: str | None
+    seconds: float | None = None
 
 
 def binary_values(values: Sequence[float | None] | np.ndarray, names: Sequence[str],
@@ -213,7 +214,22 @@ def read_pyomo(model: Any, origin: Origin, results: Any) -> Reading:
             placement = placement_of(cells, dict(getattr(model, "fixed_queens", {})),
                                      origin.instance.n)
     return Reading(solver, word, termination, placement, objective, bound,
-                   _pyomo_changes(model, origin))
+                   _pyomo_changes(model, origin), _pyomo_seconds(results))
+
+
+def _pyomo_seconds(results: Any) -> float | None:
+    """The solver's seconds where its results say (the legacy ``solver.time`` or
+    ``wallclock_time``, contrib's ``timing_info.wall_time``)."""
+    legacy = getattr(results, "solver", None)
+    for holder, name in ((legacy, "wallclock_time"), (legacy, "time"),
+                         (getattr(results, "timing_info", None), "wall_time")):
+        try:
+            seconds = _number(getattr(holder, name, None))
+        except Exception:  # Pyomo's containers raise more than AttributeError
+            seconds = None
+        if seconds is not None:
+            return seconds
+    return None
 
 
 def _proto_text(model: Any) -> str:
@@ -277,7 +293,7 @@ def read_cpsat(cps: Any, origin: Origin, solver: Any) -> Reading:
             objective = _number(solver.objective_value)
             bound = _number(solver.best_objective_bound)
     return Reading("cpsat", word, _cpsat_stop(solver, word), placement, objective, bound,
-                   _cpsat_changes(cps, origin))
+                   _cpsat_changes(cps, origin), _number(solver.wall_time))
 
 
 _HIGHS_STOPS = {"kOptimal": Termination.OPTIMAL, "kInfeasible": Termination.INFEASIBLE,
@@ -349,4 +365,4 @@ def read_matrix(lm: Any, origin: Origin, given: Any) -> Reading:
         objective = _number(info.objective_function_value)
         bound = _number(info.mip_dual_bound)
     return Reading("highs", word, termination, placement, objective, bound,
-                   _matrix_changes(lm, origin, given))
+                   _matrix_changes(lm, origin, given), _number(given.getRunTime()))

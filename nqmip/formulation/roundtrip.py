@@ -24,7 +24,7 @@ from typing import Any
 
 from nqmip.formulation.reading import ModelError, Origin, Reading
 from nqmip.instance import Instance
-from nqmip.result import Provenance, Result, Status, Termination, as_placement
+from nqmip.result import Provenance, Result, Status, Termination, Timing, as_placement
 from nqmip.verify import VerificationError, check_placement, verified
 
 #: ``Result.method`` and ``provenance.incumbent_source`` of a model solved outside nqmip.
@@ -50,7 +50,8 @@ def result_from_model(model: Any, solver_result: Any = None) -> Result:
     weights and must agree with the solver's; the bound is the solver's, made whole
     where the weights are. A minimised model (``sense="min"``) gives a result in costs,
     its bound a lower bound. Fixed queens are kept (a placement without them is
-    refused). ``method`` is ``"outside"``, ``solver`` the solver's name.
+    refused). ``method`` is ``"outside"``, ``solver`` the solver's name, ``timing`` the
+    solver's seconds where it says (``wall`` 0 where it does not).
 
     A model changed after it was built (a constraint added, a variable fixed, the
     objective or a weight changed): the placement is still verified and valued with the
@@ -135,6 +136,7 @@ def result_of(instance: Instance, reading: Reading, backend: str) -> Result:
         status=status, termination=reading.termination, n=instance.n, method=OUTSIDE,
         solver=reading.solver, objective=value, bound=bound,
         placement=None if reading.placement is None else as_placement(reading.placement),
+        timing=Timing(wall=reading.seconds or 0.0, solve=reading.seconds),
         provenance=Provenance(plan=(f"solved outside nqmip ({backend})",), proof=proof,
                               bound_source="solver" if bound is not None else None,
                               incumbent_source=OUTSIDE if value is not None else None),
