@@ -6,14 +6,16 @@ choice (any Pyomo solver, OR-Tools' ``CpSolver``, HiGHS on the arrays), passes i
 the independent checker (:mod:`nqmip.verify`) and returns the same ``Result`` as
 :func:`nqmip.solve`, with the objective recomputed from the instance's weights.
 
-Each model carries its :class:`Origin` (the instance and whether it was strengthened);
-before trusting the solver's word the model is compared with a fresh build of that
-origin (Pyomo: its LP file, written with the readable names; CP-SAT: its proto, hints
-left out; the arrays: those HiGHS holds). A model changed since it was built (a constraint
-added, a variable fixed, the objective or a weight changed) still gives a verified
-placement, but the solver's proof and bound are of the changed model, not of the
-instance: status ``feasible`` at best (``infeasible`` becomes ``unknown``), no bound, and
-``extra["model_changed"]`` says what changed.
+Each model carries its :class:`~nqmip.formulation.reading.Origin` (the instance and
+whether it was strengthened); before trusting the solver's word the model is compared
+with a fresh build of that origin (Pyomo: its LP file, written with the readable names;
+CP-SAT: its proto, hints left out; the arrays: those HiGHS holds). Measured on unchanged
+models: Pyomo 0.2 s at n = 50 and 1.3 s at n = 100 (two LP files written), CP-SAT 0.1 s
+and 0.4 s. A model changed since it was built (a constraint added, a variable fixed, the
+objective or a weight changed) still gives a verified placement, but the solver's proof
+and bound are of the changed model, not of the instance: status ``feasible`` at best
+(``infeasible`` becomes ``unknown``), no bound, and ``extra["model_changed"]`` says what
+changed.
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ def result_from_model(model: Any, solver_result: Any = None) -> Result:
       solved them, or the solver's column values (any solver; then ``feasible`` at best).
 
     The status is ``optimal`` only when the solver says so (Pyomo's termination
-    condition, CP-SAT's status, HiGHS's model status), its objective meets its bound,
-    and the model is the one built. The objective is recomputed from the instance's
-    weights and must agree with the solver's; the bound is the solver's, made whole
-    where the weights are. A minimised model (``sense="min"``) gives a result in costs,
-    its bound a lower bound. Fixed queens are kept (a placement without them is
-    refused). ``method`` is ``"outside"``, ``solver`` the solver's name, ``timing`` the
-    solver's seconds where it says (``wall`` 0 where it does not).
+    condition, CP-SAT's status, HiGHS's model status), the model is the one built, and,
+    for whole weights, its bound made whole is the objective. The objective is
+    recomputed from the instance's weights and must agree with the solver's; the bound
+    is the solver's, made whole where the weights are. A minimised model
+    (``sense="min"``) gives a result in costs, its bound a lower bound. Fixed queens are
+    kept (a placement without them is refused). ``method`` is ``"outside"``, ``solver``
+    the solver's name, ``timing`` the solver's seconds where it says (``wall`` 0 where
+    it does not).
 
     A model changed after it was built (a constraint added, a variable fixed, the
     objective or a weight changed): the placement is still verified and valued with the
@@ -172,7 +175,10 @@ def _status(instance: Instance, reading: Reading, value: float | None,
             return Status.INFEASIBLE, "solver"
         return Status.UNKNOWN, None
     proven = reading.termination is Termination.OPTIMAL and reading.changes is None
-    if proven and bound is not None:
+    if proven and bound is not None and instance.integral:
+        # whole weights: the bound made whole must be the objective (HiGHS's 'optimal'
+        # within its relative gap 1e-4 is not, from objectives of 10^4); real weights:
+        # the solver's word within its own tolerance (CP-SAT's float objective: 1e-5)
         proven = abs(bound - value) <= 1e-6 * max(1.0, abs(value))
     return (Status.OPTIMAL, "solver") if proven else (Status.FEASIBLE, None)
 
