@@ -46,11 +46,11 @@ def solved(model: Any, solver: str) -> Any:
     if backend == "matrix":
         import highspy
 
-        from nqmip.backends.highs import to_highs_lp
+        from nqmip.formulation.matrix import to_highs_lp
 
         highs = highspy.Highs()
         highs.setOptionValue("output_flag", False)
-        highs.passModel(to_highs_lp(model, highspy))
+        highs.passModel(to_highs_lp(model))
         highs.run()
         if solver == "highspy":
             return highs
@@ -285,10 +285,10 @@ def test_an_lp_relaxation_is_refused_as_fractional() -> None:
 def test_the_arrays_lp_relaxation_is_refused_as_fractional() -> None:
     import highspy
 
-    from nqmip.backends.highs import to_highs_lp
+    from nqmip.formulation.matrix import to_highs_lp
 
     lm = nqmip.build_model(6, "random", weights_seed=6, backend="matrix")
-    lp = to_highs_lp(lm, highspy)
+    lp = to_highs_lp(lm)
     lp.integrality_ = [highspy.HighsVarType.kContinuous] * lm.num_cols
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
@@ -367,7 +367,22 @@ def test_a_solution_left_unloaded_is_refused() -> None:
 
     m = _pyomo()
     results = pyo.SolverFactory("appsi_highs").solve(m, load_solutions=False)
-    with pytest.raises(nqmip.ModelError, match="load the solution into the model"):
+    with pytest.raises(nqmip.ModelError, match="load it into the model"):
+        nqmip.result_from_model(m, results)
+
+
+@pytest.mark.solver("highs-pyomo")
+def test_a_stopped_solve_left_unloaded_is_refused() -> None:
+    """HiGHS stopped at its first solution (a limit, not a proof) whose values the caller
+    did not load: refused (it was read as no solution, status unknown)."""
+    import pyomo.environ as pyo
+
+    m = _pyomo(16)
+    results = pyo.SolverFactory("appsi_highs").solve(
+        m, load_solutions=False, options={"mip_max_improving_sols": 1, "presolve": "off"})
+    assert results.solver.termination_condition != pyo.TerminationCondition.optimal
+    with pytest.raises(nqmip.ModelError, match="found a solution, but the model's "
+                                               "variables have no value"):
         nqmip.result_from_model(m, results)
 
 

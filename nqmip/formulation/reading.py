@@ -206,9 +206,10 @@ def read_pyomo(model: Any, origin: Origin, results: Any) -> Reading:
         if chosen is None and results is None:
             raise ModelError("the model holds no solution (its variables have no value): "
                              "solve it first")
-        if chosen is None and termination is Termination.OPTIMAL:
-            raise ModelError(f"{solver} says {word} but the model's variables have no "
-                             "value: load the solution into the model (load_solutions)")
+        if chosen is None and (termination is Termination.OPTIMAL or objective is not None):
+            raise ModelError(f"{solver} says {word} and found a solution, but the model's "
+                             "variables have no value: load it into the model "
+                             "(load_solutions)")
         if chosen is not None:
             cells = [key for key, on in zip(keys, chosen, strict=True) if on]
             placement = placement_of(cells, dict(getattr(model, "fixed_queens", {})),
