@@ -190,7 +190,8 @@ def _pyomo_changes(model: Any, origin: Origin) -> str | None:
     try:
         now = lp_text(model)
     except Exception as error:  # a component the LP writer cannot write: a change
-        return f"the LP writer refuses it: {str(error).splitlines()[0]}"
+        first = (str(error).splitlines() or [type(error).__name__])[0]
+        return f"the LP writer refuses it: {first}"
     return _differences(lp_text(pyomo_model(origin.instance, origin.strengthen)), now)
 
 
