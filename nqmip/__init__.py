@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from nqmip.enumeration.count import count_solutions, solutions
     from nqmip.enumeration.optimal import enumerate_optimal
     from nqmip.formulation import build_model
+    from nqmip.formulation.reading import ModelError
+    from nqmip.formulation.roundtrip import result_from_model
     from nqmip.instance import (
         Instance,
         InstanceError,
@@ -42,6 +44,8 @@ _LAZY = {
     "solutions": "nqmip.enumeration.count",
     "enumerate_optimal": "nqmip.enumeration.optimal",
     "build_model": "nqmip.formulation",
+    "ModelError": "nqmip.formulation.reading",
+    "result_from_model": "nqmip.formulation.roundtrip",
     **dict.fromkeys(("Instance", "InstanceError", "chess_weights", "make_instance",
                      "random_weights"), "nqmip.instance"),
     "lex_first": "nqmip.lex.solve",
@@ -92,6 +96,7 @@ __all__ = [
     "Deadline",
     "Instance",
     "InstanceError",
+    "ModelError",
     "Result",
     "Status",
     "Termination",
@@ -109,6 +114,7 @@ __all__ = [
     "make_instance",
     "random_weights",
     "read_weights",
+    "result_from_model",
     "solutions",
     "solve",
 ]

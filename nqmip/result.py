@@ -59,7 +59,9 @@ class Provenance:
       ``"colour_search"``, ``"fixed"`` (the fixed queens alone), ``"explicit"`` (the
       explicit construction), ``"climbed"`` (the construction improved by a short swap climb)
       and ``"completion"`` (a short search's completion of the fixed queens): what a search
-      stopped before it held a placement answers; or a heuristic's name.
+      stopped before it held a placement answers; ``"outside"`` (a model of
+      :func:`~nqmip.formulation.build_model` solved by the caller,
+      :func:`~nqmip.formulation.roundtrip.result_from_model`); or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
       heuristic's name, or None; ``start_objective`` its value (in the result's terms)
       and ``start_accepted`` whether the solver took it (None: no start, or a solver

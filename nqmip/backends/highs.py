@@ -23,7 +23,7 @@ from nqmip.backends.base import (
     termination_of,
 )
 from nqmip.budget import Deadline
-from nqmip.formulation.matrix import LinearModel, build_linear_model
+from nqmip.formulation.matrix import LinearModel, build_linear_model, to_highs_lp
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter
@@ -153,24 +153,3 @@ def run_interruptibly(h: Any, deadline: Deadline | None = None) -> bool:
         if not cancelled and deadline is not None and deadline.cancelled():
             cancelled = True
             h.cancelSolve()
-
-
-def to_highs_lp(lm: LinearModel, highspy: Any) -> Any:
-    lp = highspy.HighsLp()
-    lp.num_col_ = lm.num_cols
-    lp.num_row_ = lm.num_rows
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.col_cost_ = lm.cost
-    lp.offset_ = float(lm.offset)
-    lp.col_lower_ = lm.col_lower
-    lp.col_upper_ = lm.col_upper
-    lp.row_lower_ = np.where(np.isfinite(lm.row_lower), lm.row_lower, -highspy.kHighsInf)
-    lp.row_upper_ = np.where(np.isfinite(lm.row_upper), lm.row_upper, highspy.kHighsInf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = lm.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = lm.indices.astype(np.int32)
-    lp.a_matrix_.value_ = lm.values
-    lp.a_matrix_.num_col_ = lm.num_cols
-    lp.a_matrix_.num_row_ = lm.num_rows
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * lm.num_cols
-    return lp

@@ -4,6 +4,8 @@
 - :mod:`nqmip.formulation.cpsat`: an OR-Tools CP-SAT model.
 - :mod:`nqmip.formulation.matrix`: the ILP as arrays, behind the direct HiGHS and Gurobi
   backends.
+- :mod:`nqmip.formulation.roundtrip`: back from a model the caller solved to a verified
+  result (:func:`~nqmip.formulation.roundtrip.result_from_model`).
 """
 
 from __future__ import annotations
@@ -44,8 +46,13 @@ def build_model(
     strengthening rows are written for maximisation, so they go with ``sense="max"`` only
     (:func:`nqmip.solve` solves a minimisation as the equivalent maximisation,
     :mod:`nqmip.sense`).
+
+    Each model keeps what it was built from (``m.nqmip_origin`` for Pyomo, ``.origin``
+    otherwise), so that once you have solved it, :func:`nqmip.result_from_model` turns
+    it into a verified :class:`~nqmip.result.Result`.
     """
     from nqmip.capacity import check_fits
+    from nqmip.formulation.reading import Origin
     from nqmip.instance import free_rows
 
     instance = make_instance(n, weights, fixed, black=black, white=white,
@@ -56,17 +63,25 @@ def build_model(
     if instance.sense == "min" and (strengthen or backend == "matrix"):
         raise ValueError("sense='min' builds the textbook Pyomo or CP-SAT model: the "
                          "strengthening rows and the matrix are written for maximisation")
+    origin = Origin(instance, bool(strengthen))
     if backend == "pyomo":
         from nqmip.formulation.strengthen import pyomo_model
 
-        return pyomo_model(instance, strengthen)
+        model = pyomo_model(instance, strengthen)
+        model.nqmip_origin = origin
+        return model
     if backend == "cpsat":
         from nqmip.formulation.strengthen import cpsat_model
 
-        return cpsat_model(instance, strengthen)
+        cps = cpsat_model(instance, strengthen)
+        cps.origin = origin
+        return cps
     if backend == "matrix":
+        from dataclasses import replace
+
         from nqmip.formulation.matrix import build_linear_model
         from nqmip.formulation.strengthen import linear_extras
 
-        return build_linear_model(instance, **linear_extras(instance, strengthen))
+        lm = build_linear_model(instance, **linear_extras(instance, strengthen))
+        return replace(lm, origin=origin)
     raise ValueError(f"unknown model backend {backend!r}: use 'pyomo', 'cpsat' or 'matrix'")

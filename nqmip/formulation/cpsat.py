@@ -38,6 +38,9 @@ class CpSatModel:
     queen: list[cp_model.IntVar | int]
     n: int
     fixed: dict[int, int] = field(default_factory=dict)
+    #: What :func:`~nqmip.formulation.build_model` built it from (a
+    #: :class:`~nqmip.formulation.reading.Origin`; None when built otherwise).
+    origin: Any = None
 
     def placement(self, solver: cp_model.CpSolver) -> tuple[int, ...]:
         return tuple(int(solver.value(q)) for q in self.queen)

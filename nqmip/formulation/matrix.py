@@ -12,6 +12,7 @@ kept row-wise (CSR) in plain numpy arrays, so no scipy is needed to build it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,9 @@ class LinearModel:
     board: FreeBoard | None = None
     #: Constant of the objective: the weight of the fixed queens.
     offset: float = 0.0
+    #: What :func:`~nqmip.formulation.build_model` built it from (a
+    #: :class:`~nqmip.formulation.reading.Origin`; None when built otherwise).
+    origin: Any = None
 
     @property
     def num_binaries(self) -> int:
@@ -153,3 +157,31 @@ def build_linear_model(
         board=board,
         offset=board.fixed_value,
     )
+
+
+def to_highs_lp(lm: LinearModel, highspy: Any = None) -> Any:
+    """The arrays as a ``highspy.HighsLp`` (maximise, every column integer):
+    ``h = highspy.Highs(); h.passModel(to_highs_lp(lm)); h.run()`` solves them, and
+    :func:`nqmip.result_from_model` ``(lm, h)`` reads the answer back."""
+    if highspy is None:
+        import importlib
+
+        highspy = importlib.import_module("highspy")
+    lp = highspy.HighsLp()
+    lp.num_col_ = lm.num_cols
+    lp.num_row_ = lm.num_rows
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = lm.cost
+    lp.offset_ = float(lm.offset)
+    lp.col_lower_ = lm.col_lower
+    lp.col_upper_ = lm.col_upper
+    lp.row_lower_ = np.where(np.isfinite(lm.row_lower), lm.row_lower, -highspy.kHighsInf)
+    lp.row_upper_ = np.where(np.isfinite(lm.row_upper), lm.row_upper, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = lm.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = lm.indices.astype(np.int32)
+    lp.a_matrix_.value_ = lm.values
+    lp.a_matrix_.num_col_ = lm.num_cols
+    lp.a_matrix_.num_row_ = lm.num_rows
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * lm.num_cols
+    return lp
