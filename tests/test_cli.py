@@ -1,7 +1,13 @@
-"""The command line end to end, in a subprocess, as a user runs it."""
+"""The command line end to end: in a subprocess, as a user runs it (the board, --json,
+--time-limit with --quiet, --help, a refusal's exit status 2, the console script), and the
+other options through the command's ``main(argv)`` in this process (the same parser and
+output; tests/test_cli_streams.py and tests/test_interrupt.py start the commands for their
+streams and signals)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -21,6 +27,16 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         [sys.executable, str(SCRIPT), *args],
         capture_output=True, text=True, timeout=timeout, cwd=ROOT,
     )
+
+
+def main(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command's ``main(argv)`` in this process: its status and what it printed."""
+    from nqmip.cli.solve import solve_weighted_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = solve_weighted_main(list(args))
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
 
 
 def test_default_prints_board_and_proven_optimum() -> None:
@@ -47,18 +63,18 @@ def test_json_is_the_only_output(tmp_path: Path) -> None:
 
 def test_options_reach_the_solver(tmp_path: Path) -> None:
     args = ("--n", "8", "--black", "1", "--white", "3", "--fix", "0,0", "--json")
-    p = run(*args)
+    p = main(*args)
     if p.returncode != 0 or not p.stdout:
         # Seen once in a fresh-clone CI run (cold numba cache): no output at all, cause not
         # found (the run's stderr was not kept). Said in full, then measured once more.
         print(f"first run: status {p.returncode}, stderr: {p.stderr[-2000:]}")
-        p = run(*args)
+        p = main(*args)
     assert p.returncode == 0 and p.stdout, (p.returncode, p.stderr[-2000:])
     data = json.loads(p.stdout)
     assert data["placement"][0] == 0
     w = nqmip.chess_weights(8, black=1, white=3)
     assert data["objective"] == pytest.approx(float(w[np.arange(8), data["placement"]].sum()))
-    p = run("--n", "6", "--feasibility", "--json")
+    p = main("--n", "6", "--feasibility", "--json")
     assert json.loads(p.stdout)["objective"] == 6
 
 
@@ -70,7 +86,7 @@ def test_weights_file(tmp_path: Path, suffix: str) -> None:
         np.savetxt(path, w, delimiter=",")
     else:
         np.save(path, w)
-    p = run("--n", "6", "--weights", str(path), "--json")
+    p = main("--n", "6", "--weights", str(path), "--json")
     assert p.returncode == 0, p.stderr
     expected = nqmip.solve(6, w).objective
     assert json.loads(p.stdout)["objective"] == pytest.approx(expected)
@@ -85,13 +101,13 @@ def test_clashing_fixed_queens_are_bad_input() -> None:
 
 def test_fixed_queens_from_the_issue_no_longer_crash() -> None:
     # a partial placement of the solution [1, 3, 0, 2]: a traceback before
-    p = run("--n", "4", "--fix", "3,2", "--fix", "1,3", "--json")
+    p = main("--n", "4", "--fix", "3,2", "--fix", "1,3", "--json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["placement"] == [1, 3, 0, 2]
 
 
 def test_infeasible_is_an_answer() -> None:
-    p = run("--n", "3")
+    p = main("--n", "3")
     assert p.returncode == 0
     assert "Proven infeasible" in p.stdout and "no placement" in p.stdout
 
@@ -118,8 +134,10 @@ def test_time_limit_and_quiet() -> None:
         (["--n", "8", "--bogus"], "unrecognized"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
-    p = run(*args)
+def test_bad_input_exits_2_with_one_line(args: list[str], message: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the relative path of missing.csv, as the command's run
+    p = main(*args)
     assert p.returncode == 2
     assert p.stdout == ""
     lines = p.stderr.strip().splitlines()
@@ -131,7 +149,7 @@ def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
 def test_bad_weight_files(tmp_path: Path, content: str) -> None:
     path = tmp_path / "w.csv"
     path.write_text(content)
-    p = run("--n", "3", "--weights", str(path))
+    p = main("--n", "3", "--weights", str(path))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
     assert "2 x 2" in p.stderr or "finite" in p.stderr
 
@@ -157,25 +175,25 @@ def test_console_command_is_installed() -> None:
 
 
 def test_warm_start_and_textbook_model_from_the_cli() -> None:
-    p = run("--n", "12", "--method", "highs", "--warm-start", "sa", "--seed", "1",
+    p = main("--n", "12", "--method", "highs", "--warm-start", "sa", "--seed", "1",
             "--no-strengthen", "--json")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["status"] == "optimal" and data["provenance"]["start_accepted"] is True
     assert data["provenance"]["start_objective"] is not None and data["timing"]["start"] is not None
     assert "proof" not in data["extra"]  # the textbook model: no colour-bound shortcut
-    p = run("--n", "12", "--json")  # auto: chess weights are proven by the colour bound
+    p = main("--n", "12", "--json")  # auto: chess weights are proven by the colour bound
     assert json.loads(p.stdout)["objective"] == data["objective"]
 
 
 def test_heuristic_parameters_from_the_cli() -> None:
-    p = run("--n", "8", "--method", "ga", "--param", "preset=001", "--feasibility", "--seed",
+    p = main("--n", "8", "--method", "ga", "--param", "preset=001", "--feasibility", "--seed",
             "2", "--json")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["method"] == "ga" and data["counters"]["evaluations"] <= 10_100
     assert nqmip.is_solution(data["placement"])
-    p = run("--n", "8", "--method", "ga", "--param", "population=0")
+    p = main("--n", "8", "--method", "ga", "--param", "population=0")
     assert p.returncode == 2 and "population" in p.stderr
 
 

@@ -6,6 +6,8 @@ with 141 (128 + SIGPIPE), as a Unix tool."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -41,13 +43,42 @@ OUTPUTS = {
 }
 
 
-def check_encoded(kind: str, encoding: str) -> None:
+def run_on_console(command: list[str], encoding: str) -> tuple[int, bytes, bytes]:
+    """The command's ``main(argv)`` in this process, its standard output and error a
+    console of ``encoding`` (as ``PYTHONIOENCODING`` makes them: output strict, errors
+    backslashreplace); (status, the bytes of each)."""
+    from nqmip.cli.count import count_main
+    from nqmip.cli.solve import solve_weighted_main
+
+    main, argv = ((count_main, command[len(COUNT):]) if command[:len(COUNT)] == COUNT
+                  else (solve_weighted_main, command[len(SOLVE):]))
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding=encoding, write_through=True)
+    stderr = io.TextIOWrapper(err, encoding=encoding, errors="backslashreplace",
+                              write_through=True)
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)  # the commands' relative paths, as the commands' runs below
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            status = main(argv)
+        stdout.flush()
+        stderr.flush()
+    finally:
+        os.chdir(cwd)
+    return status, out.getvalue(), err.getvalue()
+
+
+def check_encoded(kind: str, encoding: str, in_process: bool = True) -> None:
     command, expected = OUTPUTS[kind]
-    done = run_encoded(command, encoding)
-    err = done.stderr.decode(encoding)
-    assert done.returncode == 0, err[-2000:]
+    if in_process:
+        status, stdout, stderr = run_on_console(command, encoding)
+    else:
+        done = run_encoded(command, encoding)
+        status, stdout, stderr = done.returncode, done.stdout, done.stderr
+    err = stderr.decode(encoding)
+    assert status == 0, err[-2000:]
     assert "Traceback" not in err and "UnicodeEncodeError" not in err
-    out = done.stdout.decode(encoding)  # every byte in the console's own encoding
+    out = stdout.decode(encoding)  # every byte in the console's own encoding
     assert expected in out
     if kind in ("default", "costs"):  # the legend's "·" as the encoding writes it
         assert ("gap: (" in out) and (" · gap" in out or " - gap" in out)
@@ -67,7 +98,18 @@ def test_an_ascii_console_gets_the_board_and_the_legend() -> None:
 @pytest.mark.parametrize("encoding", ["ascii", "cp437", "latin-1"])
 @pytest.mark.parametrize("kind", list(OUTPUTS))
 def test_every_output_on_a_console_that_is_not_utf8(kind: str, encoding: str) -> None:
+    """Each kind of output on each console, through the commands' ``main(argv)`` (the
+    encoding is read from the streams when the command starts, as in a fresh process)."""
     check_encoded(kind, encoding)
+
+
+@pytest.mark.parametrize(("kind", "encoding"), [("count-list", "cp437"),
+                                                ("costs", "latin-1")])
+def test_the_commands_started_on_a_console_that_is_not_utf8(kind: str, encoding: str
+                                                            ) -> None:
+    """The commands themselves, started with ``PYTHONIOENCODING`` (the solve command's
+    board on an ASCII console: above)."""
+    check_encoded(kind, encoding, in_process=False)
 
 
 def test_stand_ins_for_what_an_encoding_cannot_write() -> None:

@@ -102,7 +102,8 @@ def test_an_exact_method_with_a_limit_answers_better_than_the_bare_construction(
         pytest.skip(f"{method} is not licensed for n = 48 here")
     construction = nqmip.make_instance(48, "random", weights_seed=1).objective(
         explicit_solution(48))
-    result = nqmip.solve(48, "random", weights_seed=1, method=method, time_limit=2)
+    # a second is past the 0.1 s climb of the start (and the model's build at n = 48)
+    result = nqmip.solve(48, "random", weights_seed=1, method=method, time_limit=1)
     assert result.objective is not None and result.objective > construction, \
         (result.objective, result.message)
 
@@ -111,7 +112,7 @@ def test_an_exact_method_with_a_limit_answers_better_than_the_bare_construction(
 @pytest.mark.parametrize("method", _params([m for m in METHODS.values()
                                             if m.honour("threads")]))
 def test_threads_far_above_the_cores_still_answer_at_the_limit(method: str) -> None:
-    limit = 4.0
+    limit = 2.0  # the overrun measured was past any margin; the margin is kept (1.5 s)
     nqmip.solve(8, "random", method=method, time_limit=5)  # the method's load, off the clock
     begin = time.perf_counter()
     result = nqmip.solve(36, "random", weights_seed=1, method=method, time_limit=limit,
@@ -173,11 +174,13 @@ def _climbing_sites() -> list[object]:
 def test_autos_first_incumbent_is_climbed_before_any_part_runs(site: object) -> None:
     """A part whose kernels load past a short limit leaves auto with its first incumbent:
     that is the construction climbed (0.1 s of numpy swaps), not the bare construction."""
+    from nqmip.auto.kernels import warm_up
+    from nqmip.auto.policy import PLAN_BY_NAME
     from tests.auto_matrix import Site
 
     assert isinstance(site, Site)
     instance = nqmip.make_instance(site.size, site.weights, weights_seed=1)
-    nqmip.solve(instance, time_limit=1.0)  # the plan's kernels, loaded before the clock
+    warm_up(PLAN_BY_NAME[site.plan], like=instance)  # its kernels, loaded before the clock
     result = nqmip.solve(instance, time_limit=1.0)
     plan = result.provenance.plan
     assert plan[:2] == ("explicit", "swap climb") or result.status is Status.OPTIMAL, plan

@@ -94,11 +94,12 @@ def signalled_run(signum: signal.Signals, output: Path, after: float = 4.0
                                                                    out, err)
 
 
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGINT"])
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 @pytest.mark.timing
 def test_sigterm_and_sighup_stop_the_solve_as_ctrl_c(name: str, tmp_path: Path) -> None:
     """What ``timeout``, a batch scheduler or ``docker stop`` (SIGTERM) and a closed
-    terminal (SIGHUP) send: the best placement printed, --output written, 128 + signal."""
+    terminal (SIGHUP) send: the best placement printed, --output written, 128 + signal
+    (SIGINT on the same command: test_ctrl_c_prints_the_best_placement_and_exits_130)."""
     signum = getattr(signal, name)
     target = tmp_path / "r.json"
     seconds, done = within(INTERRUPT_BOUND, lambda: signalled_run(signum, target))
@@ -125,16 +126,20 @@ def signalled(command: list[str], signum: signal.Signals, after: float
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
-def test_sigterm_and_sighup_stop_the_count_as_ctrl_c(name: str) -> None:
-    signum = getattr(signal, name)
-    done = signalled([sys.executable, "-m", "nqmip.cli.count", "--n", "17", "--workers", "2"],
-                     signum, 3.0)
+def assert_count_stopped(done: subprocess.CompletedProcess[str], signum: int) -> None:
     assert done.returncode == 128 + signum, done.stderr
     # one line; mid-count it says what the finished sub-trees hold, as a part
     assert done.stdout == "" and done.stderr.startswith("nqmip-count: interrupted")
     assert done.stderr.count("\n") == 1 and ("sub-trees" not in done.stderr
                                               or "not the total" in done.stderr)
+
+
+def test_sighup_stops_the_count_as_ctrl_c() -> None:
+    """A closed terminal's SIGHUP to ``python -m nqmip.cli.count`` (SIGTERM: the count's
+    case of test_a_stopped_command_leaves_without_the_interpreters_teardown)."""
+    done = signalled([sys.executable, "-m", "nqmip.cli.count", "--n", "17", "--workers", "2"],
+                     signal.SIGHUP, 3.0)
+    assert_count_stopped(done, signal.SIGHUP)
 
 
 # a finaliser that prints at the interpreter's teardown, as LLVM's half-built objects did
@@ -143,19 +148,34 @@ TEARDOWN = ("import atexit, sys; atexit.register(lambda: print('teardown ran', "
             "file=sys.stderr)); sys.argv[1:] = {argv!r}; from {module} import entry; entry()")
 
 
+#: nqmip-compare's sweep of annealing runs of 20 s each, its runs kept in OUTPUT.
+COMPARE = ["--n", "200", "--methods", "sa", "--repeats", "4", "--time-limit", "20",
+           "--target", "none", "--output", "OUTPUT", "--no-progress"]
+
+
 @pytest.mark.parametrize(("module", "argv", "after"), [
     ("nqmip.cli.count", ["--n", "17", "--workers", "2"], 3.0),
-    ("nqmip.compare", ["--n", "200", "--methods", "sa", "--repeats", "4", "--time-limit",
-                       "20", "--target", "none", "--no-progress"], 4.0),
+    ("nqmip.compare", COMPARE, 4.0),
 ], ids=["count", "compare"])
 def test_a_stopped_command_leaves_without_the_interpreters_teardown(
-        module: str, argv: list[str], after: float) -> None:
-    """Whatever the stop left half done cannot print after the command's one line; a
-    command that finished still ends the usual way (its teardown runs)."""
+        module: str, argv: list[str], after: float, tmp_path: Path) -> None:
+    """Whatever the stop left half done cannot print after the command's one line (and
+    SIGTERM stops each as Ctrl-C does: the count's one line, the compare's resume hint,
+    143)."""
+    output = tmp_path / "runs.jsonl"
+    argv = [str(output) if part == "OUTPUT" else part for part in argv]
     done = signalled([sys.executable, "-c", TEARDOWN.format(argv=argv, module=module)],
                      signal.SIGTERM, after)
     assert done.returncode == 143, done.stderr
     assert "interrupted" in done.stderr and "teardown ran" not in done.stderr, done.stderr
+    if module == "nqmip.cli.count":
+        assert_count_stopped(done, signal.SIGTERM)
+    else:
+        assert f"interrupted; resume with --resume {output}" in done.stderr
+
+
+def test_a_finished_command_ends_with_the_interpreters_teardown() -> None:
+    """A command that finished still ends the usual way (its teardown runs)."""
     finished = subprocess.run(
         [sys.executable, "-c", TEARDOWN.format(argv=["--n", "6"], module="nqmip.cli.count")],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -163,16 +183,15 @@ def test_a_stopped_command_leaves_without_the_interpreters_teardown(
     assert "teardown ran" in finished.stderr
 
 
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
-def test_sigterm_and_sighup_stop_the_compare_as_ctrl_c(name: str, tmp_path: Path) -> None:
-    """nqmip-compare stops as on Ctrl-C, saying how to resume, with 128 + the signal (a
-    sweep of annealing runs of 20 s each)."""
-    signum = getattr(signal, name)
+def test_sighup_stops_the_compare_as_ctrl_c(tmp_path: Path) -> None:
+    """nqmip-compare (scripts/compare.py) stops as on Ctrl-C, saying how to resume, with
+    128 + SIGHUP (SIGTERM: the compare's case of
+    test_a_stopped_command_leaves_without_the_interpreters_teardown)."""
     output = tmp_path / "runs.jsonl"
-    done = signalled([sys.executable, str(ROOT / "scripts" / "compare.py"), "--n", "200",
-                      "--methods", "sa", "--repeats", "4", "--time-limit", "20", "--target",
-                      "none", "--output", str(output), "--no-progress"], signum, 4.0)
-    assert done.returncode == 128 + signum, done.stderr
+    argv = [str(output) if part == "OUTPUT" else part for part in COMPARE]
+    done = signalled([sys.executable, str(ROOT / "scripts" / "compare.py"), *argv],
+                     signal.SIGHUP, 4.0)
+    assert done.returncode == 128 + signal.SIGHUP, done.stderr
     assert f"interrupted; resume with --resume {output}" in done.stderr
 
 
