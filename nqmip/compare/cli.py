@@ -109,12 +109,13 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=seconds_in(TIME_LIMIT_MAX), default=60.0,
                         metavar="S",
                         help="the solver's own time limit per run (default 60)")
-    parser.add_argument("--grace", type=seconds_in(TIME_LIMIT_MAX, zero=True), default=30.0,
-                        metavar="S",
-                        help="the process is killed this long after the time limit "
-                             "(default 30: process start, imports, numba cache)")
-    parser.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
-                        help="kill each run after S seconds (default time limit + grace)")
+    kill = parser.add_mutually_exclusive_group()  # one says when a run is killed
+    kill.add_argument("--grace", type=seconds_in(TIME_LIMIT_MAX, zero=True), default=30.0,
+                      metavar="S",
+                      help="the process is killed this long after the time limit "
+                           "(default 30: process start, imports, numba cache)")
+    kill.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
+                      help="kill each run after S seconds (default time limit + grace)")
     parser.add_argument("--memory-limit", type=whole_in(16, MEMORY_LIMIT_MAX, "MB"),
                         metavar="MB",
                         help="address-space limit of each run's process (RLIMIT_AS)")
@@ -167,9 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _grid_options(parser)
     _output_options(parser)
-    parser.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
-                        help="local runs at once (default 1: timings on a quiet machine)")
-    dask = parser.add_mutually_exclusive_group()
+    dask = parser.add_mutually_exclusive_group()  # local jobs, or Dask's workers
+    dask.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
+                      help="local runs at once (default 1: timings on a quiet machine)")
     dask.add_argument("--scheduler", metavar="ADDRESS",
                       help="run on this Dask scheduler, e.g. tcp://host:8786")
     dask.add_argument("--workers", type=whole_in(1, WORKERS_MAX), metavar="N",
