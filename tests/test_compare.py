@@ -97,7 +97,7 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--n", "8:x"], "--n takes"),
     (["--n", "16:8"], "empty"),
     (["--methods", "highs,simplex"], "unknown method 'simplex'"),
-    (["--weights", "heavy"], "invalid choice"),
+    (["--weights", "heavy"], "--weights takes chess, none, random, toulbar2 or a weights file"),
     (["--repeats", "0"], "--repeats"),
     (["--seeds", "1,1"], "repeated seed"),
     (["--seeds", "1,2", "--repeats", "3"], "disagrees"),

@@ -53,7 +53,8 @@ def test_the_file_starts_with_its_grid_and_reads_as_runs(done: Path) -> None:
     assert first == {GRID_KEY: read_grid(done)}
     assert read_grid(done) == {"n": [5, 6], "methods": ["highs"], "weights": "chess",
                                "seeds": [0], "time_limit": 7.0, "target": "auto",
-                               "warm_start": None, "params": []}
+                               "warm_start": None, "params": [],
+                               "instance": {"sense": "max", "fixed": []}}
     assert [(r["n"], r["method"]) for r in read_rows(done)] == [(5, "highs"), (6, "highs")]
 
 

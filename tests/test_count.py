@@ -210,6 +210,24 @@ def test_cli_bad_input_exits_2_with_one_line(argv: list[str],
     assert err.startswith("nqmip-count: error:") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--n", "6", "--list", "--verbose"], "--verbose says the count's timings"),
+    (["--n", "6", "--plot", "{tmp}/p.png", "--verbose"], "--verbose says the count's timings"),
+    (["--n", "6", "--plot", "{tmp}/p.png", "--json"], "--plot alone prints nothing"),
+    (["--n", "8", "--unique", "--fix", "0,0"], "with --fix/--fixed drop --unique"),
+])
+def test_an_option_that_would_do_nothing_is_refused(argv: list[str], words: str,
+                                                    tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, --verbose beside --list/--plot and --json beside --plot alone were dropped
+    (exit 0, nothing said), and --unique with fixed queens was refused in the API's words
+    (unique=False)."""
+    assert count_main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nqmip-count: error:") and err.count("\n") == 1 and words in err
+    assert not (tmp_path / "p.png").exists()
+
+
 def test_script_runs_from_a_checkout() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "count_solutions.py"),

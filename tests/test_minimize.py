@@ -158,9 +158,9 @@ def test_the_commands_refuse_to_minimise_without_weights_in_the_same_words(
     else:
         from nqmip.compare import main
 
-        status = main(["--n", "8", "--methods", "sa", "--weights", "none", "--param",
-                       "sense=min", "--time-limit", "1", "--no-progress"])
-        words = ("nqmip-compare: error: --param sense=min needs weights (costs): "
+        status = main(["--n", "8", "--methods", "sa", "--weights", "none", "--minimize",
+                       "--time-limit", "1", "--no-progress"])
+        words = ("nqmip-compare: error: --minimize needs weights (costs): "
                  "--weights none has none")
     err = capsys.readouterr().err
     assert status == 2 and err == words + "\n", err

@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="JSON lines of finished sub-trees: a rerun skips them")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="print the timings and the engine on stderr")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (the count's, on a terminal; --list and "
+                             "--plot show none)")
     return parser
 
 
@@ -187,6 +189,20 @@ def check_plot(path: str) -> None:
     check_writable(path, "--plot")
 
 
+def _check_drawing(args: argparse.Namespace) -> None:
+    """Options that would do nothing beside ``--list``/``--plot`` (which print or draw the
+    solutions, no count): refused, not dropped."""
+    if (args.list or args.plot) and args.verbose:
+        raise UsageError("--verbose says the count's timings and engine; --list/--plot "
+                         "count nothing: drop --verbose")
+    if args.plot and args.json and not args.list:
+        raise UsageError("--json prints the count, or with --list the solutions; --plot "
+                         "alone prints nothing: add --list or drop --json")
+    if args.unique and args.fix:
+        raise UsageError("--unique counts the symmetry classes of the empty board; with "
+                         "--fix/--fixed drop --unique to count the completions")
+
+
 def count_main(argv: Sequence[str] | None = None) -> int:
     """The command on ``argv``; its exit status. SIGTERM and SIGHUP stop it as Ctrl-C
     does (:mod:`nqmip.cli.signals`: 130, 143, 129); a standard output that fails ends as
@@ -205,6 +221,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
         if args.limit is not None and not (args.list or args.plot):
             raise UsageError("--limit goes with --list or --plot")
+        _check_drawing(args)
         if args.plot:
             check_plot(args.plot)  # before the count, not found out after it
             try:

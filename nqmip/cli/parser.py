@@ -119,6 +119,15 @@ def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
     solve and count commands'): a queen given twice, a file stating another n, or a queen
     off the board refused, each queen named as the command line wrote it; without ``--n``
     nor a file that states it, ``default_n`` (None: refused)."""
+    sizes, fixed = sizes_and_fixed(None if n is None else [n], fix, fixed_file, default_n)
+    return sizes[0], fixed
+
+
+def sizes_and_fixed(sizes: Sequence[int] | None, fix: list[tuple[int, int]], fixed_file: Any,
+                    default_n: int | None) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`board_and_fixed` over several board sizes (nqmip-compare's grid): every size
+    must be the one a ``--fixed`` file states and hold every queen, the first that does
+    not is named; the file is read once."""
     fixed = list(fix)
     twice = [q for k, q in enumerate(fixed) if q in fixed[:k]]
     if twice:
@@ -130,25 +139,72 @@ def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
         from nqmip.instances.csplib import read_fixed
 
         data = read_fixed(fixed_file)
-        if data.n is not None and n is not None and n != data.n:
-            raise UsageError(f"--n {n} but {fixed_file} says n = {data.n}")
-        n = data.n if n is None else n
+        for n in sizes or ():
+            if data.n is not None and n != data.n:
+                raise UsageError(f"--n {n} but {fixed_file} says n = {data.n}")
+        sizes = [data.n] if sizes is None and data.n is not None else sizes
         both = [q for q in data.fixed if q in fixed]
         if both:
             raise UsageError(f"queen {both[0][0]},{both[0][1]} is given twice: by --fix "
                              f"and by --fixed {fixed_file}")
         fixed += data.fixed
-    n = default_n if n is None else n
-    if n is None:
+    sizes = list(sizes) if sizes is not None else [] if default_n is None else [default_n]
+    if not sizes:
         raise UsageError("--n is required (or a --fixed file that states n)")
-    for queen in fixed:
-        if queen[0] >= n or queen[1] >= n:
-            # a queen of the file is named as the file's (it was called '--fix 0,9')
-            where = f"--fix {queen_text(queen)}" if isinstance(queen, Queen) else \
-                f"queen {queen[0]},{queen[1]} of --fixed {fixed_file}"
-            raise UsageError(f"{where} is off the {n} x {n} board: rows and columns count "
-                             f"from 0 to {n - 1}")
-    return n, fixed
+    for n in sorted(sizes):  # the smallest board that cannot hold a queen is named
+        for queen in fixed:
+            if queen[0] >= n or queen[1] >= n:
+                # a queen of the file is named as the file's (it was called '--fix 0,9')
+                where = f"--fix {queen_text(queen)}" if isinstance(queen, Queen) else \
+                    f"queen {queen[0]},{queen[1]} of --fixed {fixed_file}"
+                every = " (every board of --n must hold it)" if len(sizes) > 1 else ""
+                raise UsageError(f"{where} is off the {n} x {n} board: rows and columns "
+                                 f"count from 0 to {n - 1}{every}")
+    return sizes, fixed
+
+
+def add_fixed_options(parser: argparse.ArgumentParser, *, path_type: Any = Path) -> None:
+    """``--fix ROW,COL`` (repeatable) and ``--fixed FILE``: the pre-placed queens of every
+    command (read by :func:`board_and_fixed`)."""
+    parser.add_argument("--fix", action="append", type=fixed_queen, default=[],
+                        metavar="ROW,COL", help="a pre-placed queen: ROW,COL (0-based) or a "
+                                                "square such as e1 (repeatable)")
+    parser.add_argument("--fixed", metavar="FILE", type=path_type,
+                        help="pre-placed queens from a file (- : standard input): one "
+                             "ROW,COL per line (0-based, "
+                             "# comments), or CSPLib prob079's 'letting n = ...' and "
+                             "'letting init = [[r, c], ...]' (0-based)")
+
+
+def add_value_options(parser: argparse.ArgumentParser) -> None:
+    """``--black``, ``--white`` (the chess colours' values) and ``--minimize`` (the weights
+    are costs): the instance options of the solve and compare commands."""
+    from nqmip.instance import CHESS_BLACK, CHESS_WHITE
+
+    parser.add_argument("--black", type=finite_float, default=None,
+                        help=f"value of a black square (default {CHESS_BLACK:g})")
+    parser.add_argument("--white", type=finite_float, default=None,
+                        help=f"value of a white square (default {CHESS_WHITE:g})")
+    parser.add_argument("--minimize", "--minimise", action="store_true",
+                        help="the weights are costs: find the cheapest placement (the bound "
+                             "is then a lower bound)")
+
+
+def check_values(black: float | None, white: float | None, minimize: bool,
+                 chess: bool, source: str, costs: bool = True,
+                 costs_source: str | None = None) -> None:
+    """Refuse ``--black``/``--white`` for weights without colours and ``--minimize`` for a
+    board without weights (``costs`` False), ``source`` naming what gave the weights: the
+    refusals of :func:`nqmip.instance.make_instance`, in the commands' words
+    (``costs_source``: how the first names the source, when not as ``source``)."""
+    from nqmip.instance import needs_costs, no_colours
+
+    if minimize and not costs:
+        raise UsageError(needs_costs("--minimize", costs_source or source))
+    given = [flag for flag, value in (("--black", black), ("--white", white))
+             if value is not None]
+    if given and not chess:
+        raise UsageError(no_colours(given, source))
 
 
 def positive_int(text: str) -> int:

@@ -28,12 +28,13 @@ from nqmip.cli.parser import (
     EXIT_SOLVER_FAILED,
     Parser,
     UsageError,
+    add_fixed_options,
+    add_value_options,
     as_flags,
     board_and_fixed,
+    check_values,
     check_writable,
     command_seconds,
-    finite_float,
-    fixed_queen,
     glue_values,
     positive_int,
     seed_int,
@@ -45,7 +46,7 @@ from nqmip.cli.parser import (
 )
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
 from nqmip.cli.streams import deliver, hard_exit, plain_fallback, say
-from nqmip.instance import CHESS_BLACK, CHESS_WHITE, InstanceError, needs_costs, no_colours
+from nqmip.instance import InstanceError
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -105,21 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="no weights: place n queens (the objective is n)")
     weights.add_argument("--random-weights", metavar="SEED", type=seed_int,
                          help="integer weights 1..9 drawn with this seed")
-    parser.add_argument("--black", type=finite_float, default=None,
-                        help=f"value of a black square (default {CHESS_BLACK:g})")
-    parser.add_argument("--white", type=finite_float, default=None,
-                        help=f"value of a white square (default {CHESS_WHITE:g})")
-    parser.add_argument("--minimize", "--minimise", action="store_true",
-                        help="the weights are costs: find the cheapest placement (the bound "
-                             "is then a lower bound)")
-    parser.add_argument("--fix", action="append", type=fixed_queen, default=[],
-                        metavar="ROW,COL", help="a pre-placed queen: ROW,COL (0-based) or a "
-                                                "square such as e1 (repeatable)")
-    parser.add_argument("--fixed", metavar="FILE", type=Path,
-                        help="pre-placed queens from a file (- : standard input): one "
-                             "ROW,COL per line (0-based, "
-                             "# comments), or CSPLib prob079's 'letting n = ...' and "
-                             "'letting init = [[r, c], ...]' (0-based)")
+    add_value_options(parser)  # --black, --white, --minimize: the compare command's too
+    add_fixed_options(parser)
     parser.add_argument("--no-strengthen", action="store_true",
                         help="exact backends: the textbook model only (no colour-bound proof, "
                              "no parity column)")
@@ -334,17 +322,11 @@ def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> A
     else:
         weights = "chess"
     n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
-    if args.feasibility and args.minimize:
-        raise UsageError(needs_costs("--minimize", "--feasibility"))
-    if args.lex_first and args.minimize:
-        raise UsageError(needs_costs("--minimize", "--lex-first orders placements and"))
-    colour_values = [flag for flag, value in (("--black", args.black),
-                                              ("--white", args.white)) if value is not None]
-    if colour_values and not (isinstance(weights, str) and weights == "chess"):
-        what = ("--feasibility" if args.feasibility else "--lex-first" if args.lex_first
-                else "--random-weights" if args.random_weights is not None
-                else "a weights file")
-        raise UsageError(no_colours(colour_values, what))
+    what = ("--feasibility" if args.feasibility else "--lex-first" if args.lex_first
+            else "--random-weights" if args.random_weights is not None else "a weights file")
+    check_values(args.black, args.white, args.minimize,
+                 isinstance(weights, str) and weights == "chess", what, weights is not None,
+                 "--lex-first orders placements and" if args.lex_first else None)
     sense = "min" if args.minimize or args.costs is not None else "max"
     if isinstance(weights, str) and weights == "random":  # before it is drawn, as solve()
         from nqmip.fits import check_random

@@ -17,15 +17,14 @@ from nqmip.compare.grid import UsageError
 GRID_OWN = ("n", "weights", "method", "time_limit", "seed", "warm_start", "weights_seed",
             "fixed", "target", "on_progress", "verbose")
 #: Keywords of :func:`nqmip.solve` every method takes: they make the board.
-BOARD = ("black", "white", "sense")
+BOARD = ("black", "white")
+#: Keywords of the instance the grid's own options set, and the option of each.
+INSTANCE_FLAGS = {"sense": "--minimize", "fixed": "--fix/--fixed",
+                  "weights_seed": "--weights random (each run's seed draws its weights)"}
 
 
 def _check_board_value(name: str, value: Any) -> None:
-    """``black``/``white``: finite numbers; ``sense``: "max" or "min"."""
-    if name == "sense":
-        if value not in ("max", "min"):
-            raise UsageError(f"--param sense={json_text(value)}: sense takes max or min")
-        return
+    """``black``/``white``: finite numbers."""
     if isinstance(value, bool) or not isinstance(value, int | float) \
             or not math.isfinite(value):
         raise UsageError(f"--param {name}={json_text(value)}: {name} takes a finite number")
@@ -48,6 +47,8 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
     for aim, name, value in params:
         if aim is not None and aim not in methods:
             raise UsageError(f"--param {aim}:{name}: {aim!r} is not in --methods")
+        if name in INSTANCE_FLAGS:
+            raise UsageError(f"--param {name}: set it with {INSTANCE_FLAGS[name]}")
         if name in GRID_OWN:
             raise UsageError(f"--param {name}: set it with the grid's own options")
         if name in BOARD:
@@ -74,27 +75,30 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
 
 
 #: The kinds of weights of each ``--weights`` of the grid (:data:`nqmip.methods.WEIGHT_KINDS`).
-WEIGHT_KIND = {"chess": "colour", "none": "none", "random": "dense", "toulbar2": "dense"}
+WEIGHT_KIND = {"chess": "colour", "none": "none", "random": "dense", "toulbar2": "dense",
+               "file": "dense"}
 
 
 def check_weights(weights: str, methods: Sequence[str],
                   params: Sequence[tuple[str | None, str, Any]] = (),
-                  warm_start: str | None = None) -> None:
+                  warm_start: str | None = None, minimize: bool = False) -> None:
     """Refuse a method, or the ``--warm-start`` heuristic, made for other weights than the
     grid's (topsquares: a matrix; quota: two colour values, not ``--param black`` =
     ``white``; lns: weights), as :func:`nqmip.solve` would refuse each of its runs
     (:func:`nqmip.methods.check_weights`)."""
-    from nqmip.instance import CHESS_BLACK, CHESS_WHITE, needs_costs
+    from nqmip.cli.parser import check_values
+    from nqmip.instance import CHESS_BLACK, CHESS_WHITE
     from nqmip.methods import METHODS
     from nqmip.methods import check_weights as check_kind
 
     kind = WEIGHT_KIND[weights]
-    if kind == "none" and any(key == "sense" and value == "min" for _, key, value in params):
-        raise UsageError(needs_costs("--param sense=min", f"--weights {weights}"))
+    source = "a weights file" if weights == "file" else f"--weights {weights}"
+    # the solve command's refusal of --minimize without weights
+    check_values(None, None, minimize, weights == "chess", source, kind != "none")
     colour_values = [key for _, key, _ in params if key in ("black", "white")]
     if colour_values and weights != "chess":  # every run would refuse them (make_instance)
         raise UsageError(f"--param {colour_values[0]}: black and white set the chess colours' "
-                         f"values; --weights {weights} has no colours")
+                         f"values; {source} has no colours")
     runs = [(method, method, f"--methods {method}") for method in methods]
     runs += [(warm_start, method, f"--warm-start {warm_start}") for method in methods
              if warm_start is not None and METHODS[method].honour("warm_start")]
@@ -106,7 +110,7 @@ def check_weights(weights: str, methods: Sequence[str],
             check_kind(METHODS[name], feasibility=kind == "none", colours=kind == "colour",
                        dense=kind == "dense", uniform=kind == "colour" and uniform)
         except ValueError as exc:
-            raise UsageError(f"{flag} with --weights {weights}: {exc}") from None
+            raise UsageError(f"{flag} with {source}: {exc}") from None
 
 
 def check_available(methods: Sequence[str]) -> None:
@@ -163,7 +167,8 @@ def skip_past_licence(cells: list[Any]) -> tuple[list[Any], list[str]]:
     a note saying which were skipped; every cell past it is refused in one line."""
     from nqmip.backends.base import get_backend
 
-    sizes = {cell.n for cell in cells if cell.method == "gurobi"}
+    # fixed queens take squares out of the model: such a run decides for itself
+    sizes = {cell.n for cell in cells if cell.method == "gurobi" and not cell.fixed}
     if not sizes or not get_backend("gurobi").available():
         return cells, []
     from nqmip.backends.gurobi import SIZE_LIMITED, WHAT_TO_DO, past_licence
@@ -171,7 +176,8 @@ def skip_past_licence(cells: list[Any]) -> tuple[list[Any], list[str]]:
     past = sorted(n for n in sizes if past_licence(n))
     if not past:
         return cells, []
-    kept = [cell for cell in cells if not (cell.method == "gurobi" and cell.n in past)]
+    kept = [cell for cell in cells
+            if not (cell.method == "gurobi" and not cell.fixed and cell.n in past)]
     if not kept:
         raise UsageError(f"--n {','.join(map(str, past))} --methods gurobi: every board is "
                          f"past {SIZE_LIMITED}: {WHAT_TO_DO}")

@@ -24,20 +24,21 @@ from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     EXIT_SOLVER_FAILED,
     Parser,
+    add_fixed_options,
+    add_value_options,
+    glue_values,
     seconds_in,
     whole_in,
 )
 from nqmip.compare.grid import (
     MAX_RUNS,
     TARGET_AUTO,
-    WEIGHT_CHOICES,
     Cell,
     UsageError,
     build_grid,
     exact_methods,
     parse_methods,
     parse_seeds,
-    parse_sizes,
     parse_target,
     runs_first,
 )
@@ -80,14 +81,23 @@ def _param(text: str) -> tuple[str | None, str, Any]:
 
 
 def _grid_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--n", default="8", metavar="SIZES",
-                        help="board sizes: 8,16,32 or START:STOP[:STEP] ranges (inclusive)")
+    parser.add_argument("--n", default=None, metavar="SIZES",
+                        help="board sizes: 8,16,32 or START:STOP[:STEP] ranges (inclusive; "
+                             "default 8, or the n of a weights file or a --fixed file)")
     parser.add_argument("--methods", default="highs,cpsat,ga,tabu,sa,minconflicts",
                         help="comma-separated methods (exact backends, heuristics, auto)")
-    parser.add_argument("--weights", default="chess", choices=WEIGHT_CHOICES,
-                        help="chess (black 2, white 1), none (feasibility), random "
-                             "(integers 1..9 drawn with each run's seed) or toulbar2 "
-                             "(the weighted-queens tutorial's costs, minimised)")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument("--weights", default=None, metavar="KIND|FILE",
+                         help="chess (default: black 2, white 1), none (feasibility), random "
+                              "(integers 1..9 drawn with each run's seed), toulbar2 (the "
+                              "weighted-queens tutorial's costs, minimised), or an n x n "
+                              "matrix file as the solve command reads (.npy, .csv; - : "
+                              "standard input), which fixes n")
+    weights.add_argument("--costs", metavar="FILE", type=Path,
+                         help="an n x n cost matrix (as --weights FILE): the cheapest "
+                              "placement (--weights FILE --minimize)")
+    add_value_options(parser)  # --black, --white, --minimize: the solve command's
+    add_fixed_options(parser)  # --fix, --fixed: the completion problem, on every n
     parser.add_argument("--repeats", type=whole_in(1, MAX_RUNS), metavar="R",
                         help="runs per (n, method), seeds 0..R-1 (default 1)")
     parser.add_argument("--seeds", metavar="S,S,...", help="explicit seeds, one run each")
@@ -99,12 +109,13 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=seconds_in(TIME_LIMIT_MAX), default=60.0,
                         metavar="S",
                         help="the solver's own time limit per run (default 60)")
-    parser.add_argument("--grace", type=seconds_in(TIME_LIMIT_MAX, zero=True), default=30.0,
-                        metavar="S",
-                        help="the process is killed this long after the time limit "
-                             "(default 30: process start, imports, numba cache)")
-    parser.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
-                        help="kill each run after S seconds (default time limit + grace)")
+    kill = parser.add_mutually_exclusive_group()  # one says when a run is killed
+    kill.add_argument("--grace", type=seconds_in(TIME_LIMIT_MAX, zero=True), default=30.0,
+                      metavar="S",
+                      help="the process is killed this long after the time limit "
+                           "(default 30: process start, imports, numba cache)")
+    kill.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
+                      help="kill each run after S seconds (default time limit + grace)")
     parser.add_argument("--memory-limit", type=whole_in(16, MEMORY_LIMIT_MAX, "MB"),
                         metavar="MB",
                         help="address-space limit of each run's process (RLIMIT_AS)")
@@ -157,9 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _grid_options(parser)
     _output_options(parser)
-    parser.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
-                        help="local runs at once (default 1: timings on a quiet machine)")
-    dask = parser.add_mutually_exclusive_group()
+    dask = parser.add_mutually_exclusive_group()  # local jobs, or Dask's workers
+    dask.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
+                      help="local runs at once (default 1: timings on a quiet machine)")
     dask.add_argument("--scheduler", metavar="ADDRESS",
                       help="run on this Dask scheduler, e.g. tcp://host:8786")
     dask.add_argument("--workers", type=whole_in(1, WORKERS_MAX), metavar="N",
@@ -227,6 +238,7 @@ def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
+    from nqmip.compare.board import grid_instance
     from nqmip.compare.checks import (
         check_available,
         check_capacity,
@@ -235,7 +247,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
         skip_past_licence,
     )
 
-    sizes = parse_sizes(args.n)
+    instance = grid_instance(args)
+    sizes, weights = instance.sizes, instance.weights
+    params = [*args.param, *instance.params]
     methods = parse_methods(args.methods)
     seeds = _seeds(args)
     runs = len(sizes) * len(methods) * len(seeds)
@@ -257,19 +271,20 @@ def make_plan(args: argparse.Namespace) -> Plan:
             raise UsageError("--warm-start applies to exact methods; none is in --methods")
     output = args.output if args.output is not None else args.resume
     csv = _check_files(args, output)
-    check_params(args.param, methods)
-    check_weights(args.weights, methods, args.param, args.warm_start)
-    check_capacity(sizes, methods, args.weights, args.param)
+    check_params(params, methods)
+    check_weights(weights, methods, params, args.warm_start, instance.board.sense == "min")
+    check_capacity(sizes, methods, weights, params)
     if args.scheduler is None and args.workers is None:  # Dask workers have their own
         check_available(methods)
-    cells = build_grid(sizes, methods, args.weights, seeds, args.time_limit, hard,
-                       args.warm_start, args.memory_limit, args.param, target)
+    cells = build_grid(sizes, methods, weights, seeds, args.time_limit, hard,
+                       args.warm_start, args.memory_limit, params, target, instance.board)
     notes: list[str] = []
     if args.scheduler is None and args.workers is None:  # Dask workers: their licence
         cells, notes = skip_past_licence(cells)
-    grid = {"n": sizes, "methods": methods, "weights": args.weights, "seeds": seeds,
+    grid = {"n": sizes, "methods": methods, "weights": weights, "seeds": seeds,
             "time_limit": float(args.time_limit), "target": target,
-            "warm_start": args.warm_start, "params": [list(p) for p in args.param]}
+            "warm_start": args.warm_start, "params": [list(p) for p in params],
+            "instance": instance.board.describe()}
     unfinished = args.resume is not None and unfinished_tail(args.resume)
     try:  # the lock first: no other sweep may write the rows while they are read
         writer = RowWriter(output, grid=None)
@@ -446,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     begin = time.perf_counter()
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(glue_values(argv, ("--fix",)))
         args.argv = argv
         if args.worker is not None:
             return worker_main(args.worker)

@@ -288,8 +288,10 @@ def picture_curve(rows: Sequence[dict[str, Any]]) -> Picture:
     ref = references(rows)[board]
     runs = _first_runs(rows, board)
     horizon = max(number(r.get("time_limit")) or 1.0 for r in runs.values())
-    n, weights, drawn, _ = board
+    n, weights, drawn, _, sense, fixed = board
     seed = "" if drawn is None else f", weights seed {drawn}"
+    seed += (", costs minimised" if sense == "min" else "") + \
+        (f", {len(fixed)} fixed queens" if fixed else "")
 
     def axes(ax: Any, title: str, ylabel: str) -> None:
         ax.set_xscale("log")

@@ -9,13 +9,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip.cli.parser import UsageError  # the commands' bad input: exit 2, one line
+
 #: The ``--weights`` of a grid: chess (black 2, white 1), none (feasibility), random
 #: integers 1..9 drawn with each cell's seed, or toulbar2's weighted-queens tutorial costs
 #: (minimised; :func:`nqmip.instances.families.toulbar2_tutorial`, its own seed).
 WEIGHT_CHOICES = ("chess", "none", "random", "toulbar2")
+#: The kind of weights of a grid whose ``--weights``/``--costs`` is a file (one matrix, so
+#: one n): the matrix goes to each run's process with its cell (:attr:`Cell.matrix`).
+WEIGHTS_FILE = "file"
+#: Every kind a row's ``weights`` may hold.
+WEIGHT_KINDS = (*WEIGHT_CHOICES, WEIGHTS_FILE)
 #: The fields of a cell that go into its row (``memory_limit_mb`` is the harness's only).
-CELL_FIELDS: tuple[str, ...] = ("n", "method", "weights", "seed", "repeat", "warm_start",
-                                "params", "time_limit", "hard_limit", "target_mode")
+CELL_FIELDS: tuple[str, ...] = ("n", "method", "weights", "sense", "fixed", "seed", "repeat",
+                                "warm_start", "params", "time_limit", "hard_limit",
+                                "target_mode")
 #: The target modes of ``--target``: ``auto`` (the best the exact methods found on the
 #: board), ``none``, or a number.
 TARGET_AUTO, TARGET_NONE = "auto", "none"
@@ -27,8 +35,6 @@ MAX_RUNS = 100_000
 BOARD_PARAMS = ("black", "white", "weights_seed", "sense")
 
 
-class UsageError(Exception):
-    """Bad input from the command line: reported in one line with exit status 2."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,9 @@ class Cell:
     ``params`` gives ``weights_seed``. ``target_mode`` is how the cell's target is chosen
     (``"auto"``, a number as text, or None: the cell runs without one: the exact methods
     and auto, and every cell with ``--target none``); ``target`` is the value it was given
-    once its board's exact runs ended (:mod:`nqmip.compare.schedule`).
+    once its board's exact runs ended (:mod:`nqmip.compare.schedule`). ``sense`` and
+    ``fixed`` (the pre-placed queens, (row, col)) are the instance's, as are ``matrix``
+    (the weights of ``weights == "file"``, given to the run's process, not to its row).
     """
 
     n: int
@@ -55,30 +63,76 @@ class Cell:
     params: dict[str, Any] | None = None
     target_mode: str | None = None
     target: float | None = None
+    sense: str = "max"
+    fixed: tuple[tuple[int, int], ...] = ()
+    matrix: list[list[float]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.weights == "toulbar2":  # the tutorial's costs: minimised, always
+            object.__setattr__(self, "sense", "min")
+        object.__setattr__(self, "fixed", fixed_key(self.fixed))
 
     def key(self) -> tuple[Any, ...]:
         """What identifies the cell in a records file (what ``--resume`` compares): not the
         target's value, which the board's exact runs decide."""
         return (self.n, self.method, self.weights, self.seed, self.warm_start,
-                float(self.time_limit), params_key(self.params), self.target_mode)
+                float(self.time_limit), params_key(self.params), self.target_mode,
+                self.sense, fixed_key(self.fixed))
 
     def board(self) -> tuple[Any, ...]:
         """The board the cell solves (:func:`board_key`)."""
-        return board_key(self.n, self.weights, self.seed, self.params)
+        return board_key(self.n, self.weights, self.seed, self.params, self.sense,
+                         self.fixed)
+
+
+def fixed_key(fixed: Any) -> tuple[tuple[int, int], ...]:
+    """Fixed queens as a row holds them (a list of [row, col], or none) or as a cell
+    does: sorted (row, col) pairs."""
+    if not isinstance(fixed, list | tuple) and fixed is not None:
+        raise ValueError(f"fixed queens {fixed!r} are not a list of [row, col]")
+    pairs = []
+    for queen in fixed or ():
+        if not (isinstance(queen, list | tuple) and len(queen) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in queen)):
+            raise ValueError(f"fixed queen {queen!r} is not [row, col]")
+        pairs.append((queen[0], queen[1]))
+    return tuple(sorted(pairs))
 
 
 def board_key(n: int, weights: str, seed: int | None,
-              params: dict[str, Any] | None) -> tuple[Any, ...]:
+              params: dict[str, Any] | None, sense: str | None = "max",
+              fixed: Any = ()) -> tuple[Any, ...]:
     """What tells boards apart: n, the kind of weights, the seed that drew random weights
-    (``weights_seed``, else the run's seed) and the keywords that change the weights or
-    the sense (:data:`BOARD_PARAMS`)."""
+    (``weights_seed``, else the run's seed), the keywords that change the weights or
+    the sense (:data:`BOARD_PARAMS`), the sense and the fixed queens."""
     own = {k: v for k, v in (params or {}).items() if k in BOARD_PARAMS}
     drawn = own.pop("weights_seed", seed) if weights == "random" else None
-    return (n, weights, drawn, json.dumps(own, sort_keys=True))
+    return (n, weights, drawn, json.dumps(own, sort_keys=True), sense or "max",
+            fixed_key(fixed))
 
 
 def params_key(params: dict[str, Any] | None) -> str:
     return json.dumps(params or {}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Board:
+    """What a grid's every cell solves besides n and the kind of weights: the sense, the
+    fixed queens, and the matrix of a weights file (its name and digest go into the
+    records file's header: :meth:`describe`)."""
+
+    sense: str = "max"
+    fixed: tuple[tuple[int, int], ...] = ()
+    matrix: list[list[float]] | None = None
+    source: str | None = None
+    digest: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """The instance as the records file's header and the JSON summary say it."""
+        out: dict[str, Any] = {"sense": self.sense, "fixed": [list(q) for q in self.fixed]}
+        if self.matrix is not None:
+            out.update(weights_file=self.source, weights_sha256=self.digest)
+        return out
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -214,13 +268,15 @@ def build_grid(
     time_limit: float, hard_limit: float, warm_start: str | None = None,
     memory_limit_mb: int | None = None,
     params: Sequence[tuple[str | None, str, Any]] = (), target: str = TARGET_NONE,
+    board: Board | None = None,
 ) -> list[Cell]:
     """The cells in run order: by n; within it the exact methods and auto of every
     repeat, then the heuristics of every repeat (they wait for their board's target);
     within each, by repeat, then method. A sweep stopped early has every method at the
     small sizes. ``target`` is the ``--target`` mode (:func:`parse_target`) of the
-    heuristics' cells."""
+    heuristics' cells; ``board`` the instance's sense, fixed queens and weights file."""
     exact = set(exact_methods())
+    board = Board() if board is None else board
     cells = []
     for n in sizes:
         for first in (True, False):
@@ -236,5 +292,6 @@ def build_grid(
                                       repeat=repeat, time_limit=time_limit,
                                       hard_limit=hard_limit, warm_start=start,
                                       memory_limit_mb=memory_limit_mb, params=own or None,
-                                      target_mode=mode))
+                                      target_mode=mode, sense=board.sense,
+                                      fixed=board.fixed, matrix=board.matrix))
     return cells

@@ -28,11 +28,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from nqmip.compare.grid import CELL_FIELDS, Cell
+from nqmip.compare.grid import CELL_FIELDS, WEIGHTS_FILE, Cell
 from nqmip.result import Result
 
 #: Statuses of rows written by the harness itself, not by a solver.
@@ -234,46 +234,67 @@ def load_method(method: str) -> float:
     return time.perf_counter() - begin
 
 
-def _reachable(board: Any, weights: Any, kwargs: dict[str, Any], target: float) -> bool:
-    """Whether a placement of the board can reach ``target`` (``nqmip.solve`` refuses one
-    none can): a given target above a board's bound is run without it, to its end, and
+def _reachable(instance: Any, target: float) -> bool:
+    """Whether a placement of the instance can reach ``target`` (``nqmip.solve`` refuses
+    one none can): a given target above a board's bound is run without it, to its end, and
     measured as never reached."""
-    from nqmip.instance import make_instance
     from nqmip.solve import check_target
 
     try:
-        check_target(make_instance(board, None if weights == "none" else weights,
-                                   weights_seed=kwargs.get("weights_seed")), target)
+        check_target(instance, target)
     except ValueError:
         return False
     return True
 
 
+def cell_instance(spec: dict[str, Any]) -> Any:
+    """The :class:`~nqmip.instance.Instance` a cell's run solves, built once from the
+    cell's fields (n, the kind of weights, the matrix of a weights file, the seed that
+    draws random weights, ``black``/``white`` of its params, the sense and the fixed
+    queens): every method of the cell's board is handed the same instance."""
+    from nqmip.instance import make_instance
+
+    params = spec.get("params") or {}
+    weights: Any = spec["weights"]
+    sense = spec.get("sense") or "max"
+    fixed = [tuple(q) for q in spec.get("fixed") or ()]
+    colours = {k: params[k] for k in ("black", "white") if k in params}
+    seed = params.get("weights_seed", spec["seed"]) if weights == "random" else None
+    if weights == "toulbar2":  # an instance of costs, minimised
+        from nqmip.instances.families import TOULBAR2_SEED, toulbar2_costs
+
+        instance = make_instance(spec["n"], toulbar2_costs(spec["n"]), fixed, sense="min")
+        return replace(instance, name=f"toulbar2(seed={TOULBAR2_SEED})")
+    if weights == WEIGHTS_FILE:
+        import numpy as np
+
+        weights = np.asarray(spec["matrix"], dtype=float)
+    elif weights == "none":
+        weights = None
+    return make_instance(spec["n"], weights, fixed, weights_seed=seed, sense=sense,
+                         **colours)
+
+
 def solve_cell(spec: dict[str, Any]) -> dict[str, Any]:
-    """In the worker: :func:`nqmip.solve` on a cell's fields (its target, if it was given
-    one); ``Result.to_dict()`` and ``load_time`` (:func:`load_method`)."""
+    """In the worker: :func:`nqmip.solve` on the cell's instance (:func:`cell_instance`)
+    with its method and options (its target, if it was given one); ``Result.to_dict()``
+    and ``load_time`` (:func:`load_method`)."""
+    from nqmip.compare.grid import BOARD_PARAMS
     from nqmip.solve import solve
 
-    kwargs: dict[str, Any] = dict(spec.get("params") or {})
+    kwargs: dict[str, Any] = {k: v for k, v in (spec.get("params") or {}).items()
+                              if k not in BOARD_PARAMS}
     if spec.get("warm_start"):
         kwargs["warm_start"] = spec["warm_start"]
-    weights = spec["weights"]
-    if weights == "random":
-        kwargs.setdefault("weights_seed", spec["seed"])
-    board: Any = spec["n"]
-    if weights == "toulbar2":  # an instance of costs, minimised
-        from nqmip.instances.families import toulbar2_tutorial
-
-        board, weights = toulbar2_tutorial(spec["n"]), None
-    if spec.get("target") is not None and _reachable(board, weights, kwargs, spec["target"]):
+    instance = cell_instance(spec)
+    if spec.get("target") is not None and _reachable(instance, spec["target"]):
         kwargs["target"] = spec["target"]
     from nqmip.methods import METHODS
 
     if METHODS[spec["method"]].honour("seed"):  # a deterministic method refuses a seed
         kwargs["seed"] = spec["seed"]
     load_time = load_method(spec["method"])
-    result = solve(board, weights=None if weights == "none" else weights,
-                   method=spec["method"], time_limit=spec["time_limit"], **kwargs)
+    result = solve(instance, method=spec["method"], time_limit=spec["time_limit"], **kwargs)
     # a target none can reach was not handed over: the row still carries it (never reached)
     return {**result.to_dict(), "target": spec.get("target"), "load_time": load_time}
 

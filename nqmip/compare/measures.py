@@ -50,7 +50,8 @@ def timing_of(row: dict[str, Any]) -> dict[str, Any]:
 
 def board_of(row: dict[str, Any]) -> tuple[Any, ...]:
     """The board a row solved (:func:`nqmip.compare.grid.board_key`)."""
-    return board_key(row["n"], row["weights"], row.get("seed"), row.get("params"))
+    return board_key(row["n"], row["weights"], row.get("seed"), row.get("params"),
+                     row.get("sense"), row.get("fixed"))
 
 
 def close(value: float, other: float) -> bool:
@@ -198,7 +199,7 @@ def gap_to_bound(row: dict[str, Any], bound: float | None) -> float | None:
     objective = number(row.get("objective"))
     if objective is None or bound is None or failed(row):
         return None
-    return max(sign_of(row) * (bound - objective), 0.0) / max(1.0, abs(objective))
+    return max(0.0, sign_of(row) * (bound - objective)) / max(1.0, abs(objective))  # not -0.0
 
 
 def measure(row: dict[str, Any], ref: Reference) -> dict[str, Any]:

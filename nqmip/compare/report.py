@@ -21,7 +21,7 @@ from typing import Any
 from nqmip.compare.canvas import separate, svg_markup
 from nqmip.compare.plot import PICTURES, pictures
 from nqmip.compare.summary import board_table, failures, summarize
-from nqmip.compare.tables import LEGEND, columns, seconds
+from nqmip.compare.tables import LEGEND, columns, instance_line, queens_text, seconds
 from nqmip.compare.verdict import conclusions
 
 CSS = """
@@ -132,8 +132,9 @@ def conclusions_html(summary: Sequence[dict[str, Any]]) -> str:
 
 
 def boards_html(rows: Sequence[dict[str, Any]]) -> str:
-    head = [("n", ""), ("weights", "left"), ("weights seed", ""), ("target", ""),
-            ("from", "left"), ("best bound", ""), ("runs", "")]
+    head = [("n", ""), ("weights", "left"), ("weights seed", ""), ("sense", "left"),
+            ("fixed queens", "left"), ("target", ""), ("from", "left"), ("best bound", ""),
+            ("runs", "")]
 
     def g(value: Any) -> str:
         return "-" if value is None else f"{value:g}"
@@ -141,6 +142,7 @@ def boards_html(rows: Sequence[dict[str, Any]]) -> str:
     body = [[(str(b["n"]), ""), (b["weights"] + (f" {b['params']}" if b["params"] else ""),
                                  "left"),
              ("-" if b["weights_seed"] is None else str(b["weights_seed"]), ""),
+             (b["sense"], "left"), (queens_text(b["fixed"]) or "-", "left"),
              (g(b["target"]), ""), (b["target_source"], "left"), (g(b["best_bound"]), ""),
              (str(b["runs"]), "")] for b in board_table(rows)]
     return _table(head, body)
@@ -198,6 +200,7 @@ def report_html(rows: Sequence[dict[str, Any]], sweep: Sweep) -> str:
 <h1>nqmip-compare: exact against heuristic</h1>
 <pre>{html.escape(sweep.command)}</pre>
 <p class="meta">{html.escape(meta)}</p>
+<p class="meta">{html.escape(instance_line(summary))}</p>
 <h2>Summary</h2>
 {summary_html(summary)}
 <p class="legend">{html.escape(LEGEND)} Highlighted: the fastest method to the target on

@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from nqmip.compare.grid import (
-    WEIGHT_CHOICES,
+    WEIGHT_KINDS,
     Cell,
     exact_methods,
+    fixed_key,
     known_methods,
     method_kind,
     params_key,
@@ -101,7 +102,10 @@ GRID_KEY = "nqmip_compare_grid"
 #: The grid's parameters a header records, and the option that sets each.
 GRID_OPTIONS = {"n": "--n", "methods": "--methods", "weights": "--weights",
                 "seeds": "--repeats/--seeds", "time_limit": "--time-limit",
-                "target": "--target", "warm_start": "--warm-start", "params": "--param"}
+                "target": "--target", "warm_start": "--warm-start", "params": "--param",
+                "instance": "--minimize/--fix/--fixed/--weights FILE"}
+#: What a header written before a parameter existed meant by its absence.
+GRID_DEFAULTS: dict[str, Any] = {"instance": {"sense": "max", "fixed": []}}
 
 
 def _is_header(row: Any) -> bool:
@@ -138,6 +142,8 @@ def _shown(key: str, value: Any) -> str:
     if key == "params" and isinstance(value, list):
         return ", ".join(f"{p[0] + ':' if p[0] else ''}{p[1]}={json.dumps(p[2])}"
                          for p in value if isinstance(p, list) and len(p) == 3)
+    if key == "instance" and isinstance(value, dict):
+        return describe_instance(value)
     if key == "time_limit" and isinstance(value, int | float):
         return f"{value:g}"
     if isinstance(value, list) and key != "params":
@@ -145,13 +151,29 @@ def _shown(key: str, value: Any) -> str:
     return json.dumps(value) if not isinstance(value, str) else value
 
 
+def describe_instance(instance: dict[str, Any]) -> str:
+    """``max``, ``min, fixed 0,0 2,5``, ``max, weights w.csv (sha256 1a2b3c4d…)``: a
+    grid's instance (:meth:`nqmip.compare.grid.Board.describe`) in one phrase."""
+    words = [str(instance.get("sense", "max"))]
+    fixed = instance.get("fixed") or []
+    if fixed:
+        words.append("fixed " + " ".join(f"{q[0]},{q[1]}" for q in fixed
+                                         if isinstance(q, list | tuple) and len(q) == 2))
+    if instance.get("weights_file") is not None:
+        words.append(f"weights {instance['weights_file']} "
+                     f"(sha256 {str(instance.get('weights_sha256'))[:12]}…)")
+    return ", ".join(words)
+
+
 def grid_difference(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
     """What differs between a file's grid and this sweep's, one phrase per parameter
     (``--time-limit 10 in the file, 5 here``), by parameter; empty when they agree."""
     out = {}
     for key, option in GRID_OPTIONS.items():
-        if key in old and json.dumps(old[key]) != json.dumps(new.get(key)):
-            out[key] = (f"{option} {_shown(key, old[key])} in the file, "
+        before = old.get(key, GRID_DEFAULTS.get(key))
+        if (key in old or key in GRID_DEFAULTS) and \
+                json.dumps(before, sort_keys=True) != json.dumps(new.get(key), sort_keys=True):
+            out[key] = (f"{option} {_shown(key, before)} in the file, "
                         f"{_shown(key, new.get(key))} here")
     return out
 
@@ -170,6 +192,13 @@ def rows_difference(rows: Sequence[dict[str, Any]], new: dict[str, Any]) -> list
     if weights and new["weights"] not in weights:
         out.append(f"--weights {','.join(sorted(weights))} in the file, {new['weights']} "
                    "here")
+    senses = {str(r.get("sense") or "max") for r in rows}
+    fixed = {fixed_key(r.get("fixed")) for r in rows}
+    here = new.get("instance", GRID_DEFAULTS["instance"])
+    if senses and str(here["sense"]) not in senses:
+        out.append(f"sense {','.join(sorted(senses))} in the file, {here['sense']} here")
+    if fixed and fixed_key(here["fixed"]) not in fixed:
+        out.append("other fixed queens in the file than here")
     warm = {r.get("warm_start") for r in rows if r["method"] in exact_methods()}
     if warm and new["warm_start"] not in warm:
         shown = ",".join(sorted(str(w or "none") for w in warm))
@@ -202,10 +231,13 @@ def _check_row(row: Any) -> None:
         raise ValueError(f"method {row['method']!r} is not one of nqmip-compare's")
     if row["status"] not in RUN_STATUSES:
         raise ValueError(f"status {row['status']!r} is not a run's status")
-    if row["weights"] not in WEIGHT_CHOICES:
+    if row["weights"] not in WEIGHT_KINDS:
         raise ValueError(f"weights {row['weights']!r} are not one of --weights' choices")
     if not (row.get("seed") is None or _is_int(row["seed"])):
         raise ValueError("seed is not an integer")
+    if row.get("sense") not in (None, "max", "min"):
+        raise ValueError(f"sense {row['sense']!r} is neither max nor min")
+    fixed_key(row.get("fixed"))  # ValueError: not a list of [row, col]
     if not all(_is_number(row.get(k)) for k in ("objective", "bound", "wall_time",
                                                  "time_limit")):
         raise ValueError("a time or an objective is not a number")
@@ -331,7 +363,8 @@ def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
     tl = row.get("time_limit")
     return (row.get("n"), row.get("method"), row.get("weights"), row.get("seed"),
             row.get("warm_start"), None if tl is None else float(tl),
-            params_key(row.get("params")), row.get("target_mode"))
+            params_key(row.get("params")), row.get("target_mode"),
+            row.get("sense") or "max", fixed_key(row.get("fixed")))
 
 
 def rows_for_grid(cells: Sequence[Cell], rows: Iterable[dict[str, Any]]
@@ -346,7 +379,7 @@ def rows_for_grid(cells: Sequence[Cell], rows: Iterable[dict[str, Any]]
 #: The grid's parameters that are part of every cell's key: a sweep that changes one
 #: reruns every cell, so ``--resume`` refuses it. The sizes, methods and seeds may grow or
 #: shrink (the new cells run, the others are skipped), said in one line.
-KEYED = ("weights", "time_limit", "target", "warm_start", "params")
+KEYED = ("weights", "time_limit", "target", "warm_start", "params", "instance")
 
 
 def check_grid(option: str, path: Path, grid: dict[str, Any],

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from nqmip.compare.grid import BOARD_PARAMS, method_kind, params_key
+from nqmip.compare.grid import BOARD_PARAMS, fixed_key, method_kind, params_key
 from nqmip.compare.measures import (
     Reference,
     board_of,
@@ -42,9 +42,10 @@ def _median(values: Sequence[float]) -> float | None:
 
 def group_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """What one entry of the summary gathers: (n, method, weights, warm start, parameters,
-    target mode)."""
+    target mode, sense, fixed queens)."""
     return (row["n"], row["method"], row["weights"], row.get("warm_start"),
-            params_key(row.get("params")), row.get("target_mode"))
+            params_key(row.get("params")), row.get("target_mode"), row.get("sense") or "max",
+            fixed_key(row.get("fixed")))
 
 
 def measured(rows: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -69,7 +70,8 @@ def board_group(e: dict[str, Any]) -> tuple[Any, ...]:
     """The entries that ran on the same boards: n, weights and the keywords that change
     the board (:data:`nqmip.compare.grid.BOARD_PARAMS`)."""
     own = {k: v for k, v in (e.get("params") or {}).items() if k in BOARD_PARAMS}
-    return (e["n"], e["weights"], json.dumps(own, sort_keys=True))
+    return (e["n"], e["weights"], json.dumps(own, sort_keys=True), e.get("sense"),
+            json.dumps(e.get("fixed") or []))
 
 
 def rank(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -91,7 +93,7 @@ def rank(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
           refs: dict[tuple[Any, ...], Reference]) -> dict[str, Any]:
     """The statistics of one group of runs."""
-    n, method, weights, warm, params, mode = key
+    n, method, weights, warm, params, mode, _, fixed = key
     own = [refs[board_of(r)] for r in group]
     runs = [measure(r, ref) for r, ref in zip(group, own, strict=True)]
     ttt = [m["time_to_target"] for m in runs if m["reached"]]
@@ -102,7 +104,8 @@ def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
     return {
         "n": n, "method": method, "weights": weights, "warm_start": warm,
         "params": json.loads(params) or None, "target_mode": mode,
-        "sense": "min" if own[0].sign < 0 else "max", "kind": method_kind(method),
+        "sense": "min" if own[0].sign < 0 else "max", "fixed": [list(q) for q in fixed],
+        "kind": method_kind(method),
         "runs": len(group),
         "status": dict(sorted(Counter(str(r["status"]) for r in group).items())),
         "failed": sum(failed(r) for r in group),
@@ -149,9 +152,10 @@ def board_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     counts = Counter(board_of(r) for r in rows)
     out = []
     for board, ref in refs.items():
-        n, weights, drawn, extra = board
+        n, weights, drawn, extra, _, fixed = board
         out.append({"n": n, "weights": weights, "weights_seed": drawn,
-                    "params": json.loads(extra) or None, "target": ref.value,
+                    "params": json.loads(extra) or None, "fixed": [list(q) for q in fixed],
+                    "target": ref.value,
                     "target_source": ref.source, "best_bound": ref.bound,
                     "sense": "min" if ref.sign < 0 else "max", "runs": counts[board]})
     return out

@@ -38,6 +38,22 @@ def cell_label(method: str, warm_start: str | None, params: dict[str, Any] | Non
     return label
 
 
+def queens_text(fixed: Sequence[Sequence[int]] | None) -> str:
+    """Fixed queens as ``0,1 3,4`` (ROW,COL, 0-based, as ``--fix`` takes them)."""
+    return " ".join(f"{q[0]},{q[1]}" for q in fixed or ())
+
+
+def instance_line(summary: Sequence[dict[str, Any]]) -> str:
+    """The instance the entries ran on, in one line: ``maximised`` or ``costs
+    minimised``, then the fixed queens (each distinct combination once)."""
+    seen = dict.fromkeys((e.get("sense") or "max", queens_text(e.get("fixed")))
+                         for e in summary)
+    parts = [("costs minimised" if sense == "min" else "maximised")
+             + (f", fixed queens (row,col) {queens}" if queens else ", no fixed queens")
+             for sense, queens in seen]
+    return "instance: " + "; ".join(parts) if parts else ""
+
+
 def seconds(value: float | None) -> str:
     if value is None:
         return "-"
@@ -119,7 +135,8 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
     """The rich table of the screen, one section per n."""
     from rich.table import Table
 
-    table = Table(title="nqmip-compare: medians over the runs of each cell",
+    title = "nqmip-compare: medians over the runs of each cell"
+    table = Table(title=f"{title}\n{instance_line(summary)}".strip(),
                   caption=LEGEND, caption_justify="left")
     cols = columns()
     for name, justify, _ in cols:
@@ -141,7 +158,7 @@ SUMMARY_CSV_FIELDS = ("n", "method", "weights", "sense", "warm_start", "params",
                       "time_median", "time_min", "time_max", "objective_median",
                       "objective_min", "objective_max",
                       "best_bound", "gap_median", "gap_runs", "primal_integral_median",
-                      "evaluations_median")
+                      "evaluations_median", "fixed")
 
 
 def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
@@ -153,6 +170,7 @@ def summary_csv(summary: Sequence[dict[str, Any]]) -> str:
         flat = dict(entry)
         flat["status"] = ";".join(f"{k}={v}" for k, v in entry["status"].items())
         flat["params"] = json.dumps(entry["params"], sort_keys=True) if entry["params"] else ""
+        flat["fixed"] = queens_text(entry.get("fixed"))
         writer.writerow(flat)
     return out.getvalue()
 
@@ -164,4 +182,5 @@ def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
     head += "| " + " | ".join("---:" if align == "right" else "---"
                               for _, align, _ in cols) + " |\n"
     lines = ["| " + " | ".join(text(e) for _, _, text in cols) + " |" for e in summary]
-    return head + "\n".join(lines) + "\n\n" + LEGEND + "\n"
+    said = instance_line(summary)
+    return head + "\n".join(lines) + "\n\n" + (f"{said}\n\n" if said else "") + LEGEND + "\n"
