@@ -172,19 +172,13 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
 
 def placement_from_pyomo(model: pyo.ConcreteModel) -> tuple[int, ...]:
     """Read the placement (column per row, fixed queens included) from a solved model;
-    raises ValueError unless every row holds exactly one queen."""
+    raises ValueError (:class:`~nqmip.formulation.reading.ModelError`) unless every row
+    holds exactly one queen."""
+    from nqmip.formulation.reading import placement_of
+
     fixed: dict[int, int] = getattr(model, "fixed_queens", {})
-    n = len(model.I) + len(fixed)
-    cols: dict[int, int] = dict(fixed)
-    for (i, j), var in model.x.items():
-        if (var.value or 0.0) > 0.5:
-            if i in cols:
-                raise ValueError(f"row {i} holds two queens in the solver's solution")
-            cols[i] = j
-    missing = [i for i in range(n) if i not in cols]
-    if missing:
-        raise ValueError(f"row {missing[0]} holds no queen in the solver's solution")
-    return tuple(cols[i] for i in range(n))
+    chosen = [(i, j) for (i, j), var in model.x.items() if (var.value or 0.0) > 0.5]
+    return placement_of(chosen, fixed, len(model.I) + len(fixed))
 
 
 def appsi_highs() -> Any:
