@@ -61,7 +61,9 @@ class Provenance:
       and ``"completion"`` (a short search's completion of the fixed queens): what a search
       stopped before it held a placement answers; or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
-      heuristic's name, or None; ``start_objective`` its value (in the result's terms)
+      heuristic's name, or the exact pipeline's own start under a time limit,
+      ``"explicit"`` or ``"climbed"`` (then also the ``incumbent_source`` when it is the
+      answer), or None; ``start_objective`` its value (in the result's terms)
       and ``start_accepted`` whether the solver took it (None: no start, or a solver
       that cannot say).
     """
