@@ -79,17 +79,17 @@ def _listed(n: int, fixed: dict[int, int]) -> np.ndarray:
     shifts = np.arange(n, dtype=np.int64)[None, :]
     for row in range(n):
         if row in fixed:
-            col = np.full(len(partial), fixed[row], dtype=np.int64)
-            partial = np.column_stack([partial, col])
-            bit = np.int64(1) << col
+            held = np.full(len(partial), fixed[row], dtype=np.int64)
+            partial = np.column_stack([partial, held])
+            bit = np.int64(1) << held
             left, right = ((left | bit) << 1) & full, (right | bit) >> 1
             continue
         free = ~(cols | left | right | blocked[row]) & full
-        which, col = np.nonzero((free[:, None] >> shifts) & 1)
+        which, placed = np.nonzero((free[:, None] >> shifts) & 1)
         if not len(which):
             return np.zeros((0, n), dtype=np.int64)
-        bit = np.int64(1) << col
-        partial = np.column_stack([partial[which], col])
+        bit = np.int64(1) << placed
+        partial = np.column_stack([partial[which], placed])
         cols = cols[which] | bit
         left = ((left[which] | bit) << 1) & full
         right = (right[which] | bit) >> 1

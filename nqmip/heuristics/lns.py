@@ -298,19 +298,12 @@ def solve_lns(
                         else (2**62 if limited else 200 * n + 10**4))
     compile_time = timed_compile(lambda: warm_up(instance))  # its layout of weights only
     rng = make_rng(seed)
-    if start is not None:
-        perm = checked_start(instance, start)
-    else:  # a min-conflicts solution within half of the time left
-        found, _ = minconflicts_placement(instance, seed=seed, time_limit=clock.sub(share=0.5))
-        if found is None:
-            return heuristic_result(instance, METHOD, None, wall_time=time.perf_counter()
-                                    - begin, seed=seed,
-                                    termination=stopped(clock) or Termination.TIME_LIMIT,
-                                    compile_time=compile_time)
-        perm = found.astype(np.int64)
+    perm = _start(instance, start, seed, clock)
+    if perm is None:
+        return heuristic_result(instance, METHOD, None, wall_time=time.perf_counter() - begin,
+                                seed=seed, termination=stopped(clock) or Termination.TIME_LIMIT,
+                                compile_time=compile_time)
     diag, anti, inv, diag_row, anti_row = _board(perm)
-    if diag.max(initial=0) > 1 or anti.max(initial=0) > 1:
-        raise ParameterError("start must be conflict-free")
     weights = instance.kernel_weights()
     row_top = _row_tops(instance, weights)
     rows = np.arange(n)
@@ -320,9 +313,8 @@ def solve_lns(
     free_rows = rows[movable].astype(np.int64)
     state = np.zeros(SLOTS, np.int64)
     fstate = np.array([float(instance.objective(perm))])
-    # its goal: the row tops' sum, or the bound every heuristic knows where lower (on a
-    # small board the optimum itself: n = 11, 12 ran 200 n + 10^4 windows, 77-87 s,
-    # holding the optimum; the colour bound arrives beside the search)
+    # its goal: the row tops' sum, or the heuristics' known bound where lower (a small
+    # board's optimum: n = 11, 12 ran 77-87 s holding it; the colour bound, from a thread)
     known = KnownBound(instance, clock)
     row_sum = float(row_top.sum())
     steps = max(1, NODES_PER_CALL // node_limit)
@@ -371,6 +363,23 @@ def solve_lns(
                "node_limit": node_limit, "sideways": int(state[SIDEWAYS]),
                "nodes": int(state[NODES]), "cut_searches": int(state[CUT])},
     )
+
+
+def _start(instance: Instance, start: np.ndarray | None, seed: int | None,
+           clock: Deadline) -> np.ndarray | None:
+    """The caller's conflict-free ``start`` (checked), else a min-conflicts solution within
+    half of the time left (None if it found none)."""
+    if start is not None:
+        perm = checked_start(instance, start)
+    else:
+        found, _ = minconflicts_placement(instance, seed=seed, time_limit=clock.sub(share=0.5))
+        if found is None:
+            return None
+        perm = found.astype(np.int64)
+    diag, anti = counters_for(perm, np.int64)
+    if diag.max(initial=0) > 1 or anti.max(initial=0) > 1:
+        raise ParameterError("start must be conflict-free")
+    return perm
 
 
 def _row_tops(instance: Instance, weights: np.ndarray) -> np.ndarray:
