@@ -151,7 +151,7 @@ def settled_small(instance: Instance, method: str, seed: int | None,
     return make_result(
         instance, method, placement,
         Termination.OPTIMAL if placement is not None else Termination.INFEASIBLE,
-        proven=True, seed=seed, timing=Timing(wall=time.perf_counter() - begin),
+        proven=True, seed=seed, timing=Timing(wall=time.perf_counter() - begin, compile=0.0),
         counters=Counters(iterations=0, evaluations=0, improvements=0), message=message,
         provenance=Provenance(plan=(method,), proof="exhaustive",
                               incumbent_source="exhaustive" if placement is not None
