@@ -147,16 +147,16 @@ def test_the_exact_pipelines_own_start_says_whether_it_was_climbed() -> None:
     # labelled "explicit" (random n = 48: the construction 249, the climb 389)
     from nqmip.construct import explicit_solution
 
-    instance = nqmip.make_instance(48, "random", weights_seed=1)
-    result = nqmip.solve(instance, method="highs", time_limit=1.0)
+    instance = nqmip.make_instance(30, "random", weights_seed=1)
+    result = nqmip.solve(instance, method="highs", time_limit=0.5)
     assert result.provenance.warm_start == "climbed", result.provenance
     assert result.provenance.start_objective is not None
-    assert result.provenance.start_objective > instance.objective(explicit_solution(48))
+    assert result.provenance.start_objective > instance.objective(explicit_solution(30))
     assert result.provenance.plan == ("highs",)
     # under a work limit (no clock) the start is the construction itself
-    counted = nqmip.solve(instance, method="highs", time_limit=5.0, work_limit=1)
+    counted = nqmip.solve(instance, method="highs", time_limit=0.5, work_limit=1)
     assert counted.provenance.warm_start == "explicit", counted.provenance
-    assert counted.provenance.start_objective == instance.objective(explicit_solution(48))
+    assert counted.provenance.start_objective == instance.objective(explicit_solution(30))
 
 
 def test_the_listing_holds_every_placement_keeping_the_fixed_queens() -> None:
