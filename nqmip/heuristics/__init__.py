@@ -41,7 +41,8 @@ def run_heuristic(
     if settled is not None:  # nothing to search (and no two free rows to swap): no work
         return settled.with_(counters=Counters(iterations=0, evaluations=0, improvements=0),
                              timing=settled.timing.with_(compile=0.0))
-    small = settled_small(instance, method, seed, time.perf_counter())
+    small = settled_small(instance, method, seed, time.perf_counter(),
+                          Deadline.of(time_limit))
     if small is not None:  # a small board with no placement or one: every one looked at
         return small
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows

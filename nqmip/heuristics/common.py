@@ -224,13 +224,15 @@ def _weight_bound(instance: Instance) -> float:
     return min(sums) if top else max(sums)
 
 
-def cheap_bound_of(instance: Instance) -> tuple[float, str]:
+def cheap_bound_of(instance: Instance, deadline: Deadline | None = None, *,
+                   cached: bool = False) -> tuple[float, str]:
     """The bound every heuristic starts from, and its source: on a small board the optimum
-    itself, every placement looked at (:mod:`nqmip.heuristics.exhaustive`: a search stops
+    itself, every placement looked at (:mod:`nqmip.heuristics.exhaustive`, where
+    ``deadline`` leaves the time, or with ``cached`` where listed already: a search stops
     when it reaches it, proven), else :func:`weight_bound`."""
     from nqmip.heuristics.exhaustive import small_bound
 
-    optimum = small_bound(instance)
+    optimum = small_bound(instance, deadline, cached=cached)
     if optimum is not None:
         return optimum, "exhaustive"
     return weight_bound(instance), "row_column_maxima"
@@ -253,7 +255,7 @@ class KnownBound:
     between chunks; reaching it proves the placement optimal."""
 
     def __init__(self, instance: Instance, deadline: Deadline | None = None) -> None:
-        self._known = cheap_bound_of(instance)
+        self._known = cheap_bound_of(instance, deadline)
         colours = instance.colours
         if self._known[1] == "exhaustive" or instance.is_feasibility or colours is None \
                 or colours.black == colours.white or instance.sense == "min" \
@@ -344,7 +346,7 @@ def heuristic_result(
             best_conflicts, answer = clashes, None
     if answer is None and best_conflicts is not None:
         extra["best_conflicts"] = int(best_conflicts)
-    value, source = cheap_bound_of(instance) if bound is None else bound
+    value, source = cheap_bound_of(instance, cached=True) if bound is None else bound
     proven = answer is not None and (
         instance.is_feasibility or instance.objective(answer) >= value - 1e-9)
     return make_result(

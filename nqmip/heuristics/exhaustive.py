@@ -28,6 +28,7 @@ import weakref
 
 import numpy as np
 
+from nqmip.budget import Deadline
 from nqmip.instance import Instance, free_rows
 from nqmip.result import Counters, Provenance, Result, Termination, Timing
 
@@ -38,6 +39,13 @@ EXHAUSTIVE_MAX_FREE = 12
 #: The listing's masks are int64 bitboards: boards up to this n (fixed queens filling the rest).
 EXHAUSTIVE_MAX_N = 62
 
+#: Up to this many free rows the listing is always made (0.03 s at most); from one more
+#: up to ``EXHAUSTIVE_MAX_FREE`` only without a time limit or with at least
+#: ``LIST_MIN_SECONDS`` left (sa at n = 12 under a 0.1 s limit answered at 0.26-0.35 s,
+#: the listing's time, with the construction).
+ALWAYS_FREE = 10
+LIST_MIN_SECONDS = 1.0
+
 #: Every placement of each instance alive (None: more free rows than listed).
 _LISTED: weakref.WeakKeyDictionary[Instance, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -47,13 +55,23 @@ def small(instance: Instance) -> bool:
     return free_rows(instance) <= EXHAUSTIVE_MAX_FREE and instance.n <= EXHAUSTIVE_MAX_N
 
 
-def every_placement(instance: Instance) -> np.ndarray | None:
+def every_placement(instance: Instance, deadline: Deadline | None = None, *,
+                    cached: bool = False) -> np.ndarray | None:
     """Every placement keeping the fixed queens (one row of columns each, int64), or None
-    beyond ``EXHAUSTIVE_MAX_FREE`` free rows; listed once per instance."""
+    beyond ``EXHAUSTIVE_MAX_FREE`` free rows; listed once per instance. None too where
+    ``deadline`` leaves too little time for it (``ALWAYS_FREE``, ``LIST_MIN_SECONDS``),
+    and with ``cached`` unless it was listed already (a search's answer does not list)."""
     if instance in _LISTED:
         return _LISTED[instance]
-    found = _listed(instance.n, instance.fixed_map) if small(instance) else None
-    _LISTED[instance] = found
+    if cached:
+        return None
+    if not small(instance):
+        _LISTED[instance] = None
+        return None
+    if free_rows(instance) > ALWAYS_FREE and deadline is not None and deadline.limited \
+            and deadline.remaining() < LIST_MIN_SECONDS:
+        return None
+    found = _LISTED[instance] = _listed(instance.n, instance.fixed_map)
     return found
 
 
@@ -96,10 +114,12 @@ def _listed(n: int, fixed: dict[int, int]) -> np.ndarray:
     return partial
 
 
-def small_bound(instance: Instance) -> float | None:
+def small_bound(instance: Instance, deadline: Deadline | None = None, *,
+                cached: bool = False) -> float | None:
     """The optimum of a listed instance, in its own terms (the most, or the least for
-    costs; n without weights); None where no placement exists or it is not listed."""
-    every = every_placement(instance)
+    costs; n without weights); None where no placement exists or it is not listed
+    (:func:`every_placement`'s ``deadline`` and ``cached``)."""
+    every = every_placement(instance, deadline, cached=cached)
     if every is None or not len(every):
         return None
     if instance.is_feasibility:
@@ -109,17 +129,12 @@ def small_bound(instance: Instance) -> float | None:
     return float(values.min() if instance.sense == "min" else values.max())
 
 
-def no_placement(instance: Instance) -> bool:
-    """Whether the listing shows no placement at all (a listed instance only)."""
-    every = every_placement(instance)
-    return every is not None and not len(every)
-
-
-def heaviest_squares(instance: Instance) -> tuple[float, np.ndarray] | None:
+def heaviest_squares(instance: Instance, deadline: Deadline | None = None,
+                     ) -> tuple[float, np.ndarray] | None:
     """What the search on the heaviest squares looks for, on a listed board: the largest
     weight ``t`` such that some placement keeps every queen on a square worth at least
     ``t``, and the best such placement; None if not listed (or none, or no weights)."""
-    every = every_placement(instance)
+    every = every_placement(instance, deadline)
     if every is None or not len(every) or instance.is_feasibility:
         return None
     weights = instance.weight_matrix()
@@ -131,13 +146,13 @@ def heaviest_squares(instance: Instance) -> tuple[float, np.ndarray] | None:
     return float(level), every[best].copy()
 
 
-def settled_small(instance: Instance, method: str, seed: int | None,
-                  begin: float) -> Result | None:
+def settled_small(instance: Instance, method: str, seed: int | None, begin: float,
+                  deadline: Deadline | None = None) -> Result | None:
     """The answer of every heuristic on a listed instance with no placement (infeasible)
     or exactly one (optimal), proven by the listing (``provenance.proof ==
     "exhaustive"``), no search run; None otherwise. The one placement of n = 1: the colour
     quota search, which moves queens two at a time, answered none (status unknown)."""
-    every = every_placement(instance)
+    every = every_placement(instance, deadline)
     if every is None or len(every) > 1:
         return None
     import time

@@ -250,7 +250,7 @@ def solve_topsquares(
     termination = Termination.ITERATION_LIMIT
     found: np.ndarray | None = None
     stages: list[dict[str, Any]] = []
-    listed = heaviest_squares(instance)  # a small board: its levels are known
+    listed = heaviest_squares(instance, clock)  # a small board: its levels are known
     if listed is not None:
         termination, found = Termination.SOLUTION_FOUND, listed[1].astype(np.int32)
         stages.append({"threshold": listed[0], "result": "every placement looked at"})
