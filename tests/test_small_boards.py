@@ -186,7 +186,6 @@ def test_a_short_limit_leaves_the_larger_listings_out() -> None:
     short = nqmip.solve(12, "random", weights_seed=3, method="sa", time_limit=0.1)
     assert short.provenance.bound_source != "exhaustive", short.provenance
     roomy = nqmip.solve(12, "random", weights_seed=3, method="sa",
-                        time_limit=LIST_MIN_SECONDS + 5.0)
+                        time_limit=LIST_MIN_SECONDS + 0.5)
     assert roomy.provenance.bound_source == "exhaustive", roomy.provenance
-    assert roomy.bound == 92.0  # the optimum (brute force)
-    assert brute_force(nqmip.make_instance(12, "random", weights_seed=3)) == 92.0
+    assert roomy.bound == 92.0  # the optimum (HiGHS proves it too)
