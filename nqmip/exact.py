@@ -145,6 +145,12 @@ def _colour_proof(instance: Instance, options: SolveOptions) -> ColourProof | No
                                 share=PROOF_SHARE))
 
 
+#: The starts the pipeline makes itself (no warm start given, a time limit): the explicit
+#: construction, or the construction climbed by swaps; ``provenance.warm_start`` names which,
+#: and so does ``incumbent_source`` when the start is the answer.
+OWN_STARTS = ("explicit", "climbed")
+
+
 def _explicit_start(instance: Instance, label: str | None, *,
                     climb: bool) -> tuple[tuple[int, ...] | None, str | None]:
     """The explicit solution of :mod:`nqmip.construct` as the start (None where it has none;
@@ -155,10 +161,13 @@ def _explicit_start(instance: Instance, label: str | None, *,
     from nqmip.construct import explicit_solution
     from nqmip.heuristics.swapclimb import stand_in_for
 
-    explicit = stand_in_for(instance)[0] if climb else explicit_solution(instance.n)
+    # labelled as the stand-ins are (nqmip.construct.STAND_IN): "climbed" where the climb
+    # improved it (it said "explicit" for both)
+    explicit, how = stand_in_for(instance)[:2] if climb else (explicit_solution(instance.n),
+                                                               "explicit")
     if explicit is None:
         return None, label
-    return tuple(int(c) for c in explicit), "explicit"
+    return tuple(int(c) for c in explicit), how
 
 
 def _prepare(instance: Instance, warm_start: WarmStartSpec | bool, label: str | None,
@@ -188,7 +197,7 @@ def _solver_result(instance: Instance, method: str, solver: str, seed: int | Non
     if raw.extra.get("compile_time"):  # a backend of numba kernels (bnb): its load
         compile_time = (compile_time or 0.0) + raw.extra.pop("compile_time")
     proven = raw.status in (Status.OPTIMAL, Status.INFEASIBLE)
-    plan = (method,) if start is None or start.source in ("placement", "result", "explicit") \
+    plan = (method,) if start is None or start.source in ("placement", "result", *OWN_STARTS) \
         else (start.source, method)
     bound = None if raw.bound is None else instance.rounded_bound(raw.bound)
     return make_result(
@@ -232,6 +241,7 @@ def _keep_better_start(instance: Instance, result: Result, start: Start) -> Resu
         objective=start.objective,
         status=Status.OPTIMAL if proven else Status.FEASIBLE,
         termination=Termination.OPTIMAL if proven else result.termination,
-        provenance=result.provenance.with_(incumbent_source="warm_start",
-                                           proof="solver" if proven else None),
+        provenance=result.provenance.with_(
+            incumbent_source=start.source if start.source in OWN_STARTS else "warm_start",
+            proof="solver" if proven else None),
     ))

@@ -169,8 +169,10 @@ _TABLE: tuple[Method, ...] = (
                   "on_progress": "at the start and at the end: glpsol reports nothing "
                                  "while it runs",
                   "work_limit": "refused: glpsol has a time limit only",
-                  "time_limit": "glpsol counts it in milliseconds of 32 bits: at most "
-                                "2,147,483 s (24.8 days) is given to it"}, log=True,
+                  "time_limit": "glpsol takes whole seconds (the limit rounded down; "
+                                "the call's deadline ends its process) counted in "
+                                "milliseconds of 32 bits: at most 2,147,483 s (24.8 "
+                                "days) is given to it"}, log=True,
            most={"time_limit": 2_147_483},
            limit=Limit("total", 1e17, "glpsol's search stalls on larger objectives, "
                        "measured: 8 x 8 weights of 1e17 ran out of time")),

@@ -50,20 +50,27 @@ class Provenance:
     - ``proof``: what proves the status: ``"solver"`` (the solver's own proof),
       ``"colour_bound"`` (a placement reaching the colour bound, :mod:`nqmip.colour.proof`),
       ``"bound"`` (an incumbent meeting a cheap bound), ``"fixed_queens"`` (the fixed
-      queens fill the board, or leave a row or column no square), or None (nothing proven).
+      queens fill the board, or leave a row or column no square), ``"exhaustive"`` (a
+      heuristic on a small board: every placement looked at, none or one exists), or
+      None (nothing proven).
     - ``bound_source``: where ``bound`` comes from: ``"solver"``, ``"colour_bound"``,
-      ``"lp_relaxation"``, ``"row_column_maxima"``, or None without a bound.
+      ``"lp_relaxation"``, ``"row_column_maxima"``, ``"exhaustive"`` (the optimum of a
+      small board, every placement looked at: :mod:`nqmip.heuristics.exhaustive`), or None
+      without a bound.
     - ``refuted_black_counts``: black-queen counts refuted by the line sets (they lowered
       the colour bound).
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
       ``"colour_search"``, ``"fixed"`` (the fixed queens alone), ``"explicit"`` (the
       explicit construction), ``"climbed"`` (the construction improved by a short swap climb)
       and ``"completion"`` (a short search's completion of the fixed queens): what a search
-      stopped before it held a placement answers; ``"outside"`` (a model of
-      :func:`~nqmip.formulation.build_model` solved by the caller,
-      :func:`~nqmip.formulation.roundtrip.result_from_model`); or a heuristic's name.
+      stopped before it held a placement answers; ``"exhaustive"`` (a small board's only
+      placement); ``"outside"`` (a model of :func:`~nqmip.formulation.build_model` solved
+      by the caller, :func:`~nqmip.formulation.roundtrip.result_from_model`); or a
+      heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
-      heuristic's name, or None; ``start_objective`` its value (in the result's terms)
+      heuristic's name, or the exact pipeline's own start under a time limit,
+      ``"explicit"`` or ``"climbed"`` (then also the ``incumbent_source`` when it is the
+      answer), or None; ``start_objective`` its value (in the result's terms)
       and ``start_accepted`` whether the solver took it (None: no start, or a solver
       that cannot say).
     """

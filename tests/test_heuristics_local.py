@@ -139,12 +139,15 @@ def test_clashing_fixed_queens_are_an_input_error(method: str) -> None:
 
 @pytest.mark.parametrize("method", METHODS)
 def test_no_solution_is_unknown_not_a_wrong_placement(method: str) -> None:
-    budget = {"max_evaluations": 20_000} if method == "minconflicts" else {
-        "max_iterations": 20_000}
-    result = nqmip.solve(3, method=method, seed=0, **budget)
+    # a budget too small to end the conflicts (n = 3, which has no placement, is listed
+    # whole now: infeasible at once, tests/test_small_boards.py)
+    budget = {"max_evaluations": 1} if method == "minconflicts" else {"max_iterations": 1}
+    result = nqmip.solve(30, method=method, seed=0, **budget)
     assert result.status == Status.UNKNOWN and result.placement is None
     assert result.termination == Termination.ITERATION_LIMIT
     assert result.extra["best_conflicts"] >= 1
+    none = nqmip.solve(3, method=method, seed=0, **budget)
+    assert none.status == Status.INFEASIBLE and none.provenance.proof == "exhaustive"
 
 
 @pytest.mark.parametrize(("method", "params"), [
@@ -187,7 +190,8 @@ def test_time_limit_is_honoured(method: str) -> None:
 
 @pytest.mark.timing
 def test_minconflicts_time_limit_is_honoured() -> None:
-    result = nqmip.solve(3, method="minconflicts", seed=0, time_limit=0.2,
+    # 2 * 10^6 queens: not placed in 0.2 s (n = 3, searched before, is now listed whole)
+    result = nqmip.solve(2 * 10**6, method="minconflicts", seed=0, time_limit=0.2,
                          max_evaluations=10**12)
     assert result.termination == Termination.TIME_LIMIT
     assert 0.15 <= result.wall_time < 0.8

@@ -20,7 +20,11 @@ TABLE = [
     (8, "chess", None, False, "highs", "small"),
     (12, "random", None, False, "highs", "small"),
     (12, None, None, False, "highs", "small"),
-    (12, "chess", {0: 0}, False, "highs", "colour-proof"),
+    (12, "chess", {0: 0}, False, "highs", "small"),           # fixed queens: HiGHS too
+    (6, "random", {1: 3}, False, "highs", "small"),
+    (8, None, {1: 3}, False, "highs", "small"),               # not the completion search
+    (14, "chess", {0: 0, 1: 2}, False, "highs", "small"),     # 12 free rows
+    (14, "chess", {0: 0}, False, "highs", "colour-proof"),    # 13 free rows
     (20, "random", None, True, "highs", "warm-start"),
     (8, "chess", None, True, "highs", "warm-start"),
     (21, None, {0: 0, 1: 2}, False, "highs", "completion"),

@@ -45,9 +45,7 @@ def test_a_heuristic_stopped_before_its_first_placement_says_why(method: str,
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param(name, marks=[pytest.mark.solver(name)] + ([pytest.mark.xfail(
-        reason="glpsol's --tmlim counts whole seconds, through Pyomo (not fixed yet)")]
-        if name == "glpk" else []), id=name) for name in EXACT_METHODS])
+    pytest.param(name, marks=[pytest.mark.solver(name)], id=name) for name in EXACT_METHODS])
 def test_an_exact_method_at_a_short_limit_answers_by_itself(backend: str) -> None:
     # toulbar2's own limit is whole CPU seconds and its model's build was a Python loop
     # (1.2 s at n = 60): at 0.3 s it ran 1-1.9 s and, at n = 60, the watchdog answered

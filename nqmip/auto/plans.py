@@ -9,8 +9,9 @@ part has a core and auto is never short of either part alone. The annealing is s
 once the other part proves the optimum. It returns the best placement with the best bound
 it knows:
 
-- **Small boards** (n <= ``FAST_EXACT_MAX_N``, no fixed queens): HiGHS alone proves the
-  optimum in hundredths of a second; nothing else is loaded (no numba, no CP-SAT).
+- **Small boards** (at most ``FAST_EXACT_MAX_N`` free rows, fixed queens or not): HiGHS
+  alone proves the optimum (or that the fixed queens have no completion) in hundredths of
+  a second; nothing else is loaded (no numba, no CP-SAT).
 - **Feasibility**: min-conflicts; with fixed queens it may fail, then an exact backend
   settles the completion (inside the exact range).
 - **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: the colour proof

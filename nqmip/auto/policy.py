@@ -16,8 +16,12 @@ from nqmip.exact import PROOF_SECONDS, PROOF_SHARE
 from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
 from nqmip.instance import Instance, free_rows
 
-#: Largest n that "auto" hands straight to HiGHS with no fixed queens: HiGHS proves chess and
-#: random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
+#: Most free rows that "auto" hands straight to HiGHS, fixed queens or not: HiGHS proves chess
+#: and random 1..9 weights there in under 0.1 s, faster than loading numba for a heuristic.
+#: With a fixed queen the plans past this one loaded the completion search's, the
+#: annealing's and the colour proof's or bnb's kernels first: n = 8, --fix 1,3, 1.0-3.2 s
+#: a call from the command (the colour proof's quick search 4 s at chess n = 6) where
+#: HiGHS answers in 0.02-0.09 s (benchmarks/bench_small.py, docs/small-boards.md).
 FAST_EXACT_MAX_N = 12
 #: Largest n for which "auto" runs an exact backend to a proof on other weights: HiGHS proved
 #: random weights (1..9) up to n = 36 within 60 s (docs/benchmarks-warmstart.md).
@@ -137,7 +141,7 @@ class Plan:
 
 #: Every plan, in the order :func:`choose_plan` tries them; docs/anytime.md shows this table.
 PLANS: tuple[Plan, ...] = (
-    Plan("small", f"n <= {FAST_EXACT_MAX_N}, no fixed queens",
+    Plan("small", f"<= {FAST_EXACT_MAX_N} free rows (fixed queens or not)",
          ("HiGHS proves the optimum (nothing else is loaded)",), ()),
     Plan("warm-start", f"a warm start is given (n <= {MIP_PORTFOLIO_MAX_N})",
          ("the MIP from the caller's start",), ()),
@@ -189,7 +193,7 @@ def choose_plan(instance: Instance, *, warm_start: bool = False,
     n = instance.n
     size = free_rows(instance)
     colour = colour_bound_applies(instance)
-    if n <= FAST_EXACT_MAX_N and not instance.fixed and not warm_start:
+    if size <= FAST_EXACT_MAX_N and not warm_start:
         name = "small"
     elif warm_start:
         name = "warm-start"

@@ -3,12 +3,23 @@
 glpsol writes no dual bound to its solution file, so a run stopped by its time limit
 reports no bound (``None``); glpsol takes no random seed, so ``seed`` is recorded but has no
 effect, and it has no way to take a MIP start (see docs/warm-starts.md).
+
+The time limit: glpsol's ``--tmlim`` counts whole seconds, so it is given the limit rounded
+down, less ``GLPSOL_MARGIN`` (Pyomo reads its solution after it stops), and nothing below
+one second; the call's deadline itself ends the glpsol process (Pyomo's own timeout waits
+a second or more past its limit and then raises): a process ended there has written no
+solution, so the answer is the call's start, if any (``nqmip.solve`` keeps it), with
+termination ``time_limit``. At a 0.3 s limit glpsol at chess n = 30 and 60 ran its 1 s of
+``--tmlim`` and the watchdog answered at 0.83 s with the explicit construction ("did not
+stop in time"); a 1.5 s limit, ``--tmlim 2``, answered at 2.0 s.
 """
 
 from __future__ import annotations
 
 import math
 import shutil
+import subprocess
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -20,6 +31,8 @@ from nqmip.backends.base import (
     solution,
     termination_of,
 )
+from nqmip.budget import Deadline
+from nqmip.chunks import why_stopped
 from nqmip.formulation.strengthen import pyomo_model
 from nqmip.instance import Instance
 from nqmip.result import Termination
@@ -55,18 +68,29 @@ class GlpkBackend(Backend):
         model = pyomo_model(instance, options.strengthen)
         opt = pyo.SolverFactory("glpk")
         limit = options.time_limit(self.name)
-        if limit is not None:
-            opt.options["tmlim"] = max(1, math.ceil(limit))
+        seconds = glpsol_seconds(limit)
+        if seconds is not None:
+            opt.options["tmlim"] = seconds
         if options.mip_gap:
             opt.options["mipgap"] = float(options.mip_gap)
         # glpsol has no MIP-start input: a warm start cannot reach it. The result says so
         # (warm_start_accepted=False), and nqmip.solve keeps the start as the incumbent
         # if glpsol ends with nothing better.
-        # glpsol's log (verbose) on stderr: stdout stays ours
-        with c_stdout_to_stderr(options.deadline):
-            results = opt.solve(model, load_solutions=False, tee=options.verbose)
-        tc = results.solver.termination_condition
         accepted = False if options.warm_start is not None else None
+        # the process ends at the call's deadline (or its stop), whatever --tmlim says
+        opt._execute_command = _until(options.deadline, options.verbose)
+        # glpsol's log (verbose) on stderr: stdout stays ours
+        try:
+            with c_stdout_to_stderr(options.deadline):
+                results = opt.solve(model, load_solutions=False, tee=options.verbose)
+        except _Ended:
+            from pyomo.common.tempfiles import TempfileManager
+
+            TempfileManager.pop(remove=True)  # what Pyomo's postsolve does, skipped
+            return solution(why_stopped(options.deadline),
+                            accepted=accepted, message="glpsol ended at the deadline: it "
+                            "writes its placement only when it stops by itself")
+        tc = results.solver.termination_condition
         if tc == TC.infeasible:
             return solution(Termination.INFEASIBLE, accepted=accepted)
         placement = objective = None
@@ -94,3 +118,46 @@ def _integral_placement(model: Any, n: int) -> tuple[int, ...] | None:
         return placement_from_pyomo(model)
     except ValueError:
         return None
+
+
+#: Seconds left to Pyomo after glpsol's own time limit: writing its solution and reading it
+#: back (0.05-0.1 s at n = 8 to 60 on an idle machine; twice that loaded).
+GLPSOL_MARGIN = 0.3
+#: How often the glpsol process is checked against the deadline (seconds).
+POLL_SECONDS = 0.01
+
+
+def glpsol_seconds(limit: float | None) -> int | None:
+    """glpsol's ``--tmlim`` for a time limit of ``limit`` seconds: whole seconds, rounded
+    down after ``GLPSOL_MARGIN``; None (no option) without a limit or below one second,
+    where the deadline alone ends the process."""
+    if limit is None:
+        return None
+    seconds = math.floor(limit - GLPSOL_MARGIN)
+    return seconds if seconds >= 1 else None
+
+
+class _Ended(Exception):
+    """The glpsol process was ended at the deadline (it wrote no solution)."""
+
+
+def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
+    """Pyomo's ``_execute_command`` for glpsol, its process ended when ``deadline`` expires
+    or is cancelled (:class:`_Ended`); its output on our stdout with ``tee`` (redirected to
+    stderr by the caller), else nowhere (glpsol writes its log file too)."""
+
+    def execute(command: Any) -> list[Any]:
+        process = subprocess.Popen(
+            command.cmd, env=command.env, cwd=command.get("cwd"),
+            stdin=subprocess.DEVNULL, stdout=None if tee else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT)
+        while True:
+            try:
+                return [process.wait(POLL_SECONDS), ""]
+            except subprocess.TimeoutExpired:
+                if deadline.expired():
+                    process.kill()
+                    process.wait()
+                    raise _Ended from None
+
+    return execute

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from nqmip.budget import Deadline
+from nqmip.heuristics.exhaustive import settled_small
 from nqmip.instance import Instance
 from nqmip.methods import HEURISTIC_METHODS, METHODS, resolve
 from nqmip.outcome import settled_by_fixed
@@ -40,6 +41,10 @@ def run_heuristic(
     if settled is not None:  # nothing to search (and no two free rows to swap): no work
         return settled.with_(counters=Counters(iterations=0, evaluations=0, improvements=0),
                              timing=settled.timing.with_(compile=0.0))
+    small = settled_small(instance, method, seed, time.perf_counter(),
+                          Deadline.of(time_limit))
+    if small is not None:  # a small board with no placement or one: every one looked at
+        return small
     loaded = 0.0  # its kernels first, said to on_progress: a first run's compile shows
     with loading():  # its watchdog answers at the limit: nothing of its own yet
         entry = resolve(spec.entry)

@@ -224,6 +224,20 @@ def _weight_bound(instance: Instance) -> float:
     return min(sums) if top else max(sums)
 
 
+def cheap_bound_of(instance: Instance, deadline: Deadline | None = None, *,
+                   cached: bool = False) -> tuple[float, str]:
+    """The bound every heuristic starts from, and its source: on a small board the optimum
+    itself, every placement looked at (:mod:`nqmip.heuristics.exhaustive`, where
+    ``deadline`` leaves the time, or with ``cached`` where listed already: a search stops
+    when it reaches it, proven), else :func:`weight_bound`."""
+    from nqmip.heuristics.exhaustive import small_bound
+
+    optimum = small_bound(instance, deadline, cached=cached)
+    if optimum is not None:
+        return optimum, "exhaustive"
+    return weight_bound(instance), "row_column_maxima"
+
+
 #: Seconds the colour bound's integer program may take for a heuristic (cached per n: paid
 #: once per process and board size; 0.03 s at n <= 10, its cap from n = 20 to 100, O(n)
 #: and milliseconds beyond). It runs beside the search, never before it.
@@ -241,10 +255,11 @@ class KnownBound:
     between chunks; reaching it proves the placement optimal."""
 
     def __init__(self, instance: Instance, deadline: Deadline | None = None) -> None:
-        self._known = (weight_bound(instance), "row_column_maxima")
+        self._known = cheap_bound_of(instance, deadline)
         colours = instance.colours
-        if instance.is_feasibility or colours is None or colours.black == colours.white \
-                or instance.sense == "min" or instance.n < 2:
+        if self._known[1] == "exhaustive" or instance.is_feasibility or colours is None \
+                or colours.black == colours.white or instance.sense == "min" \
+                or instance.n < 2:
             self._thread: threading.Thread | None = None
             return
         seconds = COLOUR_BOUND_SECONDS
@@ -317,7 +332,7 @@ def heuristic_result(
 ) -> Result:
     """The verified :class:`Result` of a heuristic run (:func:`nqmip.outcome.make_result`):
     ``wall_time`` is the run's, compile included; ``bound`` the one it knew and its source
-    (default :func:`weight_bound`), which proves the placement optimal when it meets it.
+    (default :func:`cheap_bound_of`), which proves the placement optimal when it meets it.
 
     A placement with conflicts is never returned as a solution: it becomes status
     ``unknown`` with no placement and ``extra["best_conflicts"]``.
@@ -331,7 +346,7 @@ def heuristic_result(
             best_conflicts, answer = clashes, None
     if answer is None and best_conflicts is not None:
         extra["best_conflicts"] = int(best_conflicts)
-    value, source = (weight_bound(instance), "row_column_maxima") if bound is None else bound
+    value, source = cheap_bound_of(instance, cached=True) if bound is None else bound
     proven = answer is not None and (
         instance.is_feasibility or instance.objective(answer) >= value - 1e-9)
     return make_result(
