@@ -156,7 +156,10 @@ class Stop:
             if signum is not None and signal.getsignal(signum) == self._as_ctrl_c:
                 _thread.interrupt_main(signal.Signals(signum))
 
-        threading.Thread(target=later, name="nqmip-stop-again", daemon=True).start()
+        try:
+            threading.Thread(target=later, name="nqmip-stop-again", daemon=True).start()
+        except RuntimeError:  # the interpreter is shutting down: nothing left to stop
+            self._again = False
 
     @contextmanager
     def interruptible(self, when: bool = True, *, waits: bool = False) -> Iterator[None]:
