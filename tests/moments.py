@@ -33,9 +33,10 @@ if _at is not None and _fd is not None:
     import sys, threading, time
 
     _done = []
+    _pid = os.getpid()  # a forked child (a pool's worker) inherits the profile: not its
 
     def _reached():
-        if _done:
+        if _done or os.getpid() != _pid:
             return
         _done.append(1)
         os.write(int(_fd), b"1")  # first: a signal may raise in this very thread

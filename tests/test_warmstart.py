@@ -32,17 +32,35 @@ def start30() -> nqmip.Result:
     return r
 
 
+def solved_in_time(method: str, start: object, limit: float, takes: bool) -> nqmip.Result:
+    """``nqmip.solve`` of chess n = 30 from ``start`` within ``limit`` seconds, once more
+    with 5 times the limit when a busy core ate the first before the solver had reported
+    the start: the solver never ran (``start_accepted`` None: the limit ended as its model
+    was built or its kernels loaded, and the result is the construction climbed), or
+    (``takes``: a solver that reports the start as its first incumbent) it ran but had
+    reported nothing yet, and the result is the start itself (incumbent_source
+    "warm_start": CP-SAT reports a complete hint as its first solution when presolve ends,
+    0.06 s unloaded; at 1 s under a load of 8 on 2 cores it had not)."""
+    for seconds in (limit, 5 * limit):
+        r = nqmip.solve(30, "chess", method=method, warm_start=start, time_limit=seconds)
+        if r.provenance.start_accepted is not None and not (
+                takes and r.provenance.incumbent_source == "warm_start"):
+            break
+    return r
+
+
 def test_start_is_taken_by_the_solver(backend: str, start30: nqmip.Result) -> None:
     # With almost no time, what comes back is the start itself (or better): the solver
     # took it as its first incumbent, and says so.
-    r = nqmip.solve(30, "chess", method=backend, warm_start=start30.placement,
-                    time_limit=1 if backend in ("glpk", "cpsat") else 0.5)
+    takes = ACCEPTS_STARTS[backend] and backend != "toulbar2"  # toulbar2: a bound, not a
+    r = solved_in_time(backend, start30.placement,  # placement to start from
+                       1 if backend in ("glpk", "cpsat") else 0.5, takes)
     assert r.provenance.start_accepted is ACCEPTS_STARTS[backend]
     assert r.provenance.start_objective == start30.objective
     assert r.placement is not None and nqmip.is_solution(r.placement)
     assert r.objective >= start30.objective
-    if ACCEPTS_STARTS[backend] and backend != "toulbar2":  # toulbar2: a bound, not a
-        assert r.provenance.incumbent_source != "warm_start"  # placement to start from
+    if takes:
+        assert r.provenance.incumbent_source != "warm_start", r.provenance
 
 
 def test_no_start_means_none(backend: str) -> None:
@@ -62,7 +80,7 @@ def test_named_heuristic_start_is_timed(start30: nqmip.Result) -> None:
 
 
 def test_result_as_start(start30: nqmip.Result) -> None:
-    r = nqmip.solve(30, "chess", method="cpsat", warm_start=start30, time_limit=0.5)
+    r = solved_in_time("cpsat", start30, 0.5, takes=False)
     assert r.provenance.start_accepted is True and r.objective >= start30.objective
 
 

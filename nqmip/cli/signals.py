@@ -23,10 +23,15 @@ only record the signal. :func:`stops_as_ctrl_c` takes over from them, and
 command with the explicit construction, as any stop before its solve started; the count
 and the sweep with their one line. Before, such a signal ended the command with a
 ``KeyboardInterrupt`` traceback (SIGINT) or bare, with no answer (SIGTERM, SIGHUP).
+
+A stop raised where it cannot propagate (a C callback, a finaliser: Python reports it as
+"Exception ignored") is not printed, and is signalled again until it is raised where it
+propagates (:meth:`Stop.again`).
 """
 
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
@@ -70,6 +75,10 @@ def listen_early() -> None:
             signal.signal(signum, _record)
 
 
+#: Seconds after a stop was absorbed before it is signalled again (:meth:`Stop.again`).
+AGAIN = 0.01
+
+
 class Stop:
     """Which stop signal the command heard first (None: none yet)."""
 
@@ -81,6 +90,7 @@ class Stop:
         # heard by listen_early's handlers)
         self.pending = False
         self.deferred = deferred
+        self._again = False  # a stop absorbed is to be signalled again (again())
 
     @property
     def status(self) -> int:
@@ -124,6 +134,32 @@ class Stop:
         if self.signum is not None or self.pending:
             self.deferred = self.pending = False
             raise KeyboardInterrupt
+
+    def again(self) -> None:
+        """The stop, absorbed where it was raised (a C callback: llvmlite's object cache
+        as numba loads or compiles a kernel; a finaliser: a weakref's callback), is
+        signalled again :data:`AGAIN` seconds later from a thread of its own
+        (``_thread.interrupt_main``: the handler runs at the next line of Python the main
+        thread runs; from the callback itself it would run in it again), until it is
+        raised where it propagates. The command went on as if it never came:
+        ``nqmip-count --workers 2``, SIGTERM as its kernels loaded, printed the whole
+        count, then exited 143. Nothing once the answer is being written (:meth:`hold`)
+        or the handlers are put back."""
+        if self._again:
+            return
+        self._again = True
+
+        def later() -> None:
+            time.sleep(AGAIN)
+            self._again = False
+            signum = self.signum
+            if signum is not None and signal.getsignal(signum) == self._as_ctrl_c:
+                _thread.interrupt_main(signal.Signals(signum))
+
+        try:
+            threading.Thread(target=later, name="nqmip-stop-again", daemon=True).start()
+        except RuntimeError:  # the interpreter is shutting down: nothing left to stop
+            self._again = False
 
     @contextmanager
     def interruptible(self, when: bool = True, *, waits: bool = False) -> Iterator[None]:
@@ -181,10 +217,14 @@ def stops_as_ctrl_c(deferred: bool = False) -> Iterator[Stop]:
     hook = sys.unraisablehook
 
     def quiet(unraisable: Any) -> None:
-        # the stop raised inside a C callback (numba's compile) cannot propagate: Python
-        # would print it as "Exception ignored"; the command says it was stopped instead
+        # the stop raised inside a C callback (llvmlite's object cache as numba loads or
+        # compiles a kernel) or a finaliser (a weakref's callback) cannot propagate: Python
+        # would print it as "Exception ignored"; the command says it was stopped instead,
+        # once the stop is raised again where it can propagate (Stop.again)
         if not (stop.signum is not None and unraisable.exc_type is KeyboardInterrupt):
             hook(unraisable)
+            return
+        stop.again()
 
     sys.unraisablehook = quiet
     try:
