@@ -107,7 +107,9 @@ def solve_exact(
         options = replace(options, warm_start=start.placement)
         # the start is the first incumbent: the call's trajectory begins with it (and a
         # target it meets stops the call before the solver runs)
-        ProgressReporter(method, options.on_progress)(incumbent=start.objective)
+        # with its placement: a call whose limit ends before the solver runs answers it
+        ProgressReporter(method, options.on_progress)(
+            incumbent=start.objective, placement=lambda: start.placement)
     if deadline.limited:
         # The solver's limit is what is left now; building its model is not counted against
         # it (as before the one deadline: a 0.05 s limit still lets HiGHS load a start).

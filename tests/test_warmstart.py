@@ -63,6 +63,16 @@ def test_start_is_taken_by_the_solver(backend: str, start30: nqmip.Result) -> No
         assert r.provenance.incumbent_source != "warm_start", r.provenance
 
 
+def test_a_start_outlives_a_limit_that_ends_before_the_solver_runs(
+        backend: str, start30: nqmip.Result) -> None:
+    # 0.01 s: the solver may never run; the answer is then the caller's start (it was the
+    # construction climbed, worse than the start), whatever the machine's load
+    r = nqmip.solve(30, "chess", method=backend, warm_start=start30.placement,
+                    time_limit=0.01)
+    assert r.placement is not None and nqmip.is_solution(r.placement)
+    assert r.objective >= start30.objective
+
+
 def test_no_start_means_none(backend: str) -> None:
     r = nqmip.solve(6, "chess", method=backend)
     assert r.provenance.start_accepted is None and r.provenance.start_objective is None
