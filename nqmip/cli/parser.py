@@ -310,6 +310,26 @@ def command_seconds(text: str) -> float:
     return value
 
 
+#: A method's own least ``--time-limit`` where its start-up does not fit in
+#: :data:`COMMAND_FLOOR`: glpk and highs-pyomo import Pyomo (0.7 s on an idle machine,
+#: 3.3-3.6 s with two busy cores) and write their model through it before the solver
+#: starts: glpk at random n = 30 answered at 1.6-2.0 s under limits of 0.5-1.5 s ("did not
+#: stop in time"); with 2 s it kept the limit. ``nqmip.solve``'s ``time_limit`` (counted
+#: from the call) has no such floor.
+METHOD_FLOORS = {"glpk": 2.0, "highs-pyomo": 2.0}
+
+
+def check_method_floor(method: str, time_limit: float | None) -> None:
+    """The solve command's ``--time-limit`` against ``method``'s floor
+    (:data:`METHOD_FLOORS`): :class:`UsageError` below it."""
+    floor = METHOD_FLOORS.get(method)
+    if time_limit is not None and floor is not None and time_limit < floor:
+        raise UsageError(
+            f"argument --time-limit: takes at least {floor:g} s with --method {method} "
+            f"(Pyomo's import and the model's writing come before the solver, and the limit "
+            f"counts from the command's start), got {time_limit:g}")
+
+
 def work_amount(text: str) -> float:
     """A ``--work-limit``: a positive finite number (whole for the methods that count)."""
     value = typed("work_limit")(text)

@@ -32,6 +32,7 @@ from nqmip.cli.parser import (
     add_value_options,
     as_flags,
     board_and_fixed,
+    check_method_floor,
     check_values,
     check_writable,
     command_seconds,
@@ -113,8 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "no parity column)")
     parser.add_argument("--time-limit", type=command_seconds, metavar="S",
                         help="seconds for the whole command, start to exit, at least 0.5 "
-                             "(without it, the method runs to its own end: a proof, or a "
-                             "heuristic's default budget)")
+                             "(glpk, highs-pyomo: 2; without it, the method runs to its own "
+                             "end: a proof, or a heuristic's default budget)")
     parser.add_argument("--work-limit", type=work_amount, metavar="UNITS",
                         help="stop after this much work in the method's own unit (nodes, "
                              "swaps, evaluations; CP-SAT: deterministic seconds): the same "
@@ -184,6 +185,7 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
             if args.warm_up:
                 stop.replay()
                 return warm_up(stop)
+            check_method_floor(args.method, args.time_limit)
             picture.check_pictures(args)  # before the work: a file that cannot be written
             outcome, instance = _run(args, started, stop)
         except UsageError as exc:

@@ -55,7 +55,7 @@ class ColourProof:
     bound: float  # proven objective bound (the colour bound, lowered by refutations)
     black: int | None  # black queens of the placement
     black_bound: int  # proven bound on the black count (upper, or lower if white pays more)
-    refuted: tuple[int, ...] = ()  # black counts refuted by the line sets
+    refuted: tuple[int, ...] = ()  # black counts refuted (line sets, or the listing)
     seconds: float = 0.0
 
     @property
@@ -112,6 +112,9 @@ def colour_proof(
     best = black_queen_bound(instance.n, instance.fixed, maximise=way.maximise)
     if best is None:
         return None
+    listed = _listed_proof(instance, way, best, deadline, begin)
+    if listed is not None:
+        return listed
     budget = deadline.remaining()  # inf without a limit
     step, symmetric_min_n = way.step, way.symmetric_min_n
     n = instance.n
@@ -162,6 +165,34 @@ def colour_proof(
                        seconds=time.perf_counter() - begin)
 
 
+def _listed_proof(instance: Instance, way: _Direction, best: int, deadline: Deadline,
+                  begin: float) -> ColourProof | None:
+    """The proof on a small board, from every placement (the heuristics' listing,
+    :mod:`nqmip.heuristics.exhaustive`: at most 12 free rows, 0.1 s): the extreme black
+    count reached is the bound, each count between it and ``best`` refuted by the listing.
+    The walk spent its 4 s quick search at an unreachable count before the line sets
+    refuted it (chess n = 6, queen (1, 3): 4.8 s). None beyond the listing's boards, or
+    where no placement keeps the fixed queens (the solver answers infeasible)."""
+    import numpy as np
+
+    from nqmip.heuristics.exhaustive import every_placement
+
+    every = every_placement(instance, deadline)
+    if every is None or not len(every):
+        return None
+    n = instance.n
+    counts = np.count_nonzero((np.arange(n) + every) % 2 == 0, axis=1)
+    pick = int(np.argmax(counts) if way.maximise else np.argmin(counts))
+    black = int(counts[pick])
+    placement = tuple(int(c) for c in every[pick])
+    colours = way.colours
+    objective = n * colours.white + (colours.black - colours.white) * black
+    return ColourProof(
+        placement=placement, objective=instance.objective(placement), bound=objective,
+        black=black, black_bound=black, refuted=tuple(range(best, black, -way.step)),
+        seconds=time.perf_counter() - begin)
+
+
 def warm_up(n: int | None = None) -> None:
     """Compile (or load from numba's cache) the proof's kernels on tiny problems: the exact
     cover (:mod:`nqmip.colour.exact_cover`) and the colour walk, with the argument types
@@ -196,7 +227,7 @@ def proof_by_bound(
     message = "optimal by the colour bound: the solver was not needed"
     if colour.refuted:
         message += (f" (no placement has {', '.join(map(str, colour.refuted))} black queens:"
-                    " refuted by the line sets)")
+                    " refuted by the line sets, or every placement listed on a small board)")
     return make_result(
         instance, method, colour.placement, Termination.OPTIMAL, solver="colour proof",
         proven=True, bound=colour.bound, seed=seed, message=message,

@@ -57,7 +57,15 @@ NODES_PER_CALL = 1_000_000  # search nodes per kernel call at most, between cloc
 #: nearly every search is cut).
 START_WINDOW = 12
 CUT_RATE = (0.01, 0.05)
-TARGET_DRAWS = 16  # draws to find a queen below its row's top weight, or a heavier column
+TARGET_DRAWS = 16
+#: Without a time limit or ``max_steps`` the run ends ``PATIENCE_NODES`` search nodes after
+#: its last gain, or at ``NODE_CAP`` nodes in all (about 1.5-4 M nodes a second). The
+#: former default, 200·n + 10^4 windows of up to 20,000 nodes each, ran random n = 13
+#: 103-110 s (12,600 windows; the optimum held after 50 of them) and n = 100 for some
+#: 25 min, where sa, tabu, ga and minconflicts end in 0.01-4.4 s at n = 13-300.
+PATIENCE_NODES = 4_000_000
+NODE_CAP = 16_000_000
+
 
 # int64 state slots
 STEPS_DONE = 0
@@ -259,6 +267,12 @@ def lns_chunk(perm: np.ndarray, inv: np.ndarray, diag: np.ndarray, anti: np.ndar
     return fstate[0] >= bound - 1e-9
 
 
+def long_run_steps(n: int) -> int:
+    """The step cap without a time limit (200·n + 10^4 windows): the whole run where the
+    caller gives it as ``max_steps`` (auto's second search: :mod:`nqmip.auto.plans`)."""
+    return 200 * n + 10**4
+
+
 #: The large-neighbourhood search's own numeric parameters (checked here and before a run).
 BOUNDS: dict[str, Bound] = {"window": Bound(2), "node_limit": Bound(1), "max_steps": Bound(1)}
 
@@ -278,10 +292,11 @@ def solve_lns(
 
     Parameters (defaults): ``window`` rows re-optimised per step (by default it starts at
     ``START_WINDOW`` and adapts: see ``CUT_RATE``); ``node_limit``
-    (20,000) nodes per step's search; ``max_steps`` (with a time limit none, else
-    200·n + 10^4); ``start``: a conflict-free placement keeping the fixed queens (e.g.
-    another search's best), else a min-conflicts solution. ``on_progress`` hears its
-    weight between chunks.
+    (20,000) nodes per step's search; ``max_steps`` (with a time limit none; without one
+    200·n + 10^4, and the run ends ``PATIENCE_NODES`` nodes after its last gain or at
+    ``NODE_CAP`` nodes: a caller wanting the long run gives ``max_steps``); ``start``: a
+    conflict-free placement keeping the fixed queens (e.g. another search's best), else a
+    min-conflicts solution. ``on_progress`` hears its weight between chunks.
     """
     begin = time.perf_counter()
     clock = stop_clock(time_limit)  # one clock: the compile counts
@@ -292,10 +307,7 @@ def solve_lns(
     if window is not None:
         window = checked(BOUNDS, "window", window)
     node_limit = checked(BOUNDS, "node_limit", node_limit)
-    limited = (time_limit.limited if isinstance(time_limit, Deadline)
-               else time_limit is not None)
-    max_steps = checked(BOUNDS, "max_steps", max_steps if max_steps is not None
-                        else (2**62 if limited else 200 * n + 10**4))
+    max_steps, patient = _steps(n, max_steps, time_limit)
     compile_time = timed_compile(lambda: warm_up(instance))  # its layout of weights only
     rng = make_rng(seed)
     perm = _start(instance, start, seed, clock)
@@ -321,11 +333,12 @@ def solve_lns(
     adapt = window is None
     width = [START_WINDOW if window is None else window]
     sizes: list[int] = []
-
     whole = [False]  # a window of every free row searched to its end: the optimum
+    gained = [0, 0, 0]  # improvements seen; the window and node counts at the last one
 
     def chunk() -> Termination | None:
-        if state[STEPS_DONE] >= max_steps:
+        stalled = _stalled(state, gained)  # and the last gain noted, for the answer
+        if state[STEPS_DONE] >= max_steps or (patient and stalled):
             return Termination.ITERATION_LIMIT
         done, cut = int(state[STEPS_DONE]), int(state[CUT])
         every_row = width[0] >= free_rows.size
@@ -361,8 +374,28 @@ def solve_lns(
         iterations=int(state[STEPS_DONE]), improvements=int(state[IMPROVED]),
         extra={"window": size, "window_median": int(np.median(sizes)) if sizes else size,
                "node_limit": node_limit, "sideways": int(state[SIDEWAYS]),
+               "last_gain_window": gained[1],
                "nodes": int(state[NODES]), "cut_searches": int(state[CUT])},
     )
+
+
+def _steps(n: int, max_steps: int | None,
+           time_limit: float | Deadline | None) -> tuple[int, bool]:
+    """The step cap (checked), and whether the run ends on its own once it stalls
+    (``PATIENCE_NODES``, ``NODE_CAP``): without a time limit or ``max_steps`` only."""
+    limited = (time_limit.limited if isinstance(time_limit, Deadline)
+               else time_limit is not None)
+    steps = checked(BOUNDS, "max_steps", max_steps if max_steps is not None
+                    else (2**62 if limited else long_run_steps(n)))
+    return steps, not limited and max_steps is None
+
+
+def _stalled(state: np.ndarray, gained: list[int]) -> bool:
+    """Whether ``PATIENCE_NODES`` nodes passed since the last gain, or ``NODE_CAP`` in all;
+    ``gained`` (improvements, window and nodes at the last gain) is brought up to date."""
+    if int(state[IMPROVED]) > gained[0]:
+        gained[:] = [int(state[IMPROVED]), int(state[STEPS_DONE]), int(state[NODES])]
+    return bool(state[NODES] - gained[2] >= PATIENCE_NODES or state[NODES] >= NODE_CAP)
 
 
 def _start(instance: Instance, start: np.ndarray | None, seed: int | None,
