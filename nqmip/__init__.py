@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nqmip.enumeration.count import count_solutions, solutions
     from nqmip.enumeration.optimal import enumerate_optimal
     from nqmip.formulation import build_model
-    from nqmip.formulation.reading import ModelError
+    from nqmip.formulation.placement import ModelError
     from nqmip.formulation.roundtrip import result_from_model
     from nqmip.instance import (
         Instance,

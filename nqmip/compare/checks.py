@@ -183,3 +183,27 @@ def skip_past_licence(cells: list[Any]) -> tuple[list[Any], list[str]]:
                          f"past {SIZE_LIMITED}: {WHAT_TO_DO}")
     return kept, [f"gurobi skipped at n = {', '.join(map(str, past))}: past {SIZE_LIMITED}; "
                   "a full Gurobi licence runs it there"]
+
+
+def check_files(args: Any, output: Path | None) -> Path | None:
+    """Check every file the command will write, before any work; the CSV file, if any."""
+    from nqmip.compare.plot import plot_files
+
+    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--plot writes .png, .svg or .pdf, got {args.plot.name!r}")
+    if args.report is not None and args.report.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--report writes an .html file, got {args.report.name!r}")
+    if args.retry_failed and args.resume is None:
+        raise UsageError("--retry-failed needs --resume FILE")
+    if args.resume is not None and not args.resume.is_file():
+        raise UsageError(f"--resume: no such file: {args.resume}")
+    if args.csv == "-" and (args.json or args.markdown):
+        other = "--json" if args.json else "--markdown"
+        raise UsageError(f"argument --csv: not allowed with argument {other} (both print "
+                         "to stdout); give --csv a FILE")
+    csv = None if args.csv in (None, "-") else Path(args.csv)
+    plots = list(plot_files(args.plot).values()) if args.plot is not None else []
+    check_outputs([("--output" if args.output else "--resume", output),
+                   *[("--plot", p) for p in plots], ("--report", args.report),
+                   ("--csv", csv)])
+    return csv

@@ -212,36 +212,12 @@ def _check_numbers(args: argparse.Namespace) -> float:
     return float(args.time_limit + args.grace if args.hard_limit is None else args.hard_limit)
 
 
-def _check_files(args: argparse.Namespace, output: Path | None) -> Path | None:
-    """Check every file the command will write, before any work; the CSV file, if any."""
-    from nqmip.compare.checks import check_outputs
-    from nqmip.compare.plot import plot_files
-
-    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise UsageError(f"--plot writes .png, .svg or .pdf, got {args.plot.name!r}")
-    if args.report is not None and args.report.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"--report writes an .html file, got {args.report.name!r}")
-    if args.retry_failed and args.resume is None:
-        raise UsageError("--retry-failed needs --resume FILE")
-    if args.resume is not None and not args.resume.is_file():
-        raise UsageError(f"--resume: no such file: {args.resume}")
-    if args.csv == "-" and (args.json or args.markdown):
-        other = "--json" if args.json else "--markdown"
-        raise UsageError(f"argument --csv: not allowed with argument {other} (both print "
-                         "to stdout); give --csv a FILE")
-    csv = None if args.csv in (None, "-") else Path(args.csv)
-    plots = list(plot_files(args.plot).values()) if args.plot is not None else []
-    check_outputs([("--output" if args.output else "--resume", output),
-                   *[("--plot", p) for p in plots], ("--report", args.report),
-                   ("--csv", csv)])
-    return csv
-
-
 def make_plan(args: argparse.Namespace) -> Plan:
     from nqmip.compare.board import grid_instance
     from nqmip.compare.checks import (
         check_available,
         check_capacity,
+        check_files,
         check_params,
         check_weights,
         skip_past_licence,
@@ -270,7 +246,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         if not set(methods) & set(exact_methods()):
             raise UsageError("--warm-start applies to exact methods; none is in --methods")
     output = args.output if args.output is not None else args.resume
-    csv = _check_files(args, output)
+    csv = check_files(args, output)
     check_params(params, methods)
     check_weights(weights, methods, params, args.warm_start, instance.board.sense == "min")
     check_capacity(sizes, methods, weights, params)

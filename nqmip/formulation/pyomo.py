@@ -172,9 +172,9 @@ def build_pyomo_model(instance: Instance) -> pyo.ConcreteModel:
 
 def placement_from_pyomo(model: pyo.ConcreteModel) -> tuple[int, ...]:
     """Read the placement (column per row, fixed queens included) from a solved model;
-    raises ValueError (:class:`~nqmip.formulation.reading.ModelError`) unless every row
+    raises ValueError (:class:`~nqmip.formulation.placement.ModelError`) unless every row
     holds exactly one queen."""
-    from nqmip.formulation.reading import placement_of
+    from nqmip.formulation.placement import placement_of
 
     fixed: dict[int, int] = getattr(model, "fixed_queens", {})
     chosen = [(i, j) for (i, j), var in model.x.items() if (var.value or 0.0) > 0.5]

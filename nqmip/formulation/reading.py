@@ -17,17 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.formulation.placement import ModelError, placement_of
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
 #: A binary's value counts as 0 or 1 within this (HiGHS's and CP-SAT's integrality
 #: tolerances are 1e-6 and exact); beyond it the solution is fractional.
 INTEGRALITY_TOLERANCE = 1e-5
-
-
-class ModelError(ValueError):
-    """A model that gives no result: not one of :func:`~nqmip.formulation.build_model`,
-    not solved, or holding no placement (a fractional solution, a row of two queens)."""
 
 
 @dataclass(frozen=True)
@@ -74,22 +70,6 @@ def binary_values(values: Sequence[float | None] | np.ndarray, names: Sequence[s
         raise ModelError(f"{names[k]} = {array[k]:.6g} is fractional: a solution of a "
                          "relaxation (the LP), not a placement")
     return array > 0.5
-
-
-def placement_of(chosen: Sequence[tuple[int, int]], fixed: dict[int, int],
-                 n: int) -> tuple[int, ...]:
-    """The placement (column per row) of the chosen cells and the fixed queens;
-    ModelError unless every row holds exactly one queen."""
-    cols: dict[int, int] = dict(fixed)
-    for i, j in chosen:
-        if i in cols:
-            raise ModelError(f"row {i} holds two queens in the solution")
-        cols[i] = j
-    missing = [i for i in range(n) if i not in cols]
-    if missing:
-        raise ModelError(f"row {missing[0]} holds no queen in the solution")
-    return tuple(cols[i] for i in range(n))
-
 
 
 #: Termination conditions of Pyomo's three solver interfaces (the legacy ``SolverResults``,
