@@ -164,12 +164,29 @@ def test_help_is_fast_and_does_not_load_solvers() -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 
+#: The tiny grid: run once in this process's sweep (:func:`tiny_sweep`), checked end to end,
+#: resumed, and run again on a local Dask cluster for the same rows.
+TINY_GRID = ("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
+             "--time-limit", "20")
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[
+        Path, subprocess.CompletedProcess[str]]:
+    """The tiny grid's sweep: its folder (runs.jsonl, the plots) and the finished command."""
+    folder = tmp_path_factory.mktemp("tiny")
+    p = run(*TINY_GRID, "--output", str(folder / "runs.jsonl"), "--plot",
+            str(folder / "time.png"), "--json")
+    return folder, p
+
+
 @pytest.mark.timing
-def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
-    out, png = tmp_path / "runs.jsonl", tmp_path / "time.png"
-    p = run("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20", "--output", str(out), "--plot", str(png), "--json")
+def test_tiny_grid_end_to_end_then_resume(
+        tiny_sweep: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    folder, p = tiny_sweep
     assert p.returncode == 0, p.stderr
+    out = tmp_path / "runs.jsonl"  # a copy: the resume below appends to it
+    out.write_text((folder / "runs.jsonl").read_text())
     rows = rows_of(out)
     assert len(rows) == 8
     for row in rows:
@@ -194,13 +211,12 @@ def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
     assert "\x1b" not in p.stderr and "[8/8]" in p.stderr
     assert "[1/8] n=5 highs seed=0: optimal" in p.stderr and "left" in p.stderr
     for name in ("time.png", "time-ttt.png", "time-profile.png", "time-curve.png"):
-        picture = tmp_path / name
+        picture = folder / name
         assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and picture.stat().st_size > 10_000
 
     # resume: nothing left to do, the file is untouched, the summary is the same
     before = out.read_text()
-    p = run("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20", "--resume", str(out), "--csv")
+    p = run(*TINY_GRID, "--resume", str(out), "--csv")
     assert p.returncode == 0, p.stderr
     assert out.read_text() == before
     assert "8 of 8 cells already done" in p.stderr
@@ -341,19 +357,18 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
 # -- Dask ----------------------------------------------------------------------------------
 
 
-def test_dask_local_cluster_gives_the_same_rows(tmp_path: Path) -> None:
+def test_dask_local_cluster_gives_the_same_rows(
+        tiny_sweep: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
     try:
         import distributed  # noqa: F401
     except ImportError:
         if IN_CI:
             pytest.fail('CI=true and Dask is missing: pip install "nqmip[dask]"')
         pytest.skip('Dask is not installed: pip install "nqmip[dask]"')
-    grid = ("--n", "6,8", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20")
-    local, dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
-    p = run(*grid, "--output", str(local), "--json")
+    folder, p = tiny_sweep  # the same grid's rows in local processes
     assert p.returncode == 0, p.stderr
-    p = run(*grid, "--output", str(dask), "--json", "--workers", "2", timeout=180)
+    local, dask = folder / "runs.jsonl", tmp_path / "dask.jsonl"
+    p = run(*TINY_GRID, "--output", str(dask), "--json", "--workers", "2", timeout=180)
     assert p.returncode == 0, p.stderr
     local_rows, dask_rows = rows_of(local), rows_of(dask)
     assert len(dask_rows) == len(local_rows) == 8
