@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -225,18 +225,30 @@ def warm(cell: Cell) -> None:
         nqmip.solve(cell.instance(), warm_start="sa" if cell.site.warm_start else None)
 
 
-def run(cell: Cell) -> tuple[Result, float]:
-    """The cell's call under its solver set: its result and its seconds."""
+def run(cell: Cell, cancel_at: float | None = None) -> tuple[Result, float]:
+    """The cell's call under its solver set: its result and its seconds. ``cancel_at``:
+    the call's deadline (the cell's limit, which chose its plan) cancelled from another
+    thread that many seconds after the start, as a caller stops it."""
+    from nqmip.budget import Deadline
+
     instance = cell.instance()
     with only(SOLVER_SETS[cell.solvers]):
         size = free_rows(instance)
         assert policy.pick_backend(size) == backend_with(SOLVER_SETS[cell.solvers], size)
         assert policy.scip_beside(size) == scip_with(SOLVER_SETS[cell.solvers], size)
         warm(cell)
-        begin = time.perf_counter()
-        result = nqmip.solve(instance, time_limit=cell.site.limit,
-                             warm_start="sa" if cell.site.warm_start else None)
-        return result, time.perf_counter() - begin
+        deadline = Deadline(cell.site.limit)
+        timer = None if cancel_at is None else threading.Timer(cancel_at, deadline.cancel)
+        if timer is not None:
+            timer.start()
+        try:
+            result = nqmip.solve(instance, time_limit=deadline,
+                                 warm_start="sa" if cell.site.warm_start else None)
+        finally:
+            if timer is not None:
+                timer.cancel()
+                timer.join()
+        return result, deadline.elapsed()
 
 
 def check(cell: Cell, result: Result) -> None:

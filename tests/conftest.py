@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,24 @@ def backend(request: pytest.FixtureRequest) -> str:
             pytest.fail(f"CI=true and {message}", pytrace=False)
         pytest.skip(message)
     return name
+
+
+#: One small sweep of nqmip-compare, run once for the tests of its rows, resume, plots,
+#: report and Dask run (tests/test_compare.py, tests/test_compare_report.py): the exact
+#: runs first on each board, the heuristics aiming at their optimum.
+COMPARE_GRID = ("--n", "5,6", "--methods", "highs,sa,minconflicts", "--repeats", "2",
+                "--time-limit", "10")
+
+
+@pytest.fixture(scope="session")
+def compare_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[
+        Path, subprocess.CompletedProcess[str]]:
+    """:data:`COMPARE_GRID` swept by the real command: its folder (runs.jsonl, report.html,
+    the t*.svg plots, summary.csv) and the finished command (the JSON summary on stdout)."""
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path_factory.mktemp("sweep")
+    return folder, subprocess.run(
+        [sys.executable, str(root / "scripts" / "compare.py"), *COMPARE_GRID,
+         "--output", str(folder / "runs.jsonl"), "--report", str(folder / "report.html"),
+         "--plot", str(folder / "t.svg"), "--json", "--csv", str(folder / "summary.csv")],
+        capture_output=True, text=True, timeout=300, cwd=root)

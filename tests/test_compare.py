@@ -23,7 +23,10 @@ from nqmip.compare.plot import plot
 from nqmip.compare.store import GRID_KEY
 from nqmip.methods import METHODS
 
-from .conftest import IN_CI
+from .conftest import COMPARE_GRID, IN_CI
+
+#: The methods of the suite's one sweep (tests/conftest.py), in the grid's order.
+METHODS_SWEPT = ("highs", "sa", "minconflicts")
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "compare.py"
@@ -164,23 +167,28 @@ def test_help_is_fast_and_does_not_load_solvers() -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 
+Swept = tuple[Path, subprocess.CompletedProcess[str]]
+
+
 @pytest.mark.timing
-def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
-    out, png = tmp_path / "runs.jsonl", tmp_path / "time.png"
-    p = run("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20", "--output", str(out), "--plot", str(png), "--json")
+def test_tiny_grid_end_to_end_then_resume(compare_sweep: Swept, tmp_path: Path) -> None:
+    """The suite's one sweep (tests/conftest.py: n = 5,6, highs, sa and minconflicts,
+    2 repeats, 10 s; test_compare_report.py checks its report), then resumed."""
+    folder, p = compare_sweep
     assert p.returncode == 0, p.stderr
+    out = tmp_path / "runs.jsonl"  # a copy: the resume below appends to it
+    out.write_text((folder / "runs.jsonl").read_text())
     rows = rows_of(out)
-    assert len(rows) == 8
+    assert len(rows) == 12
     for row in rows:
         assert list(row)[:len(compare.ROW_FIELDS)] == list(compare.ROW_FIELDS)
-        assert row["weights"] == "chess" and row["time_limit"] == 20
-        assert row["hard_limit"] == 50  # time limit + the default grace of 30 s
+        assert row["weights"] == "chess" and row["time_limit"] == 10
+        assert row["hard_limit"] == 40  # time limit + the default grace of 30 s
         assert row["status"] in ("optimal", "feasible"), row
         assert nqmip.is_solution(row["placement"])
         assert row["wall_time"] <= row["process_time"] < row["hard_limit"]
     assert {(r["n"], r["method"], r["seed"]) for r in rows} == {
-        (n, m, s) for n in (5, 6) for m in ("highs", "minconflicts") for s in (0, 1)}
+        (n, m, s) for n in (5, 6) for m in METHODS_SWEPT for s in (0, 1)}
     exact = {r["n"]: r["objective"] for r in rows if r["method"] == "highs"}
     assert exact == {n: brute_force_optimum(n) for n in (5, 6)}
     assert all(r["status"] == "optimal" for r in rows if r["method"] == "highs")
@@ -188,36 +196,36 @@ def test_tiny_grid_end_to_end_then_resume(tmp_path: Path) -> None:
     # stdout is the JSON summary alone; the progress on stderr has no control characters
     summary = json.loads(p.stdout)["summary"]
     assert [(e["n"], e["method"], e["runs"]) for e in summary] == [
-        (5, "highs", 2), (5, "minconflicts", 2), (6, "highs", 2), (6, "minconflicts", 2)]
+        (n, m, 2) for n in (5, 6) for m in METHODS_SWEPT]
     assert summary[0]["status"] == {"optimal": 2}
     assert summary[0]["objective_median"] == brute_force_optimum(5)
-    assert "\x1b" not in p.stderr and "[8/8]" in p.stderr
-    assert "[1/8] n=5 highs seed=0: optimal" in p.stderr and "left" in p.stderr
-    for name in ("time.png", "time-ttt.png", "time-profile.png", "time-curve.png"):
-        picture = tmp_path / name
-        assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and picture.stat().st_size > 10_000
+    assert "\x1b" not in p.stderr and "[12/12]" in p.stderr
+    assert "[1/12] n=5 highs seed=0: optimal" in p.stderr and "left" in p.stderr
+    for name in ("t.svg", "t-ttt.svg", "t-profile.svg", "t-curve.svg"):  # PNG: below
+        picture = folder / name
+        assert "<svg" in picture.read_text() and picture.stat().st_size > 10_000
 
     # resume: nothing left to do, the file is untouched, the summary is the same
     before = out.read_text()
-    p = run("--n", "5,6", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20", "--resume", str(out), "--csv")
+    p = run(*COMPARE_GRID, "--resume", str(out), "--csv")
     assert p.returncode == 0, p.stderr
     assert out.read_text() == before
-    assert "8 of 8 cells already done" in p.stderr
+    assert "12 of 12 cells already done" in p.stderr
     assert p.stdout.splitlines()[0].startswith("n,method,weights")
-    assert len(p.stdout.splitlines()) == 5
+    assert len(p.stdout.splitlines()) == 7
 
     # a larger grid only runs the new cells; a truncated last line (a killed sweep) is
     # ignored
     with open(out, "a") as handle:
         handle.write('{"n": 7, "method": "hi')
-    p = run("--n", "5:7", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20", "--resume", str(out), "--no-progress")
+    grid = list(COMPARE_GRID)
+    grid[grid.index("--n") + 1] = "5:7"
+    p = run(*grid, "--resume", str(out), "--no-progress")
     assert p.returncode == 0, p.stderr
     rows = compare.read_rows(out)
-    assert len(rows) == 12
+    assert len(rows) == 18
     assert sorted((r["method"], r["seed"]) for r in rows if r["n"] == 7) == [
-        ("highs", 0), ("highs", 1), ("minconflicts", 0), ("minconflicts", 1)]
+        (m, s) for m in sorted(METHODS_SWEPT) for s in (0, 1)]
     assert "7" in p.stdout and "minconflicts" in p.stdout  # the rich table
 
 
@@ -333,6 +341,7 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
         path = tmp_path / f"plot{suffix}"
         assert len(plot(rows, path)) == 4
         assert path.stat().st_size > 5_000
+    assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = (tmp_path / "plot.svg").read_text()
     assert "<svg" in svg and "time to target (median)" in svg
     assert "time to target, n = 12" in (tmp_path / "plot-ttt.svg").read_text()
@@ -341,21 +350,25 @@ def test_summary_medians_and_plot(tmp_path: Path) -> None:
 # -- Dask ----------------------------------------------------------------------------------
 
 
-def test_dask_local_cluster_gives_the_same_rows(tmp_path: Path) -> None:
+def test_dask_local_cluster_gives_the_same_rows(compare_sweep: Swept, tmp_path: Path) -> None:
     try:
         import distributed  # noqa: F401
     except ImportError:
         if IN_CI:
             pytest.fail('CI=true and Dask is missing: pip install "nqmip[dask]"')
         pytest.skip('Dask is not installed: pip install "nqmip[dask]"')
-    grid = ("--n", "6,8", "--methods", "highs,minconflicts", "--repeats", "2",
-            "--time-limit", "20")
-    local, dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
-    p = run(*grid, "--output", str(local), "--json")
+    # the suite's sweep (tests/conftest.py) in local processes; on the cluster its exact
+    # method and one heuristic (aiming at the exact runs' optimum, as there)
+    folder, p = compare_sweep
     assert p.returncode == 0, p.stderr
+    grid = list(COMPARE_GRID)
+    grid[grid.index("--methods") + 1] = "highs,minconflicts"
+    dask = tmp_path / "dask.jsonl"
     p = run(*grid, "--output", str(dask), "--json", "--workers", "2", timeout=180)
     assert p.returncode == 0, p.stderr
-    local_rows, dask_rows = rows_of(local), rows_of(dask)
+    dask_rows = rows_of(dask)
+    local_rows = [r for r in rows_of(folder / "runs.jsonl")
+                  if r["method"] in ("highs", "minconflicts")]
     assert len(dask_rows) == len(local_rows) == 8
     assert all(list(r) == list(local_rows[0]) for r in dask_rows)  # same fields, same order
 

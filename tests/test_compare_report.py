@@ -20,12 +20,11 @@ from nqmip.compare import cli
 from nqmip.compare.store import GRID_KEY
 
 from .browser import CHROMIUM, Page, open_page
-from .conftest import IN_CI
+from .conftest import COMPARE_GRID, IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "compare.py"
-GRID = ("--n", "5,6", "--methods", "highs,sa,minconflicts", "--repeats", "2",
-        "--time-limit", "10")
+GRID = COMPARE_GRID
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -42,13 +41,10 @@ def rows_of(path: Path) -> list[dict[str, Any]]:
 Swept = tuple[Path, subprocess.CompletedProcess[str]]
 
 
-@pytest.fixture(scope="module")
-def sweep(tmp_path_factory: pytest.TempPathFactory) -> Swept:
-    folder = tmp_path_factory.mktemp("sweep")
-    p = run(*GRID, "--output", str(folder / "runs.jsonl"), "--report",
-            str(folder / "report.html"), "--plot", str(folder / "t.svg"), "--json",
-            "--csv", str(folder / "summary.csv"))
-    return folder, p
+@pytest.fixture
+def sweep(compare_sweep: Swept) -> Swept:
+    """The suite's one sweep of :data:`GRID` (tests/conftest.py; test_compare.py's too)."""
+    return compare_sweep
 
 
 def test_heuristics_get_their_boards_optimum_and_stop_there(

@@ -11,7 +11,9 @@
   ``--repeats`` 1, a grid of sizes its first size. Each must exit 0 without a traceback.
   Installs, the CI's own checks, benchmarks, placeholders (``...``), the reader's own files
   and the commands of :data:`LONG` are skipped, each with its reason; a command seen in an
-  earlier block runs once.
+  earlier block runs once; the first command through each door (``python
+  scripts/solve_weighted.py``, ``python -m nqmip``, each console script) in its own
+  interpreter, the later ones through the command's ``main(argv)`` in this process.
 * A block the page marks with ``<!-- docs-test: skip REASON -->`` on the line before its
   fence is skipped with that reason.
 
@@ -254,8 +256,45 @@ def params() -> list[object]:
         for b in BLOCKS]
 
 
+#: The doors (``python scripts/solve_weighted.py``, ``python -m nqmip``, ``nqmip-count``,
+#: ...) a command of the pages has started in its own process in this session: a reader's
+#: first command through each door runs as the reader runs it, the later ones through the
+#: command's ``main(argv)`` in this process (a new interpreter's start, 1-2 s a command,
+#: is each door's once; tests/test_launch.py and test_commands.py start the doors too).
+STARTED: set[str] = set()
+#: Each command's ``main(argv)``: canonical name -> (module, function).
+MAINS = {"solve-weighted": ("nqmip.cli.solve", "solve_weighted_main"),
+         "nqmip-count": ("nqmip.cli.count", "count_main"),
+         "nqmip-compare": ("nqmip.compare", "main")}
+
+
+def in_process(argv: list[str], folder: Path,
+               monkeypatch: pytest.MonkeyPatch) -> subprocess.CompletedProcess[str]:
+    """The command's ``main`` on its arguments in this process, in ``folder``: its status
+    and what it wrote (an exception it raises is a traceback: it fails the test)."""
+    import contextlib
+    import importlib
+    import io
+
+    name, *args = canonical(argv)
+    module, function = MAINS[name]
+    main = getattr(importlib.import_module(module), function)
+    out, err = io.StringIO(), io.StringIO()
+    with monkeypatch.context() as patch:
+        patch.chdir(folder)
+        patch.setenv("MPLBACKEND", "Agg")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(args)
+            except SystemExit as stop:  # argparse's own exits
+                status = 0 if stop.code is None else \
+                    stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
+
+
 @pytest.mark.parametrize("block", params())
-def test_a_documented_example_runs(block: Block, scratch: Path) -> None:
+def test_a_documented_example_runs(block: Block, scratch: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     if block.skip or block.key in LONG_BLOCKS:
         pytest.skip(block.skip or LONG_BLOCKS[block.key])
     if block.lang == "python":
@@ -266,8 +305,13 @@ def test_a_documented_example_runs(block: Block, scratch: Path) -> None:
     for argv, why in block.commands:
         if why is not None:
             continue
-        done = subprocess.run(runnable(argv), capture_output=True, text=True, cwd=scratch,
-                              env=environment(), timeout=TIMEOUT)
+        door = " ".join(argv[:2] if argv[0] == "python" else argv[:1])
+        if door in STARTED:
+            done = in_process(argv, scratch, monkeypatch)
+        else:
+            done = subprocess.run(runnable(argv), capture_output=True, text=True,
+                                  cwd=scratch, env=environment(), timeout=TIMEOUT)
+            STARTED.add(door)
         shown = " ".join(argv)
         assert done.returncode == 0, f"{block.page}:{block.line}: {shown}\n{done.stderr}"
         assert "Traceback" not in done.stderr, f"{shown}\n{done.stderr}"

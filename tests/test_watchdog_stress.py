@@ -6,8 +6,8 @@ its time limit in a subprocess. Each returns within its limit (its cancel, its S
 
 The draw and the runs are benchmarks/bench_watchdog_stress.py's (numpy's generator with a
 fixed seed: a failure names its case, which the script reruns); the script prints the
-figures. Two tests run the first cases of the script's draw, a third the rest of its own
-counts.
+figures. Two tests run the first cases of the script's draw, a third the next ones, to
+every method of the draw.
 """
 
 from __future__ import annotations
@@ -67,15 +67,23 @@ def test_the_solve_command_under_sigint_and_its_time_limit() -> None:
     check(41, 0, SHORT_COMMANDS)
 
 
+#: The long stress: the script's next cases after the short draws, as many as reach every
+#: method of the draw (the short 20 leave out two) and both commands the short draw does
+#: not run (benchmarks/bench_watchdog_stress.py runs its own 60 calls and 4 commands).
+LONG_CALLS, LONG_COMMANDS = 30, 4
+
+
 @pytest.mark.slow
 def test_a_long_stress_of_the_watchdog(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rest of the script's own counts (60 calls, 4 commands): with the two tests
-    above, the whole suite runs each case of the script once."""
+    """The cases after the short ones, to every method of the draw: with the two tests
+    above, every method of the table and both kinds of command stop meet the watchdog."""
     draw, draw_commands = STRESS.draw, STRESS.draw_commands
-    assert draw(41, 60)[:SHORT_CALLS] == draw(41, SHORT_CALLS)
-    assert draw_commands(41, 4)[:SHORT_COMMANDS] == draw_commands(41, SHORT_COMMANDS)
+    assert draw(41, LONG_CALLS)[:SHORT_CALLS] == draw(41, SHORT_CALLS)
+    assert {c.method for c in draw(41, LONG_CALLS)} == set(STRESS.methods())
+    assert draw_commands(41, LONG_COMMANDS)[:SHORT_COMMANDS] == draw_commands(
+        41, SHORT_COMMANDS)
     monkeypatch.setattr(STRESS, "draw", lambda seed, count: draw(
         seed, count + SHORT_CALLS)[SHORT_CALLS:])
     monkeypatch.setattr(STRESS, "draw_commands", lambda seed, count: draw_commands(
         seed, count + SHORT_COMMANDS)[SHORT_COMMANDS:])
-    check(41, 60 - SHORT_CALLS, 4 - SHORT_COMMANDS)
+    check(41, LONG_CALLS - SHORT_CALLS, LONG_COMMANDS - SHORT_COMMANDS)
