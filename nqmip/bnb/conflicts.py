@@ -209,10 +209,12 @@ def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
     and pruned: its queens beyond the fixed ones ``queens``, the fixed ``fixed``; a subset
     of ``queens`` and its value (below ``need``; ``-inf`` from a Farkas ray), or None if
     the duals show nothing; ``drop`` False: all of ``queens``, if they are below."""
+    count = int(rows.max()) + 1  # the clique rows' prices left out (any prices bound)
     if lp.infeasible():
         ray = lp.ray()
         if ray is None:
             return None
+        ray = ray[:count]
         for sign in (1.0, -1.0):
             scale = max(float(np.abs(ray).max()), 1e-12)
             found = _greedy(sign * ray / scale, np.zeros_like(w.ravel()), rows, lines,
@@ -223,7 +225,7 @@ def learn(lp: NodeLP, w: np.ndarray, rows: np.ndarray, lines: np.ndarray,
     y = lp.duals()
     if y is None or need is None:
         return None
-    return _greedy(-y, w.ravel(), rows, lines, queens, fixed,
+    return _greedy(-y[:count], w.ravel(), rows, lines, queens, fixed,
                    need - TOL * (1.0 + abs(need)), drop)
 
 
