@@ -207,7 +207,8 @@ class NodeLP:
         with; None (the rows cut back to the root's) when they are gone, or it is another
         LP's (a task from another worker)."""
         rows = basis.rows
-        if basis.owner is self and rows <= self.rows and self._stamps[rows - 1] == basis.top:
+        if basis.owner is self and self.base <= rows <= self.rows and \
+                self._stamps[rows - 1] == basis.top:
             self.truncate(rows)
             return basis.hb
         self.truncate(self.base)
