@@ -9,6 +9,8 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --part hot_start --n 28,32,36 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part binary --given --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --rounds 4,8,16 --given --n 36 --seeds 123456789
+    python benchmarks/bench_bnb_nodes.py --part cliques --given --n 28,32,36 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --root --n 20,28,32,36,40 --seeds 123456789,1,2
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
@@ -17,11 +19,16 @@ Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_c
 ``conflicts_shallow``: the queens dropped shallowest first, ``conflicts_exact``: by
 solving the LP again without each), ``hot_start`` (a node LP from the basis HiGHS holds
 skips setBasis, :data:`nqmip.bnb.lp.HOT_START`), ``binary`` (binary branching on a
-fractional square instead of a line's children, :mod:`nqmip.bnb.binary`, off by default).
+fractional square instead of a line's children, :mod:`nqmip.bnb.binary`, off by default),
+``cliques`` (the clique rows the root's LP violates kept in every node's LP, and those of
+the nodes less than ``CLIQUE_DEPTH`` deep kept for their subtrees, :mod:`nqmip.bnb.cliques`).
 Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
 of the nodes; for the hot start also the runs that skipped setBasis and the dual simplex
 iterations (node LPs + trials), on / off; for conflict learning also the nogoods learnt,
 their mean size, the nodes they pruned before their LP and the squares they ruled out.
+
+``--root`` instead: the root LP's bound (in costs) without and with the clique rows, the
+rows added, the rounds and the seconds they took.
 
 ``--rounds G1,G2,...`` instead: the rounds of a falling target (:mod:`nqmip.bnb.rounds`)
 with each ``ROUND_GROWTH`` given, one row per board and growth: nodes, CPU seconds and
@@ -40,11 +47,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 import nqmip
-from nqmip.bnb import conflicts, lp, lpsearch, rounds
+from nqmip.bnb import cliques, conflicts, lp, lpsearch, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -54,7 +63,8 @@ from nqmip.sense import to_maximisation
 PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
          "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
          "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS",
-         "conflicts_exact": "CONFLICTS", "hot_start": "HOT_START", "binary": "BINARY"}
+         "conflicts_exact": "CONFLICTS", "hot_start": "HOT_START", "binary": "BINARY",
+         "cliques": "CLIQUES"}
 
 
 def nodes(n: int, seed: int, part: str, on: bool, limit: float,
@@ -84,6 +94,22 @@ def nodes(n: int, seed: int, part: str, on: bool, limit: float,
                 f"{worker.iterations[1]:,}"
     how = out.termination.value if given is None else f"{out.termination.value} {out.objective:g}"
     return out.nodes, cpu, how, learnt
+
+
+def root_bound(n: int, seed: int) -> str:
+    """A table row: the root LP's bound without and with the cliques (costs)."""
+    instance, offset = to_maximisation(toulbar2_tutorial(n, seed))
+    w = np.asarray(instance.weights, dtype=np.float64)
+    lower, upper = np.zeros(n * n, np.int8), np.ones(n * n, np.int8)
+    node_lp = lp.NodeLP(w)
+    plain = node_lp.solve(lower, upper, None, None)
+    assert plain is not None
+    cpu = time.process_time()
+    cut = lp.root_cliques([node_lp], lower, plain, lambda: None)
+    cpu = time.process_time() - cpu
+    assert cut is not None
+    return f"| {n} | {seed} | {offset - plain.value:.2f} | {offset - cut.value:.2f} | " \
+        f"{plain.value - cut.value:.2f} | {node_lp.cuts} | {cpu:.2f} |"
 
 
 def optimum(n: int, seed: int) -> tuple[int, ...]:
@@ -161,6 +187,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=sorted(PARTS))
+    parser.add_argument("--root", action="store_true",
+                        help="the root LP's bound without and with the clique rows")
     parser.add_argument("--rounds", type=lambda t: [float(x) for x in t.split(",")],
                         help="the rounds with these ROUND_GROWTH values instead of a part")
     parser.add_argument("--plain", type=float, default=None,
@@ -179,11 +207,19 @@ def main() -> int:
                         default=[123456789, 1, 2])
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args()
+    if args.root:
+        print("| N | seed | root LP | with cliques | gain | rows added | CPU s |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for n in args.n:
+            for seed in args.seeds:
+                print(root_bound(n, seed), flush=True)
+        return 0
     if (args.part is None) == (args.rounds is None):
-        parser.error("give one of --part and --rounds")
+        parser.error("give one of --part, --rounds and --root")
     if args.threads < 1 or (args.threads != 1 and args.rounds is None):
         parser.error(f"--threads must be at least 1, and goes with --rounds (got {args.threads})")
     warm_up()
+    cliques.violated(4, np.zeros(16))  # its kernel compiled (numba) before any timing
     if args.rounds is not None:
         return main_rounds(args)
     print(f"| N | seed | nodes {args.part} on | CPU s | nodes off | CPU s | on / off |")

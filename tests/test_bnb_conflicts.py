@@ -23,6 +23,9 @@ def _solve(inst: Instance, monkeypatch: pytest.MonkeyPatch, trials: bool,
            threads: int = 1, shallow: bool = False,
            exact: bool = False) -> tuple[Any, list[conflicts.Nogoods]]:
     monkeypatch.setattr(lpsearch, "CONFLICTS", True)
+    # the lines' LP: the nogoods price the lines only, which beside the cliques' rows
+    # prove little (tests/test_bnb_cliques.py runs both)
+    monkeypatch.setattr(lpsearch, "CLIQUES", False)
     monkeypatch.setattr(conflicts, "EXACT", exact)
     monkeypatch.setattr(conflicts, "TRIALS", trials)
     monkeypatch.setattr(conflicts, "SHALLOW_FIRST", shallow)

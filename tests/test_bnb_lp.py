@@ -189,6 +189,7 @@ def test_the_rounds_go_plain_from_a_close_incumbent(monkeypatch: pytest.MonkeyPa
         return real(*args[:6], seen, *args[7:])
 
     monkeypatch.setattr(lpsearch, "in_rounds", watched)
+    monkeypatch.setattr(lpsearch, "CLIQUES", False)  # the trees these rounds were read from
     inst = to_maximisation(toulbar2_tutorial(n, seed))[0]
     out = lpsearch.lp_branch_and_bound(inst, Deadline(None),
                                        tuple(int(c) for c in explicit_solution(n)),
@@ -321,6 +322,7 @@ def test_the_hot_start_skips_set_basis_and_keeps_the_optimum(
     brute-force optimum, with reliability branching's trials in between or not; off,
     every run sets its basis."""
     monkeypatch.setattr(lp, "HOT_START", hot)
+    monkeypatch.setattr(lpsearch, "CLIQUES", False)  # with them N = 8's tree has no such run
     w = np.random.default_rng(200 + seed).integers(1, 40, (n, n)).astype(float)
     for reliable in (True, False):
         monkeypatch.setattr(lpsearch, "RELIABILITY", reliable)

@@ -10,16 +10,25 @@ child needs a few dual simplex steps (29 a node on average at N = 28 of the toul
 against 51 from whatever basis the last node left). With ``cutoff`` HiGHS stops as soon as
 its dual objective shows that the node cannot beat the incumbent (``objective_bound``):
 a quarter of the LP time at N = 28.
+
+Clique rows (:mod:`nqmip.bnb.cliques`, with ``nqmip.bnb.lpsearch.CLIQUES``) come after the
+lines: the root's, kept for good (:func:`root_cliques`), and a node's, kept for its
+subtree. A basis remembers the rows it was taken with (their number and a stamp of the
+last one); a node solved from its parent's basis first drops the rows added since
+(:meth:`NodeLP.truncate`), so the LP holds the cliques of the root and of the node's path
+only; a basis whose rows are gone (or another worker's) starts from HiGHS's own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from nqmip import highs_threads
+from nqmip.bnb.cliques import ROOT_ROUNDS, violated
 
 #: The dual simplex's pricing: Dantzig's rule (``simplex_dual_edge_weight_strategy = 0``)
 #: against HiGHS's default (dual steepest edge): 7.7 s against 9.4 s of LP time over the
@@ -55,6 +64,17 @@ class NodeSolution:
     basis: Any
 
 
+@dataclass
+class _Basis:
+    """HiGHS's basis ``hb`` of the LP ``owner`` when it had ``rows`` rows, the last one
+    stamped ``top``."""
+
+    hb: Any
+    rows: int
+    top: int
+    owner: Any
+
+
 class OutOfTime(Exception):
     """A solve given ``seconds`` (:meth:`NodeLP.solve`) ran out of them."""
 
@@ -80,8 +100,15 @@ class NodeLP:
             cells = np.asarray(start, dtype=np.int32)
             h.addRow(lower, 1.0, count, cells, np.ones(count))
         self.h = h
+        self.rows = h.getNumRow()  # the lines, then the cliques added (:meth:`add_rows`)
+        self.lines = self.rows  # the rows of the lines
+        self._added: list[np.ndarray] = []  # the squares of the rows added, in order
+        # per row, a number no other row had (a basis knows its rows by its last one's)
+        self._stamps = list(range(self.rows))
+        self._stamp = self.rows
         # the dual simplex iterations of the solves, the trials and conflict learning's
         self.iterations = [0, 0, 0]
+        self.cuts = 0  # the cliques added (:meth:`strengthen`)
         self.hot = 0  # the runs that skipped setBasis (HOT_START)
         self._held: Any = None  # the basis object HiGHS holds now (None: not known)
         self._closed = (highspy.HighsModelStatus.kInfeasible,
@@ -89,6 +116,7 @@ class NodeLP:
         # the column bounds HiGHS holds (0/1), as added above
         self._lower = np.zeros(size, np.int8)
         self._upper = np.ones(size, np.int8)
+        self.base = self.rows  # the rows every node keeps (:meth:`keep`)
 
     def _bounds(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """HiGHS's column bounds set to ``lower``, ``upper`` (0/1 per square): only the
@@ -115,15 +143,76 @@ class NodeLP:
         self._bounds(lower, upper)
         h.setOptionValue("objective_bound", self._hs.kHighsInf if cutoff is None else -cutoff)
         if basis is not None:
+            held = self._prepared(basis)
             if HOT_START and basis is self._held:
                 self.hot += 1
-            else:
-                h.setBasis(basis)
+            elif held is not None:
+                h.setBasis(held)
         self._held = None  # this run moves HiGHS's basis
         highs_threads.prepare(1)
         h.run()
         self.iterations[count] += int(h.getInfo().simplex_iteration_count)
         return h.getModelStatus()
+
+    def add_rows(self, rows: list[np.ndarray]) -> None:
+        """Rows ``sum of x over the squares <= 1``, one per array of squares (the cliques
+        of :mod:`nqmip.bnb.cliques`), after the others: HiGHS keeps its basis, the new
+        rows' slacks basic. A basis taken before them cuts them off again
+        (:meth:`_prepared`): a node's rows are kept for its subtree only."""
+        if not rows:
+            return
+        sizes = np.array([cells.size for cells in rows])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
+        index = np.concatenate(rows).astype(np.int32)
+        self.h.addRows(len(rows), np.full(len(rows), -np.inf), np.ones(len(rows)),
+                       index.size, starts, index, np.ones(index.size))
+        self._stamps.extend(range(self._stamp, self._stamp + len(rows)))
+        self._added.extend(rows)
+        self._stamp += len(rows)
+        self.rows += len(rows)
+
+    def strengthen(self, lower: np.ndarray, upper: np.ndarray, sol: NodeSolution,
+                   cutoff: float | None, seconds: float | None = None) -> NodeSolution | None:
+        """The LP just solved (``sol``) again with the cliques its solution violates
+        added (:func:`nqmip.bnb.cliques.violated`), from the basis HiGHS holds (``sol``
+        itself when none is violated); None when it is then shown below ``cutoff`` (or
+        infeasible). ``seconds``: as :meth:`solve`'s."""
+        cuts = violated(self.n, sol.x)
+        if not cuts:
+            return sol
+        self.add_rows(cuts)
+        self.cuts += len(cuts)
+        return self.solve(lower, upper, None, cutoff, seconds=seconds)
+
+    def keep(self, rows: list[np.ndarray]) -> None:
+        """``rows`` (the root's cliques, when other rows are added) made part of the LP
+        for good: no basis cuts them off."""
+        self.add_rows(rows)
+        self.base = self.rows
+
+    def added(self) -> list[np.ndarray]:
+        """The squares of every row added (:meth:`add_rows`) and held, in order."""
+        return list(self._added)
+
+    def truncate(self, rows: int) -> None:
+        """The rows past the first ``rows`` deleted (the cliques of a subtree left)."""
+        if self.rows > rows:
+            self.h.deleteRows(self.rows - rows, np.arange(rows, self.rows, dtype=np.int32))
+            del self._stamps[rows:]
+            del self._added[rows - self.lines:]
+            self.rows = rows
+
+    def _prepared(self, basis: _Basis) -> Any:
+        """HiGHS's basis of ``basis`` with the LP's rows cut back to those it was taken
+        with; None (the rows cut back to the root's) when they are gone, or it is another
+        LP's (a task from another worker)."""
+        rows = basis.rows
+        if basis.owner is self and self.base <= rows <= self.rows and \
+                self._stamps[rows - 1] == basis.top:
+            self.truncate(rows)
+            return basis.hb
+        self.truncate(self.base)
+        return None
 
     def limit(self, iterations: int | None) -> None:
         """At most ``iterations`` dual simplex iterations a solve from now on (None: no
@@ -189,10 +278,36 @@ class NodeLP:
             raise RuntimeError(f"HiGHS could not solve a node LP: {h.modelStatusToString(status)}")
         solution = h.getSolution()
         value = -float(h.getInfo().objective_function_value)
-        basis = h.getBasis()
+        basis = _Basis(h.getBasis(), self.rows, self._stamps[-1], self)
         self._held = basis
         return NodeSolution(value, np.asarray(solution.col_value),
                             np.asarray(solution.col_dual), basis)
+
+
+def root_cliques(lps: list[NodeLP], lower: np.ndarray, root: NodeSolution,
+                 seconds: Callable[[], float | None]) -> NodeSolution | None:
+    """The root's LP (``root``, of the first of ``lps``, under ``lower``) again with the
+    cliques it violates, in rounds (``ROOT_ROUNDS``) until none is or ``seconds()`` (the
+    time left) runs out, the last round's LP then left out; the rows kept for good in
+    every one of ``lps``. The last LP (None: infeasible)."""
+    first = lps[0]
+    upper = np.ones(lower.size, np.int8)
+    out: NodeSolution | None = root
+    for _ in range(ROOT_ROUNDS):
+        rows = first.rows
+        try:
+            again = first.strengthen(lower, upper, root, None, seconds=seconds())
+        except OutOfTime:
+            break
+        out = again
+        if again is None or first.rows == rows:
+            break
+        root = again
+    added = first.added()
+    first.keep([])
+    for other in lps[1:]:
+        other.keep(added)
+    return out
 
 
 def line_rows(n: int) -> np.ndarray:

@@ -41,7 +41,7 @@ import numpy as np
 from nqmip.bnb import binary, conflicts, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
-from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime
+from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime, root_cliques
 from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
 from nqmip.bnb.rounds import in_rounds
 from nqmip.budget import Deadline
@@ -95,6 +95,12 @@ CONFLICTS = False
 #: optimum given, one thread (docs/bnb.md, Part 9): 48,447 nodes in 101.8 CPU s against
 #: 41,213 in 108.0; N = 36 alone 1.27 times the nodes in as much time. Not on a cluster.
 BINARY = False
+#: Clique rows (:mod:`nqmip.bnb.cliques`): the root's, kept in every node's LP
+#: (:func:`nqmip.bnb.lp.root_cliques`), and one round at the nodes less than
+#: ``CLIQUE_DEPTH`` deep, kept for the subtree. On: toulbar2 N = 28-40, the optimum given,
+#: one thread (docs/bnb.md, Part 11): 59,009 nodes in 211.0 CPU s against 80,121 in 238.4.
+CLIQUES = True
+CLIQUE_DEPTH = 4
 
 
 @dataclass
@@ -173,12 +179,20 @@ class Tree:
                 return None
             upper = kept
         self.nodes += 1
+        if basis is None:  # a task's first node: no path's cliques below it
+            self.lp.truncate(self.lp.base)
         sol = self.lp.solve(self.lower, upper, basis, need)
         self.seen = need if sol is None else sol.value
         if sol is None or (need is not None and sol.value < need):
             if self.nogoods is not None:
                 self.nogoods.learn(self.lp, self.w, self.lines, self.lower, self.fixed, need)
             return None
+        if CLIQUES and len(self.levels) < CLIQUE_DEPTH and not _integral(sol.x):
+            sol = self.lp.strengthen(self.lower, upper, sol, need)
+            if sol is None or (need is not None and sol.value < need):
+                self.seen = need if sol is None else sol.value
+                return None
+            self.seen = sol.value
         if _integral(sol.x):
             self._take_integral(sol.x)
             return None
@@ -396,6 +410,8 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
                             seconds=deadline.seconds())
     except OutOfTime:
         return Outcome(why_stopped(deadline), start, value, None, 0, None)
+    if CLIQUES and root is not None:
+        root = root_cliques(lps, probe.lower, root, deadline.seconds)
     root_value = None if root is None else root.value
     shared = np.zeros((2, n * n))  # reliability branching's pseudo-costs
     signs = binary.table(n) if BINARY else None  # binary branching's
