@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import nqmip
+from nqmip.auto.policy import FAST_EXACT_MAX_N
 from nqmip.backends.base import EXACT_METHODS, get_backend
 from nqmip.board import free_board
 from nqmip.heuristics import HEURISTIC_METHODS
@@ -308,8 +309,9 @@ def test_reduction_keeps_the_solutions(seed: int) -> None:
     for method in ("cpsat", "highs", "auto"):
         result = nqmip.solve(size, None, fixed, method=method, time_limit=30)
         assert result.status == expected
-        if method == "auto":
-            assert result.provenance.plan == ("completion search",)
+        if method == "auto":  # up to FAST_EXACT_MAX_N free rows: HiGHS alone, at once
+            assert result.provenance.plan == (
+                ("highs",) if board.rows.size <= FAST_EXACT_MAX_N else ("completion search",))
 
 
 def test_completion_search_finds_or_exhausts() -> None:

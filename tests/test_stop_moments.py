@@ -102,7 +102,7 @@ def test_a_solvers_program_ends_with_the_command(tmp_path: Path) -> None:
     leaves neither glpsol running nor its model and solution files (both were left)."""
     argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "glpk", "--random-weights",
             "2", "--time-limit", "4", "--json"]
-    done = stop_at(argv, "_execute_command", [signal.SIGTERM], tmp_path, delay=0.3)
+    done = stop_at(argv, "run_glpsol", [signal.SIGTERM], tmp_path, delay=0.3)
     assert done.reached and done.status == 143, done.err
     assert done.err == ""
     verified(done, 30, 2)

@@ -146,7 +146,7 @@ def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
     or is cancelled (:class:`_Ended`); its output on our stdout with ``tee`` (redirected to
     stderr by the caller), else nowhere (glpsol writes its log file too)."""
 
-    def execute(command: Any) -> list[Any]:
+    def run_glpsol(command: Any) -> list[Any]:
         process = subprocess.Popen(
             command.cmd, env=command.env, cwd=command.get("cwd"),
             stdin=subprocess.DEVNULL, stdout=None if tee else subprocess.DEVNULL,
@@ -160,4 +160,4 @@ def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
                     process.wait()
                     raise _Ended from None
 
-    return execute
+    return run_glpsol
