@@ -292,6 +292,18 @@ def excluded_count(inst: ExcludedDiagonals) -> int:
                and len({i - p[i] for i in range(n)}) == n)
 
 
+@pytest.mark.parametrize("method", [
+    pytest.param(m, marks=pytest.mark.solver(m), id=m)
+    for m in ("scip", "highs", "cpsat", "gurobi", "glpk", "highs-pyomo")])
+def test_a_strengthened_chess_completion_found_by_hypothesis(method: str) -> None:
+    """Chess n = 8, queens on (5, 0) and (4, 6): 12, optimal (SCIP said infeasible: its
+    cliques drawn from the parity row of the colour strengthening lost the solutions)."""
+    inst = nqmip.make_instance(8, "chess", [(5, 0), (4, 6)])
+    result = nqmip.solve(inst, method=method, time_limit=30, strengthen=True)
+    check_answer(inst, result, exact=True)
+    assert result.status == Status.OPTIMAL and result.objective == 12
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_reduction_keeps_the_solutions(seed: int) -> None:
     """The translated completion board has the same number of solutions, and its free
