@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -63,17 +64,18 @@ def _env() -> dict[str, str]:
         p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
 
 
-def _killed_at(argv: list[str], record: Path, lines: int, seconds: float = 120.0) -> int:
+def _kill_when(argv: list[str], ready: Callable[[], bool], pause: float,
+               seconds: float = 120.0) -> None:
     """Run ``argv`` in a process group of its own and SIGKILL the whole group once
-    ``record`` holds ``lines`` whole lines; the lines it then holds."""
+    ``ready()`` holds (looked at every ``pause`` seconds); it must still be running then."""
     proc = subprocess.Popen(argv, env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
     try:
         end = time.monotonic() + seconds
         while time.monotonic() < end and proc.poll() is None:
-            if record.exists() and record.read_text().count("\n") >= lines:
+            if ready():
                 break
-            time.sleep(0.005)
+            time.sleep(pause)
         assert proc.poll() is None, f"the run ended before its kill: {proc.stderr.read()}"
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -81,6 +83,13 @@ def _killed_at(argv: list[str], record: Path, lines: int, seconds: float = 120.0
         proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+def _killed_at(argv: list[str], record: Path, lines: int, seconds: float = 120.0) -> int:
+    """Run ``argv`` (:func:`_kill_when`) until ``record`` holds ``lines`` whole lines; the
+    lines it then holds."""
+    _kill_when(argv, lambda: record.exists() and record.read_text().count("\n") >= lines,
+               0.005, seconds)
     return record.read_text().count("\n")
 
 
@@ -156,24 +165,14 @@ if __name__ == "__main__":
 def _bnb_killed(n: int, seed: int, record: Path, nodes: int) -> dict[str, object]:
     """The record of the child above, SIGKILLed once its record holds ``nodes`` nodes
     and open subtrees."""
-    proc = subprocess.Popen([sys.executable, "-c", BNB_CHILD, str(n), str(seed), str(record)],
-                            env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True, cwd=ROOT)
-    try:
-        end = time.monotonic() + 120.0
-        while time.monotonic() < end and proc.poll() is None:
-            with contextlib.suppress(OSError, ValueError):  # being moved over
-                kept = json.loads(record.read_text())
-                if kept["nodes"] >= nodes and kept["open"]:
-                    break
-            time.sleep(0.01)
-        assert proc.poll() is None, "the run ended before its kill"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+
+    def ready() -> bool:
+        with contextlib.suppress(OSError, ValueError):  # being moved over
+            kept = json.loads(record.read_text())
+            return bool(kept["nodes"] >= nodes and kept["open"])
+        return False
+
+    _kill_when([sys.executable, "-c", BNB_CHILD, str(n), str(seed), str(record)], ready, 0.01)
     got: dict[str, object] = json.loads(record.read_text())
     return got
 
