@@ -20,6 +20,7 @@ from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 from tests.oracle import best_value, solutions
+from tests.test_bnb_lp import assert_proves_brute_force
 
 
 def _attack(a: int, b: int, n: int) -> bool:
@@ -115,16 +116,7 @@ def test_with_cliques_the_search_proves_the_brute_force_optimum(
                                                threads=threads, neighbourhood=False,
                                                stats=stats)
             added += sum(worker.cuts for worker in stats["lps"])
-            if expected is None:
-                assert out.termination is nqmip.Termination.INFEASIBLE
-                continue
-            assert out.termination is nqmip.Termination.OPTIMAL
-            assert out.placement is not None and nqmip.is_solution(out.placement)
-            assert all(out.placement[row] == col for row, col in fixed.items())
-            assert out.objective == out.bound
-            value = out.objective if sense == "max" else offset - out.objective
-            assert value == w[np.arange(n), list(out.placement)].sum()
-            assert value == pytest.approx(sign * expected)
+            assert_proves_brute_force(out, expected, w, sense, fixed, offset)
     assert added > 0
 
 

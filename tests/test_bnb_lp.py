@@ -20,6 +20,25 @@ from nqmip.sense import to_maximisation
 from tests.oracle import best_value
 
 
+def assert_proves_brute_force(out: Any, expected: float | None, w: np.ndarray, sense: str,
+                              fixed: dict[int, int], offset: float | None) -> None:
+    """The LP search's answer ``out`` (in the maximisation's terms, ``offset``: costs) is
+    the brute-force optimum ``expected`` of the ``sense``-signed weights ``w``, proven and
+    keeping ``fixed``, or infeasible where there is none."""
+    if expected is None:
+        assert out.termination is nqmip.Termination.INFEASIBLE
+        return
+    sign = 1.0 if sense == "max" else -1.0
+    n = len(w)
+    assert out.termination is nqmip.Termination.OPTIMAL
+    assert out.placement is not None and nqmip.is_solution(out.placement)
+    assert all(out.placement[row] == col for row, col in fixed.items())
+    assert out.objective == out.bound
+    value = out.objective if sense == "max" else offset - out.objective
+    assert value == w[np.arange(n), list(out.placement)].sum()
+    assert value == pytest.approx(sign * expected)
+
+
 @pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize(("in_rounds", "threads"), [(True, 1), (False, 1), (True, 2)])
@@ -399,16 +418,7 @@ def test_binary_branching_proves_the_brute_force_optimum(
             out = lpsearch.lp_branch_and_bound(inst, Deadline(None),
                                                rounds=rounds_on, threads=threads,
                                                neighbourhood=False)
-            if expected is None:
-                assert out.termination is nqmip.Termination.INFEASIBLE
-                continue
-            assert out.termination is nqmip.Termination.OPTIMAL
-            assert out.placement is not None and nqmip.is_solution(out.placement)
-            assert all(out.placement[row] == col for row, col in fixed.items())
-            assert out.objective == out.bound
-            value = out.objective if sense == "max" else offset - out.objective
-            assert value == w[np.arange(n), list(out.placement)].sum()
-            assert value == pytest.approx(sign * expected)
+            assert_proves_brute_force(out, expected, w, sense, fixed, offset)
     assert chosen[0] > 0
 
 
