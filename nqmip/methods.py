@@ -15,7 +15,7 @@ The first solution in lexicographic order is another question, with its own door
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -319,6 +319,14 @@ def refused(spec: Method, given: Iterable[str]) -> list[str]:
     return [name for name in given if name in OPTIONS and name not in spec.honours]
 
 
+def takers_note(takers: Sequence[str], prefix: str = "") -> str:
+    """`` (bnb does)`` or `` (--method ga, sa do)``: the methods that would take what one
+    refused, for its message; nothing when none would."""
+    if not takers:
+        return ""
+    return f" ({prefix}{', '.join(takers)} {'does' if len(takers) == 1 else 'do'})"
+
+
 def check_options(spec: Method, given: Iterable[str]) -> None:
     """Raise ValueError naming every option given that the method does not honour, and
     the methods that would."""
@@ -327,8 +335,8 @@ def check_options(spec: Method, given: Iterable[str]) -> None:
         return
     takers = [m.name for m in METHODS.values() if all(n in m.honours for n in names)
               and m.kind != "lex"]
-    where = f" ({', '.join(takers)} do)" if takers else ""
-    raise ValueError(f"method {spec.name!r} does not take {', '.join(names)}{where}")
+    raise ValueError(f"method {spec.name!r} does not take {', '.join(names)}"
+                     f"{takers_note(takers)}")
 
 
 def check_weights(spec: Method, *, feasibility: bool, colours: bool, dense: bool,

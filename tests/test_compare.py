@@ -120,7 +120,7 @@ def test_grid_cells_and_warm_start_only_on_exact_methods() -> None:
     (["--methods", "tabu", "--param", "tabu:nosuch=1"], "tabu has no parameter 'nosuch'"),
     (["--methods", "highs", "--param", "highs:tenure=3"], "highs has no parameter 'tenure'"),
     (["--methods", "tabu,highs", "--param", "strengthen=false"],
-     "tabu does not take strengthen (highs do)"),
+     "tabu does not take strengthen (highs does)"),
     (["--methods", "highs", "--param", "target=3"], "grid's own options"),
     (["--resume", "/nonexistent/runs.jsonl"], "no such file"),
     (["--output", "/nonexistent/dir/runs.jsonl"], "folder /nonexistent/dir does not exist"),

@@ -121,7 +121,8 @@ def check_answer(door: str, kind: str, done: subprocess.CompletedProcess[str],
         assert data["objective"] == pytest.approx(float(weights[range(12), placement].sum()))
     elif kind == "compare":
         assert done.stdout == "", where
-        assert done.stderr.startswith("nqmip-compare: interrupted; resume with --resume")
+        assert done.stderr.startswith(
+            "nqmip-compare: interrupted before any run finished; resume with --resume")
         assert done.stderr.count("\n") == 1, where
     else:
         # before the count started, or (a fast start) after its first sub-trees: one line

@@ -67,7 +67,7 @@ def test_a_stop_a_warm_up_search_absorbed_ends_the_sweep(method: str, tmp_path: 
             assert done.status == 0, done.err
             return
         assert done.status == 130, done.err
-        one_line(done, "nqmip-compare: interrupted; resume with --resume")
+        one_line(done, "nqmip-compare: interrupted before any run finished; resume with --resume")
         assert done.processes == [], done
         if done.after < 5.0:
             return

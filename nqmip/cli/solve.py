@@ -351,7 +351,15 @@ FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of the solve, each checked against the method table: an option the
     method does not honour is refused by its flag (exit 2), never dropped."""
-    from nqmip.methods import LEX_CUBE_ROUTES, LEX_DEFAULT, LEX_METHODS, METHODS, Method, refused
+    from nqmip.methods import (
+        LEX_CUBE_ROUTES,
+        LEX_DEFAULT,
+        LEX_METHODS,
+        METHODS,
+        Method,
+        refused,
+        takers_note,
+    )
     from nqmip.solve import check_cluster
 
     options: dict[str, Any] = dict(args.param)
@@ -391,8 +399,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             else f"--method {spec.name}"
         takers = [m.name for m in (LEX_METHODS if args.lex_first else METHODS).values()
                   if not refused(m, names)]
-        raise UsageError(f"{what} does not take {flags}"
-                         + (f" (--method {', '.join(takers)} do)" if takers else ""))
+        raise UsageError(f"{what} does not take {flags}{takers_note(takers, '--method ')}")
     if not args.lex_first:
         from nqmip.heuristics.params import param_refusal
 

@@ -42,7 +42,7 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
     method table it does not honour or a value outside its type and range (the method
     table's, :meth:`~nqmip.methods.Method.check`), or a parameter of its own it does not
     have or a value not of its declared type (the exact methods and auto take none)."""
-    from nqmip.methods import METHODS, OPTIONS
+    from nqmip.methods import METHODS, OPTIONS, takers_note
 
     for aim, name, value in params:
         if aim is not None and aim not in methods:
@@ -59,8 +59,8 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
             if name in OPTIONS:
                 if not spec.honour(name):
                     takers = [m for m in methods if METHODS[m].honour(name)]
-                    who = f" ({', '.join(takers)} do)" if takers else ""
-                    raise UsageError(f"--param {name}: {method} does not take {name}{who}; "
+                    raise UsageError(f"--param {name}: {method} does not take {name}"
+                                     f"{takers_note(takers)}; "
                                      f"give it as --param METHOD:{name}=VALUE")
                 try:
                     spec.check(name, value)

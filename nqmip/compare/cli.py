@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -43,6 +42,7 @@ from nqmip.compare.grid import (
     runs_first,
 )
 from nqmip.compare.harness import HARNESS_STATUSES, kill_active, worker_main
+from nqmip.compare.results import PROG, SweepInterrupted, show_results
 from nqmip.compare.store import (
     RowWriter,
     StoreError,
@@ -54,7 +54,6 @@ from nqmip.compare.store import (
 )
 from nqmip.option_types import TIME_LIMIT_MAX, WORKERS_MAX
 
-PROG = "nqmip-compare"
 #: The most MB ``--memory-limit`` takes (2^30 MB, a petabyte: RLIMIT_AS counts bytes in
 #: 64 bits, and 2^63 MB overflowed it in every run's process).
 MEMORY_LIMIT_MAX = 2**30
@@ -377,52 +376,11 @@ def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Record
                     progress.say(f"compiled the search kernels once before the sweep "
                                  f"({seconds:.1f} s); later runs load them from the cache")
                 run_local(sweep, jobs, recorder)
+    except KeyboardInterrupt as stopped:  # the rows finished before the stop go with it
+        raise SweepInterrupted(recorder.rows) from stopped
     finally:
         writer.close()
     return recorder
-
-
-def _write(what: str, path: Path, work: Any, problems: list[str]) -> None:
-    """Run ``work()`` (which writes ``path``); an OSError becomes a line of ``problems``."""
-    try:
-        work()
-    except OSError as exc:
-        problems.append(f"{what}: cannot write {path}: {exc.strerror or exc}")
-
-
-def show_results(args: argparse.Namespace, plan: Plan, rows: list[dict[str, Any]],
-                 wall: float | None, problems: list[str]) -> None:
-    """Write the CSV file, the pictures and the report, then print the summary in the form
-    asked (in glyphs the console can encode); what could not be written or printed is
-    added to ``problems`` (the files first: a console that fails loses nothing)."""
-    from nqmip.compare.summary import summarize
-
-    summary = summarize(rows)
-    if plan.csv is not None:
-        from nqmip.compare.tables import summary_csv
-
-        csv = plan.csv
-        _write("--csv", csv, lambda: csv.write_text(summary_csv(summary)), problems)
-    if args.plot is not None:
-        from nqmip.compare.plot import plot
-
-        _write("--plot", args.plot, lambda: plot(rows, args.plot), problems)
-    if args.report is not None:
-        from nqmip.compare.report import Sweep, write_report
-
-        sweep = Sweep(command=" ".join([PROG, *(shlex.quote(a) for a in args.argv)]),
-                      wall=wall, when=time.strftime("%Y-%m-%d %H:%M %Z"))
-        _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
-               problems)
-    try:
-        from nqmip.compare.console import print_summary
-
-        print_summary(args, summary)
-    except (OSError, UnicodeError) as exc:
-        saved = [f for f in (plan.output, plan.csv, args.report) if f is not None]
-        where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
-        problems.append(f"cannot print the summary: {type(exc).__name__}: "
-                        f"{' '.join(str(exc).split())[:200]}{where}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -457,13 +415,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stopped:
             kill_active()
-            where = f"; resume with --resume {plan.output}" if plan.output else ""
-            print(f"{PROG}: interrupted{where}", file=sys.stderr)
-            return stop.status
+            stop.hold()  # a repeat of the signal does not cut the summary short
+            return _interrupted(args, plan, stopped, begin, stop.status)
         status = _report(args, plan, recorder, begin)
         return stop.status if stop.heard else status  # a stop as it was written: 128 + it
+
+
+def _interrupted(args: argparse.Namespace, plan: Plan, stopped: KeyboardInterrupt,
+                 begin: float, status: int) -> int:
+    """A sweep a stop ended: the summary of its finished runs (and the files asked for,
+    said to be a part), one line on stderr; ``status`` (128 + the signal)."""
+    done = rows_for_grid(plan.cells, plan.previous + (
+        stopped.rows if isinstance(stopped, SweepInterrupted) else []))
+    where = f"; resume with --resume {plan.output}" if plan.output else ""
+    if not done:
+        print(f"{PROG}: interrupted before any run finished{where}", file=sys.stderr)
+        return status
+    print(f"{PROG}: interrupted after {len(done)} of {len(plan.cells)} runs (the summary "
+          f"is of those){where}", file=sys.stderr, flush=True)  # the files may take seconds
+    said = (f"Interrupted: {len(done)} of {len(plan.cells)} runs finished; this summary "
+            "is of those.")
+    problems: list[str] = []
+    show_results(args, plan.csv, plan.output, done, time.perf_counter() - begin, problems,
+                 said)
+    for line in problems:
+        print(f"{PROG}: {line}", file=sys.stderr)
+    return status
 
 
 def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: float) -> int:
@@ -473,7 +452,7 @@ def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: fl
         "sweep are in the summary above, not in the file)"]
     rows = rows_for_grid(plan.cells, plan.previous + recorder.rows)
     wall = time.perf_counter() - begin if plan.todo else None
-    show_results(args, plan, rows, wall, problems)
+    show_results(args, plan.csv, plan.output, rows, wall, problems)
     from nqmip.compare.summary import failures
 
     failed = failures(rows)

@@ -32,19 +32,25 @@ def print_rich(renderable: Any, stream: TextIO | None = None) -> None:
     write(capture.get(), stream)
 
 
-def print_summary(args: Any, summary: list[dict[str, Any]]) -> None:
+def print_summary(args: Any, summary: list[dict[str, Any]], interrupted: str = "") -> None:
     """The summary on stdout: JSON, CSV, Markdown (with its conclusions) or the table
-    with its conclusions."""
+    with its conclusions; ``interrupted``: a stop ended the sweep, said with it (JSON: the
+    key ``interrupted``; CSV, which has no place for it: on stderr only)."""
     from nqmip.compare.tables import summary_csv, summary_markdown, summary_table
     from nqmip.compare.verdict import conclusions
 
     if args.json:
-        write(json.dumps({"summary": summary, "runs": sum(e["runs"] for e in summary)},
-                         indent=1) + "\n")
+        whole: dict[str, Any] = {"summary": summary,
+                                 "runs": sum(e["runs"] for e in summary)}
+        if interrupted:
+            whole["interrupted"] = interrupted
+        write(json.dumps(whole, indent=1) + "\n")
     elif args.csv == "-":
         write(summary_csv(summary))
     else:
         lines = [f"- {line}" for line in conclusions(summary)]
+        if interrupted:
+            lines.insert(0, f"- {interrupted}")
         if args.markdown:
             write(summary_markdown(summary)
                   + ("\n**Conclusions**\n\n" + "\n".join(lines) + "\n" if lines else ""))

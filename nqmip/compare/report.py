@@ -81,6 +81,8 @@ class Sweep:
     when: str = ""
     host: str = platform.node()
     cpus: int = os.cpu_count() or 1
+    #: A stop ended the sweep: what it says of the runs left out (empty: it finished).
+    interrupted: str = ""
 
 
 def _table(head: Sequence[tuple[str, str]], body: Sequence[Sequence[tuple[str, str]]],
@@ -184,6 +186,8 @@ def report_html(rows: Sequence[dict[str, Any]], sweep: Sweep) -> str:
     boards = len(board_table(rows))
     meta = (f"{len(rows)} runs on {boards} board{'s' * (boards != 1)}{wall}. "
             f"{sweep.when} on {sweep.host} ({sweep.cpus} CPUs).")
+    if sweep.interrupted:
+        meta += f" {sweep.interrupted}"
     failed_html = ("<h2>Failed runs</h2><ul class=\"failed\">"
                    + "".join(f"<li>{html.escape(line)}</li>" for line in failed) + "</ul>"
                    if failed else "")
