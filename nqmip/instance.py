@@ -431,6 +431,7 @@ def make_instance(
     if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
         _check_total(n)
         return n
+    sense = sense.lower() if isinstance(sense, str) else sense  # 'MIN', as weights='CHESS'
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     if sense == "min" and weights is None:
