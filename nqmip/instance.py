@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.option_types import text_int
 from nqmip.weights import CHESS_BLACK as CHESS_BLACK
 from nqmip.weights import CHESS_WHITE as CHESS_WHITE
 from nqmip.weights import InstanceError as InstanceError
@@ -338,7 +339,7 @@ def parse_queen(text: str) -> tuple[int, int]:
             raise InstanceError(f"a square's rank counts from 1, got {text!r}")
         return int(rank) - 1, col - 1
     try:
-        row, col = (int(part) for part in text.split(","))
+        row, col = (text_int(part) for part in text.split(","))
     except ValueError:
         raise InstanceError(f"a fixed queen takes ROW,COL (0-based integers) or a square "
                             f"such as e4, got {text!r}") from None
