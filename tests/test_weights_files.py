@@ -229,6 +229,22 @@ def test_npy_that_is_not_a_matrix_of_numbers_is_refused(array: np.ndarray, fault
     assert fault in refusal(buffer.getvalue(), "w.npy")
 
 
+@pytest.mark.parametrize("shape", [(10**6, 10**6), (3, 3), (2**40, 2**40)])
+def test_npy_whose_header_states_more_than_the_file_holds_is_refused_before_reading(
+        shape: tuple[int, int]) -> None:
+    """A header of 10^6 x 10^6 over 64 bytes met numpy's MemoryError (7.28 TiB): a
+    traceback, exit 1, from the commands."""
+    from numpy.lib import format as npy
+
+    buffer = io.BytesIO()
+    npy.write_array_header_1_0(buffer, {"descr": "<f8", "fortran_order": False,
+                                        "shape": shape})
+    buffer.write(bytes(64))
+    fault = refusal(buffer.getvalue(), "w.npy")
+    assert f"its header says a {shape[0]} x {shape[1]} array of float64" in fault, fault
+    assert "the file holds 64)" in fault, fault
+
+
 def test_npy_of_long_doubles_past_a_float64_is_refused_without_a_warning() -> None:
     """A long double of 1e400 was 'is inf', after numpy's RuntimeWarning on stderr (the
     solve command's refusal took three lines)."""

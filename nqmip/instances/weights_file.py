@@ -146,7 +146,36 @@ def decode_text(data: bytes, name: str) -> str:
                             "spreadsheet's 'CSV UTF-8')") from None
 
 
+def _check_npy_size(data: bytes, name: str) -> None:
+    """Refuse a .npy whose header states more data than the file holds before NumPy's
+    reader allocates it (a header of 10^6 x 10^6 float64 over 64 bytes of data met
+    numpy's MemoryError for 7.28 TiB: a traceback, exit 1)."""
+    import math
+
+    from numpy.lib import format as npy
+
+    stream = io.BytesIO(data)
+    try:
+        version = npy.read_magic(stream)
+        read = {(1, 0): npy.read_array_header_1_0,
+                (2, 0): npy.read_array_header_2_0}.get(version)
+        if read is None:
+            return  # a later version: NumPy's own reader decides
+        shape, _, dtype = read(stream)
+    except (ValueError, OSError, EOFError):
+        return  # NumPy's reader names what is wrong with it
+    if dtype.hasobject:
+        return
+    need = math.prod(int(side) for side in shape) * dtype.itemsize
+    have = len(data) - stream.tell()
+    if need > have:
+        shown = " x ".join(map(str, shape)) or "0-d"
+        raise InstanceError(f"{name} is not a readable .npy file (its header says a {shown} "
+                            f"array of {dtype}, {need:,} bytes; the file holds {have:,})")
+
+
 def _from_npy(data: bytes, name: str) -> np.ndarray:
+    _check_npy_size(data, name)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:
