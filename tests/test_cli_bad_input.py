@@ -382,6 +382,8 @@ API_TABLE: list[tuple[str, str, str]] = [
     ("a missing file", "opb.read_opb('/nonexistent/board.opb')",
      "OPB file: cannot read /nonexistent/board.opb"),
     ("a folder as a file", "opb.read_opb('/tmp')", "OPB file: /tmp is a folder"),
+    ("a board of no rows", "csplib.parse_diagonals('n = 0\\ndiags = []')",
+     "n = 0; a board has at least 1 row"),
     # an option the chosen weights ignore: refused as the command refuses --black with
     # --feasibility (solve(8, black=3) solved the feasibility problem, black unsaid)
     ("an ignored option", "nqmip.solve(8, black=3, method='highs')",

@@ -179,6 +179,8 @@ def parse_diagonals(text: str, m: int | None = None, source: str = "<text>") -> 
     if n_match is None or d_match is None:
         raise FixedFileError(f"{source}: expected 'n = ...' and 'diags = [[k, kind], ...]'")
     n = int(n_match.group(1))
+    if n < 1:  # was an instance of a 0 x 0 board
+        raise FixedFileError(f"{source}: n = {n}; a board has at least 1 row")
     pairs = [(int(a), int(b)) for a, b in
              re.findall(r"\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]", d_match.group(1))]
     if m is not None:
