@@ -659,3 +659,39 @@ def test_every_reader_refuses_a_file_it_cannot_read_in_the_same_words(
         read(path)
     message = str(refused.value)
     assert "\n" not in message and words in message and str(path) in message, message
+
+
+@pytest.mark.parametrize(("door", "option"), [
+    (door, option) for door, (_, options) in NUMBER_OPTIONS.items() for option in options
+    if option != "--fix"])
+def test_an_option_given_twice_with_two_values_is_refused(door: str, option: str) -> None:
+    """argparse kept the last value: 'nqmip-compare --time-limit 1 --time-limit 2' ran
+    2 s, 'solve --n 5 --n 6' solved n = 6, the first dropped unsaid. The same value twice
+    drops nothing and is taken."""
+    import importlib
+
+    from nqmip.cli.parser import UsageError
+
+    module, options = NUMBER_OPTIONS[door]
+    parser = importlib.import_module(module).build_parser()
+    value = options[option]
+    parser.parse_args([option, value, option, value])
+    with pytest.raises(UsageError, match=f"argument {option}: given twice"):
+        parser.parse_args([option, value, f"{option}={value}1"])
+
+
+@pytest.mark.parametrize("door", ["solve", "count", "compare"])
+def test_every_option_of_one_value_refuses_a_second(door: str) -> None:
+    """Every option that stores one value is argparse's store refusing a second (an
+    option added later with another action class fails here)."""
+    import argparse
+    import importlib
+
+    from nqmip.cli.parser import _StoreOnce
+
+    module = {"solve": "nqmip.cli.solve", "count": "nqmip.cli.count",
+              "compare": "nqmip.compare.cli"}[door]
+    parser = importlib.import_module(module).build_parser()
+    stores = [a for a in parser._actions if isinstance(a, argparse._StoreAction)]
+    assert stores and all(isinstance(a, _StoreOnce) for a in stores), [
+        a.option_strings for a in stores if not isinstance(a, _StoreOnce)]

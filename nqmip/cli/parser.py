@@ -38,11 +38,30 @@ def as_flags(flags: dict[str, str], check: Any, *args: Any) -> None:
         raise UsageError(text) from None
 
 
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store`` that refuses an option given twice with two values (argparse
+    kept the last: ``--n 5 --n 6`` solved n = 6, the 5 dropped unsaid)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given: dict[str, tuple[str | None, Any]] = getattr(parser, "given_once", {})
+        if self.dest in given and given[self.dest][1] != values:
+            first, value = given[self.dest]
+            raise UsageError(f"argument {option_string}: given twice ({first} {value} and "
+                             f"{option_string} {values}); give it once")
+        given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with bad input as :class:`UsageError`, and ``--version``."""
+    """argparse with bad input as :class:`UsageError`, ``--version``, and an option of one
+    value given twice with two values refused (:class:`_StoreOnce`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.given_once: dict[str, tuple[str | None, Any]] = {}
+        self.register("action", None, _StoreOnce)  # the groups share the registry
+        self.register("action", "store", _StoreOnce)
         from nqmip._version import __version__
 
         self.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
@@ -55,6 +74,7 @@ class Parser(argparse.ArgumentParser):
         """argparse's, with ``--n -inf`` read as ``--n=-inf`` (:func:`glue_words`)."""
         import sys
 
+        self.given_once = {}
         return super().parse_known_args(
             glue_words(sys.argv[1:] if args is None else args), namespace)
 
