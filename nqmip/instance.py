@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import Deadline
+from nqmip.option_types import text_int
 from nqmip.weights import CHESS_BLACK as CHESS_BLACK
 from nqmip.weights import CHESS_WHITE as CHESS_WHITE
 from nqmip.weights import InstanceError as InstanceError
@@ -338,7 +339,7 @@ def parse_queen(text: str) -> tuple[int, int]:
             raise InstanceError(f"a square's rank counts from 1, got {text!r}")
         return int(rank) - 1, col - 1
     try:
-        row, col = (int(part) for part in text.split(","))
+        row, col = (text_int(part) for part in text.split(","))
     except ValueError:
         raise InstanceError(f"a fixed queen takes ROW,COL (0-based integers) or a square "
                             f"such as e4, got {text!r}") from None
@@ -431,6 +432,7 @@ def make_instance(
     if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
         _check_total(n)
         return n
+    sense = sense.lower() if isinstance(sense, str) else sense  # 'MIN', as weights='CHESS'
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     if sense == "min" and weights is None:

@@ -44,6 +44,25 @@ WORKERS_MAX = 256
 SEED_MAX = 2**63 - 1
 
 
+def text_int(text: str) -> int:
+    """A whole number written as text, as every door reads one (the commands' options,
+    ``--fix``, the files of fixed queens): ASCII digits with an optional sign, spaces
+    around allowed; ValueError otherwise. Python's ``int`` also takes ``1_000`` and other
+    scripts' digits (``'\u0663'``), which the weights files' reader (NumPy's) refuses: one
+    rule at every door."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"not a number: {text!r}")
+    return int(text)
+
+
+def text_float(text: str) -> float:
+    """A number written as text, as every door reads one: Python's ``float`` on ASCII
+    text without underscores (:func:`text_int`'s rule); ValueError otherwise."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"not a number: {text!r}")
+    return float(text)
+
+
 @dataclass(frozen=True)
 class OptionType:
     """An option's type (``int``, ``number``, ``bool``; ``any``: checked by its own code),

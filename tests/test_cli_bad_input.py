@@ -314,6 +314,16 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
     ("no memory for it", "solve", ["--n", "200000", "--method", "highs"],
      "n = 200000 needs about"),
     ("no memory for it", "count", ["--n", "100000", "--fix", "0,0"], "free rows"),
+    # colour values whose totals pass 2^53: the solve command refused them, nqmip-compare
+    # ran the sweep and failed every run (exit 1, after it)
+    ("huge", "compare", ["--n", "5", "--methods", "sa", "--black", "1e30"],
+     "weights up to 1e+30 on the 5 x 5 board can total 5e+30, not below 2^53"),
+    ("huge", "compare", ["--n", "5,50", "--methods", "sa", "--white", "1e15"],
+     "on the 50 x 50 board can total 5e+16"),
+    ("huge", "compare", ["--n", "5", "--methods", "sa", "--param", "sa:black=1e30"],
+     "weights up to 1e+30 on the 5 x 5 board"),
+    ("huge", "solve", ["--n", "5", "--method", "sa", "--black", "1e30"],
+     "weights up to 1e+30 on the 5 x 5 board can total 5e+30, not below 2^53"),
 ]
 
 
@@ -372,6 +382,8 @@ API_TABLE: list[tuple[str, str, str]] = [
     ("a missing file", "opb.read_opb('/nonexistent/board.opb')",
      "OPB file: cannot read /nonexistent/board.opb"),
     ("a folder as a file", "opb.read_opb('/tmp')", "OPB file: /tmp is a folder"),
+    ("a board of no rows", "csplib.parse_diagonals('n = 0\\ndiags = []')",
+     "n = 0; a board has at least 1 row"),
     # an option the chosen weights ignore: refused as the command refuses --black with
     # --feasibility (solve(8, black=3) solved the feasibility problem, black unsaid)
     ("an ignored option", "nqmip.solve(8, black=3, method='highs')",
@@ -442,3 +454,244 @@ def test_an_empty_weights_file_is_refused_as_empty(tmp_path: Path, data: str,
     assert solve_weighted_main(["--weights", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{path} is empty" in err and "object at" not in err, err
+
+
+# --- one input, every door: the same answer (accepted, or refused in the same words) ---
+# Each door reads a fixed-queen file, a number and a queen through the one reader of
+# nqmip.cli.parser and nqmip.instances; these tables are the classes the sweep found open:
+# nqmip-compare answered a --fixed file it could not read with a traceback (the solve and
+# count commands in one line), a file that is not UTF-8 gave no byte position (a weights
+# file did), a file in UTF-16 or of squares such as e1 was refused where a weights file and
+# --fix take them, and int() took '1_0' and other scripts' digits ('\u0663') where the
+# files' readers refuse them.
+
+
+def _plan_only(argv: Sequence[str]) -> int:
+    """nqmip-compare up to its plan: every check before the sweep, and no run."""
+    from nqmip.compare import build_parser as compare_parser
+    from nqmip.compare.cli import make_plan
+    from nqmip.compare.grid import UsageError
+
+    try:
+        plan = make_plan(compare_parser().parse_args(argv))
+    except UsageError as exc:
+        print(f"nqmip-compare: error: {exc}", file=sys.stderr)
+        return 2
+    if plan.writer is not None:
+        plan.writer.close()
+    return 0
+
+
+#: The doors of a --fixed file: the command line each adds to ``--n 6 --fixed FILE``.
+FIXED_DOORS: dict[str, tuple[Callable[[Sequence[str]], int], list[str]]] = {
+    "solve": (solve_weighted_main, ["--method", "highs", "--quiet"]),
+    "count": (count_main, []),
+    "compare": (_plan_only, ["--methods", "highs"]),
+}
+#: Files of fixed queens: (content, None when every door reads it, else the words of the
+#: one-line refusal every door gives).
+FIXED_FILES: dict[str, tuple[bytes, str | None]] = {
+    "rows": (b"0,0\n2,1\n", None),
+    "squares": (b"a1\nc2  # e1 notation, as --fix takes it\n", None),
+    "bom and crlf": (b"\xef\xbb\xbf0,0\r\n2,1\r\n", None),
+    "utf-16": ("0,0\n2,1\n".encode("utf-16"), None),
+    "essence be": (b"language Essence 1.3\nletting n be 6\nletting init be [[0, 0]]\n",
+                   None),
+    "latin-1": (b"0,0\n\xe9,1\n", "is not UTF-8 text (byte 0xE9 at row 2, character 1)"),
+    "three numbers": (b"0,0,0\n", "line 1: a fixed queen takes ROW,COL"),
+    "other digits": ("\u0660,\u0661\n".encode(), "line 1: a fixed queen takes ROW,COL"),
+    "twice": (b"0,0\n0,0\n", "line 2: queen 0,0 is given twice (line 1 too)"),
+    "no n": (b"letting init = [[0, 0]]\n", "no 'letting n = ...' line"),
+    "other n": (b"letting n = 7\nletting init = [[0, 0]]\n", "--n 6 but --fixed"),
+}
+
+
+@pytest.mark.parametrize(("kind", "door"), [(k, d) for k in FIXED_FILES for d in FIXED_DOORS])
+def test_a_fixed_file_is_read_alike_at_every_door(
+        tmp_path: Path, kind: str, door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    data, words = FIXED_FILES[kind]
+    path = tmp_path / "queens.txt"
+    path.write_bytes(data)
+    main, extra = FIXED_DOORS[door]
+    status = main(["--n", "6", "--fixed", str(path), *extra])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    if words is None:
+        assert status == 0, (kind, door, err)
+    else:
+        assert status == 2 and out == "" and err.count("\n") == 1 and words in err, \
+            (kind, door, err)
+
+
+@pytest.mark.parametrize("door", ["solve", "compare"])
+def test_a_fixed_file_of_another_n_than_the_weights_file_names_the_weights_file(
+        tmp_path: Path, door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The n came from --weights: the refusal names it, not a --n never typed."""
+    weights, queens = tmp_path / "w.csv", tmp_path / "q.txt"
+    weights.write_text("1,2,3,4\n" * 4)
+    queens.write_text("letting n = 6\nletting init = [[0, 0]]\n")
+    main, extra = FIXED_DOORS[door]
+    assert main(["--weights", str(weights), "--fixed", str(queens), *extra]) == 2
+    err = capsys.readouterr().err
+    assert f"--weights {weights} is 4 x 4 but --fixed {queens} says n = 6" in err, err
+    assert "--n" not in err, err
+
+
+#: The number options of each door (parsed, not run), with a valid value written plainly.
+NUMBER_OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "solve": ("nqmip.cli.solve", {
+        "--n": "8", "--seed": "5", "--threads": "2", "--random-weights": "5",
+        "--workers": "2", "--time-limit": "20", "--work-limit": "20", "--target": "5",
+        "--black": "5", "--white": "5", "--fix": "2,3"}),
+    "count": ("nqmip.cli.count", {"--n": "8", "--workers": "2", "--limit": "5",
+                                  "--fix": "2,3"}),
+    "compare": ("nqmip.compare.cli", {
+        "--n": "8", "--repeats": "2", "--seeds": "5", "--jobs": "2", "--workers": "2",
+        "--memory-limit": "20", "--time-limit": "20", "--grace": "20", "--hard-limit": "20",
+        "--target": "5", "--black": "5", "--white": "5", "--fix": "2,3"}),
+}
+#: How a number may be written: accepted at every door (a sign, spaces around), or refused
+#: at every door (other scripts' digits, underscores: NumPy's reader of the weights files
+#: refuses both, Python's int() took them).
+SPELLINGS: dict[str, tuple[Callable[[str], str], bool]] = {
+    "plain": (lambda v: v, True),
+    "a plus sign": (lambda v: ",".join(f"+{p}" for p in v.split(",")), True),
+    "spaces around": (lambda v: f" {v} ", True),
+    "arabic-indic digits": (lambda v: v.translate(str.maketrans("0123456789",
+                                                                "\u0660\u0661\u0662\u0663"
+                                                                "\u0664\u0665\u0666\u0667"
+                                                                "\u0668\u0669")), False),
+    "an underscore": (lambda v: ",".join(f"{p[0]}_{p[1:] or '0'}" for p in v.split(",")),
+                      False),
+}
+
+
+@pytest.mark.parametrize(("door", "option", "spelling"), [
+    (door, option, spelling) for door, (_, options) in NUMBER_OPTIONS.items()
+    for option in options for spelling in SPELLINGS])
+def test_a_number_is_read_alike_at_every_door(door: str, option: str, spelling: str) -> None:
+    import importlib
+
+    from nqmip.cli.parser import UsageError
+    from nqmip.compare.cli import make_plan
+
+    module, options = NUMBER_OPTIONS[door]
+    write, accepted = SPELLINGS[spelling]
+    text = write(options[option])
+    parser = importlib.import_module(module).build_parser()
+    try:  # nqmip-compare reads --n, --seeds and --target in its plan
+        args = parser.parse_args([f"{option}={text}", *(
+            ["--methods", "sa"] if door == "compare" else [])])
+        writer = make_plan(args).writer if door == "compare" else None
+        if writer is not None:
+            writer.close()
+    except UsageError as exc:
+        assert not accepted, (door, option, text, str(exc))
+        assert option in str(exc) and "\n" not in str(exc), str(exc)
+    else:
+        assert accepted, (door, option, text)
+
+
+def _group_cases() -> list[tuple[str, str, str]]:
+    from nqmip.cli.count import build_parser as count_parser
+    from nqmip.cli.solve import build_parser as solve_parser
+    from nqmip.compare import build_parser as compare_parser
+
+    cases = []
+    for door, build in (("solve", solve_parser), ("count", count_parser),
+                        ("compare", compare_parser)):
+        for group in build()._mutually_exclusive_groups:
+            flags = [a.option_strings[0] for a in group._group_actions]
+            cases += [(door, a, b) for a in flags for b in flags if a != b]
+    return cases
+
+
+@pytest.mark.parametrize(("door", "first", "second"), _group_cases())
+def test_options_that_exclude_each_other_are_refused_together_whatever_the_value(
+        door: str, first: str, second: str) -> None:
+    """Every pair of a mutually exclusive group, the first given its default's value
+    (argparse tells a given value from the default by identity: '--jobs 1 --workers 2'
+    of nqmip-compare passed, --jobs dropped unsaid)."""
+    import importlib
+
+    from nqmip.cli.parser import UsageError
+
+    module = {"solve": "nqmip.cli.solve", "count": "nqmip.cli.count",
+              "compare": "nqmip.compare.cli"}[door]
+    parser = importlib.import_module(module).build_parser()
+    actions = {a.option_strings[0]: a for a in parser._actions if a.option_strings}
+
+    def given(flag: str) -> list[str]:
+        action = actions[flag]
+        if action.nargs == 0:
+            return [flag]
+        default = action.default
+        return [flag, "1" if default is None or isinstance(default, bool) else str(default)]
+
+    with pytest.raises(UsageError, match="not allowed with argument"):
+        parser.parse_args([*given(first), *given(second)])
+
+
+#: Every reader of an input file (the API's and the commands' doors to them).
+READERS = ("weights", "fixed", "diagonals", "opb")
+#: A file no reader can read, and the words each reader's one-line refusal holds.
+UNREADABLE: dict[str, tuple[bytes | None, str]] = {
+    "a folder": (None, "is a folder"),
+    "latin-1": (b"n = 4\n\xe9\n", "is not UTF-8 text (byte 0xE9 at row 2, character 1)"),
+}
+
+
+@pytest.mark.parametrize(("reader", "kind"), [(r, k) for r in READERS for k in UNREADABLE])
+def test_every_reader_refuses_a_file_it_cannot_read_in_the_same_words(
+        tmp_path: Path, reader: str, kind: str) -> None:
+    """The text of every input file is read by one function (a folder was '[Errno 21]' for
+    the excluded diagonals, a byte that is not UTF-8 had no position but in weights)."""
+    import nqmip
+    from nqmip.instances import csplib, opb
+
+    data, words = UNREADABLE[kind]
+    path = tmp_path if data is None else tmp_path / "input.txt"
+    if data is not None:
+        path.write_bytes(data)
+    read = {"weights": nqmip.read_weights, "fixed": csplib.read_fixed,
+            "diagonals": csplib.read_diagonals, "opb": opb.read_opb}[reader]
+    with pytest.raises(ValueError) as refused:
+        read(path)
+    message = str(refused.value)
+    assert "\n" not in message and words in message and str(path) in message, message
+
+
+@pytest.mark.parametrize(("door", "option"), [
+    (door, option) for door, (_, options) in NUMBER_OPTIONS.items() for option in options
+    if option != "--fix"])
+def test_an_option_given_twice_with_two_values_is_refused(door: str, option: str) -> None:
+    """argparse kept the last value: 'nqmip-compare --time-limit 1 --time-limit 2' ran
+    2 s, 'solve --n 5 --n 6' solved n = 6, the first dropped unsaid. The same value twice
+    drops nothing and is taken."""
+    import importlib
+
+    from nqmip.cli.parser import UsageError
+
+    module, options = NUMBER_OPTIONS[door]
+    parser = importlib.import_module(module).build_parser()
+    value = options[option]
+    parser.parse_args([option, value, option, value])
+    with pytest.raises(UsageError, match=f"argument {option}: given twice"):
+        parser.parse_args([option, value, f"{option}={value}1"])
+
+
+@pytest.mark.parametrize("door", ["solve", "count", "compare"])
+def test_every_option_of_one_value_refuses_a_second(door: str) -> None:
+    """Every option that stores one value is argparse's store refusing a second (an
+    option added later with another action class fails here)."""
+    import argparse
+    import importlib
+
+    from nqmip.cli.parser import _StoreOnce
+
+    module = {"solve": "nqmip.cli.solve", "count": "nqmip.cli.count",
+              "compare": "nqmip.compare.cli"}[door]
+    parser = importlib.import_module(module).build_parser()
+    stores = [a for a in parser._actions if isinstance(a, argparse._StoreAction)]
+    assert stores and all(isinstance(a, _StoreOnce) for a in stores), [
+        a.option_strings for a in stores if not isinstance(a, _StoreOnce)]

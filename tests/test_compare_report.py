@@ -249,3 +249,17 @@ def test_an_unavailable_method_is_refused_before_the_sweep(tmp_path: Path) -> No
     assert lines[0].startswith("nqmip-compare: error: --methods: glpk is not available here: ")
     assert "glpsol" in lines[0]  # the install hint
     assert not out.exists()
+
+
+def test_a_method_skipped_at_some_sizes_is_not_said_to_prove_at_every_n() -> None:
+    """gurobi past its licence at n = 46 ran at n = 6 only: the conclusions said 'gurobi
+    1/1 at every n'."""
+    from nqmip.compare.verdict import proof_sentences
+
+    def entry(method: str, n: int) -> dict[str, Any]:
+        return {"method": method, "warm_start": None, "params": [], "target_mode": None,
+                "n": n, "proven": 1, "runs": 1, "reached": 1, "status": {},
+                "kind": "exact", "target_source": "proven", "unproven_bounds": []}
+
+    text = proof_sentences([entry("highs", 6), entry("gurobi", 6), entry("highs", 46)])[0]
+    assert "highs 1/1 at every n" in text and "gurobi 1/1 at n = 6." in text, text

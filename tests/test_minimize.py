@@ -164,3 +164,19 @@ def test_the_commands_refuse_to_minimise_without_weights_in_the_same_words(
                  "--weights none has none")
     err = capsys.readouterr().err
     assert status == 2 and err == words + "\n", err
+
+
+@pytest.mark.parametrize("door", ["solve", "build_model", "make_instance"])
+def test_the_sense_is_read_in_any_case_as_the_weights_kind_is(door: str) -> None:
+    """weights='CHESS' was taken and sense='MIN' refused: one rule, either case."""
+    costs = np.arange(16, dtype=float).reshape(4, 4)
+    if door == "solve":
+        upper = nqmip.solve(4, costs, method="highs", sense="MIN")
+        assert upper.sense == "min"
+        assert upper.objective == nqmip.solve(4, costs, method="highs", sense="min").objective
+    elif door == "build_model":
+        nqmip.build_model(4, costs, sense="Min", strengthen=False)
+    else:
+        assert nqmip.make_instance(4, costs, sense="MAX").sense == "max"
+    with pytest.raises(ValueError, match="sense must be 'max' or 'min', got 'minimum'"):
+        nqmip.make_instance(4, costs, sense="minimum")

@@ -190,6 +190,10 @@ def test_a_bad_cell_is_refused_naming_its_row_and_column(
     (b"PK\x03\x04rest", "save the sheet as CSV"),
     (b"1,2\n#DIV/0!,3\n", "row 2, column 1: '#DIV/0!' is not a number"),  # not a comment
     ("1\t2\n3\t4\n".encode("utf-16-le"), "UTF-16 without its byte-order mark"),
+    # a number past a float64 was 'not a number'; other scripts' digits (NumPy's reader
+    # refuses them) were 'cannot read the numbers', no cell named
+    (b"1,2\n3,1e400\n", "row 2, column 2 is 1e400, beyond a float64's range"),
+    ("1,2\n3,\u0663\n".encode(), "row 2, column 2: '\u0663' is not a number"),
 ])
 def test_a_file_with_a_fault_is_refused_in_one_line(data: bytes, fault: str) -> None:
     assert fault in refusal(data)
@@ -223,6 +227,35 @@ def test_npy_that_is_not_a_matrix_of_numbers_is_refused(array: np.ndarray, fault
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=True)
     assert fault in refusal(buffer.getvalue(), "w.npy")
+
+
+@pytest.mark.parametrize("shape", [(10**6, 10**6), (3, 3), (2**40, 2**40)])
+def test_npy_whose_header_states_more_than_the_file_holds_is_refused_before_reading(
+        shape: tuple[int, int]) -> None:
+    """A header of 10^6 x 10^6 over 64 bytes met numpy's MemoryError (7.28 TiB): a
+    traceback, exit 1, from the commands."""
+    from numpy.lib import format as npy
+
+    buffer = io.BytesIO()
+    npy.write_array_header_1_0(buffer, {"descr": "<f8", "fortran_order": False,
+                                        "shape": shape})
+    buffer.write(bytes(64))
+    fault = refusal(buffer.getvalue(), "w.npy")
+    assert f"its header says a {shape[0]} x {shape[1]} array of float64" in fault, fault
+    assert "the file holds 64)" in fault, fault
+
+
+def test_npy_of_long_doubles_past_a_float64_is_refused_without_a_warning() -> None:
+    """A long double of 1e400 was 'is inf', after numpy's RuntimeWarning on stderr (the
+    solve command's refusal took three lines)."""
+    import warnings
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.full((2, 2), np.longdouble(10) ** 400))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fault = refusal(buffer.getvalue(), "w.npy")
+    assert "row 1, column 1 is 1e+400, beyond a float64's range" in fault, fault
 
 
 # --- through the command ---------------------------------------------------------------

@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fix", type=fixed_queen, action="append", default=[],
                         metavar="ROW,COL", help="a pre-placed queen (0-based); repeatable")
     parser.add_argument("--fixed", metavar="FILE", default=None,
-                        help="pre-placed queens from a file: ROW,COL lines (0-based) or CSPLib "
+                        help="pre-placed queens from a file: ROW,COL lines (0-based; or squares "
+                             "such as e1) or CSPLib "
                              "prob079's 'letting n = ...' / 'letting init = [[r, c], ...]'")
     parser.add_argument("--list", action="store_true",
                         help="print every solution as a board (the fundamental ones with "

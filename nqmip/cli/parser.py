@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from nqmip.option_types import text_float, text_int
+
 #: The exit statuses of the package's commands (``nqmip-compare`` too), spelled once.
 EXIT_BAD_INPUT = 2
 EXIT_SOLVER_FAILED = 1
@@ -36,11 +38,30 @@ def as_flags(flags: dict[str, str], check: Any, *args: Any) -> None:
         raise UsageError(text) from None
 
 
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store`` that refuses an option given twice with two values (argparse
+    kept the last: ``--n 5 --n 6`` solved n = 6, the 5 dropped unsaid)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given: dict[str, tuple[str | None, Any]] = getattr(parser, "given_once", {})
+        if self.dest in given and given[self.dest][1] != values:
+            first, value = given[self.dest]
+            raise UsageError(f"argument {option_string}: given twice ({first} {value} and "
+                             f"{option_string} {values}); give it once")
+        given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with bad input as :class:`UsageError`, and ``--version``."""
+    """argparse with bad input as :class:`UsageError`, ``--version``, and an option of one
+    value given twice with two values refused (:class:`_StoreOnce`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.given_once: dict[str, tuple[str | None, Any]] = {}
+        self.register("action", None, _StoreOnce)  # the groups share the registry
+        self.register("action", "store", _StoreOnce)
         from nqmip._version import __version__
 
         self.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
@@ -53,6 +74,7 @@ class Parser(argparse.ArgumentParser):
         """argparse's, with ``--n -inf`` read as ``--n=-inf`` (:func:`glue_words`)."""
         import sys
 
+        self.given_once = {}
         return super().parse_known_args(
             glue_words(sys.argv[1:] if args is None else args), namespace)
 
@@ -114,20 +136,25 @@ def queen_text(queen: tuple[int, int]) -> str:
 
 
 def board_and_fixed(n: int | None, fix: list[tuple[int, int]], fixed_file: Any,
-                    default_n: int | None) -> tuple[int, list[tuple[int, int]]]:
+                    default_n: int | None, sized_by: str | None = None
+                    ) -> tuple[int, list[tuple[int, int]]]:
     """The board size and the fixed queens of ``--n``, ``--fix`` and ``--fixed`` (the
     solve and count commands'): a queen given twice, a file stating another n, or a queen
     off the board refused, each queen named as the command line wrote it; without ``--n``
-    nor a file that states it, ``default_n`` (None: refused)."""
-    sizes, fixed = sizes_and_fixed(None if n is None else [n], fix, fixed_file, default_n)
+    nor a file that states it, ``default_n`` (None: refused). ``sized_by``: what gave
+    ``n`` when ``--n`` did not (``--weights FILE``), named where n is at fault."""
+    sizes, fixed = sizes_and_fixed(None if n is None else [n], fix, fixed_file, default_n,
+                                   sized_by)
     return sizes[0], fixed
 
 
 def sizes_and_fixed(sizes: Sequence[int] | None, fix: list[tuple[int, int]], fixed_file: Any,
-                    default_n: int | None) -> tuple[list[int], list[tuple[int, int]]]:
+                    default_n: int | None, sized_by: str | None = None
+                    ) -> tuple[list[int], list[tuple[int, int]]]:
     """:func:`board_and_fixed` over several board sizes (nqmip-compare's grid): every size
     must be the one a ``--fixed`` file states and hold every queen, the first that does
-    not is named; the file is read once."""
+    not is named (as ``--n``, or as ``sized_by``: the weights file that gave it); the
+    file is read once, a file that cannot be read a :class:`UsageError`."""
     fixed = list(fix)
     twice = [q for k, q in enumerate(fixed) if q in fixed[:k]]
     if twice:
@@ -136,12 +163,16 @@ def sizes_and_fixed(sizes: Sequence[int] | None, fix: list[tuple[int, int]], fix
             f" (first as --fix {getattr(first, 'text', queen_text(first))})"
         raise UsageError(f"--fix {queen_text(twice[0])} is given twice{also}")
     if fixed_file is not None:
-        from nqmip.instances.csplib import read_fixed
+        from nqmip.instances.csplib import FixedFileError, read_fixed
 
-        data = read_fixed(fixed_file)
+        try:
+            data = read_fixed(fixed_file)
+        except FixedFileError as exc:
+            raise UsageError(str(exc)) from None
         for n in sizes or ():
             if data.n is not None and n != data.n:
-                raise UsageError(f"--n {n} but {fixed_file} says n = {data.n}")
+                given = f"--n {n}" if sized_by is None else f"{sized_by} is {n} x {n}"
+                raise UsageError(f"{given} but --fixed {fixed_file} says n = {data.n}")
         sizes = [data.n] if sizes is None and data.n is not None else sizes
         both = [q for q in data.fixed if q in fixed]
         if both:
@@ -171,7 +202,7 @@ def add_fixed_options(parser: argparse.ArgumentParser, *, path_type: Any = Path)
                                                 "square such as e1 (repeatable)")
     parser.add_argument("--fixed", metavar="FILE", type=path_type,
                         help="pre-placed queens from a file (- : standard input): one "
-                             "ROW,COL per line (0-based, "
+                             "ROW,COL (0-based) or square such as e1 per line ("
                              "# comments), or CSPLib prob079's 'letting n = ...' and "
                              "'letting init = [[r, c], ...]' (0-based)")
 
@@ -209,7 +240,7 @@ def check_values(black: float | None, white: float | None, minimize: bool,
 
 def positive_int(text: str) -> int:
     try:
-        value = int(text)
+        value = text_int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r}") from None
     if value < 1:
@@ -227,7 +258,7 @@ def typed(name: str) -> Any:
 
     def convert(text: str) -> Any:
         try:
-            value: Any = int(text) if kind.kind == "int" else float(text)
+            value: Any = text_int(text) if kind.kind == "int" else text_float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"takes {kind.describe()}, got {text!r}") from None
@@ -248,7 +279,7 @@ def whole_in(low: int, high: int, unit: str = "") -> Any:
 
     def convert(text: str) -> int:
         try:
-            value = int(text)
+            value = text_int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
         if not low <= value <= high:
@@ -266,7 +297,7 @@ def seconds_in(high: float, *, zero: bool = False) -> Any:
 
     def convert(text: str) -> float:
         try:
-            value = float(text)
+            value = text_float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"takes {what}, got {text!r}") from None
         if not (value >= 0 if zero else value > 0) or not value <= high:
@@ -350,7 +381,7 @@ def target_float(text: str) -> float:
 
 def finite_float(text: str) -> float:
     try:
-        value = float(text)
+        value = text_float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"takes a number, got {text!r}") from None
     if not math.isfinite(value):

@@ -306,6 +306,7 @@ def _lex_first(args: argparse.Namespace, instance: Any, started: float,
 
 
 def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> Any:
+    sized_by = None  # what gave n when --n did not: a weights file
     if args.feasibility or args.lex_first:
         weights: Any = None
     elif args.weights is not None or args.costs is not None:
@@ -318,12 +319,13 @@ def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> A
         if args.n is not None and args.n != weights.shape[0]:
             raise UsageError(f"--n {args.n} but {option} {path} is "
                              f"{weights.shape[0]} x {weights.shape[1]}: drop --n or fix one")
+        sized_by = None if args.n is not None else f"{option} {path}"
         args.n = weights.shape[0]
     elif args.random_weights is not None:
         weights = "random"
     else:
         weights = "chess"
-    n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8)
+    n, fixed = board_and_fixed(args.n, args.fix, args.fixed, default_n=8, sized_by=sized_by)
     what = ("--feasibility" if args.feasibility else "--lex-first" if args.lex_first
             else "--random-weights" if args.random_weights is not None else "a weights file")
     check_values(args.black, args.white, args.minimize,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,13 +68,22 @@ def grid_instance(args: argparse.Namespace) -> GridInstance:
     """The grid's instance from the command line (bad input: :class:`UsageError`)."""
     read = _matrix(args)
     kind = WEIGHTS_FILE if read is not None else (args.weights or "chess")
-    sizes, fixed = sizes_and_fixed(_sizes(args, read), args.fix, args.fixed, DEFAULT_N)
+    sized_by = None if read is None or args.n is not None else f"{read[0]} {read[1]}"
+    sizes, fixed = sizes_and_fixed(_sizes(args, read), args.fix, args.fixed, DEFAULT_N,
+                                   sized_by)
     source = f"a weights file ({read[1]})" if read is not None else f"--weights {kind}"
     check_values(args.black, args.white, args.minimize, kind == "chess", source,
                  kind != "none")
     sense = "min" if args.minimize or args.costs is not None or kind == "toulbar2" else "max"
     queens = tuple(sorted((int(r), int(c)) for r, c in fixed))
     _check_instance(min(sizes), None if read is None else read[2], queens, sense)
+    if kind == "chess" and (args.black is not None or args.white is not None):
+        # values whose totals pass 2^53 on the largest board: every run would refuse them
+        _check_colours(max(sizes), args.black, args.white)
+    for _, name, value in args.param if kind == "chess" else ():  # --param black=1e30
+        if name in ("black", "white") and isinstance(value, int | float) \
+                and not isinstance(value, bool) and math.isfinite(value):
+            _check_colours(max(sizes), *((value, None) if name == "black" else (None, value)))
     params: list[tuple[str | None, str, Any]] = [
         (None, name, value) for name, value in (("black", args.black), ("white", args.white))
         if value is not None]
@@ -87,6 +97,17 @@ def grid_instance(args: argparse.Namespace) -> GridInstance:
     board = Board(sense=sense, fixed=queens, matrix=matrix.tolist(), source=str(read[1]),
                   digest=digest)
     return GridInstance(sizes, kind, board, params)
+
+
+def _check_colours(n: int, black: float | None, white: float | None) -> None:
+    """``--black``/``--white`` refused as every run at board ``n`` would refuse them
+    (:func:`nqmip.instance.make_instance`: weights whose totals pass 2^53)."""
+    from nqmip.instance import InstanceError, make_instance
+
+    try:
+        make_instance(n, "chess", black=black, white=white)
+    except InstanceError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _check_instance(n: int, matrix: Any, fixed: tuple[tuple[int, int], ...],

@@ -168,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     _grid_options(parser)
     _output_options(parser)
     dask = parser.add_mutually_exclusive_group()  # local jobs, or Dask's workers
-    dask.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=1, metavar="J",
+    # no default of 1: argparse tells a given value from the default by identity, and
+    # int("1") is the default's object, so '--jobs 1 --workers 2' passed the group
+    dask.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=None, metavar="J",
                       help="local runs at once (default 1: timings on a quiet machine)")
     dask.add_argument("--scheduler", metavar="ADDRESS",
                       help="run on this Dask scheduler, e.g. tcp://host:8786")
@@ -340,7 +342,7 @@ def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Record
     from nqmip.compare.schedule import Sweep
 
     sweep = Sweep(plan.todo, plan.previous)
-    jobs = args.jobs if args.scheduler is None and args.workers is None else \
+    jobs = (args.jobs or 1) if args.scheduler is None and args.workers is None else \
         (args.workers or 1)
     progress = SweepProgress(sweep, jobs, enabled=not args.no_progress)
     writer = plan.writer if plan.writer is not None else RowWriter(None)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nqmip.cli.parser import UsageError  # the commands' bad input: exit 2, one line
+from nqmip.option_types import text_float, text_int
 
 #: The ``--weights`` of a grid: chess (black 2, white 1), none (feasibility), random
 #: integers 1..9 drawn with each cell's seed, or toulbar2's weighted-queens tutorial costs
@@ -144,7 +145,7 @@ def parse_sizes(text: str) -> list[int]:
             raise UsageError(f"--n: empty item in {text!r}")
         try:
             if ":" in part:
-                pieces = [int(p) for p in part.split(":")]
+                pieces = [text_int(p) for p in part.split(":")]
                 if len(pieces) == 2:
                     start, stop, step = pieces[0], pieces[1], 1
                 elif len(pieces) == 3:
@@ -161,7 +162,7 @@ def parse_sizes(text: str) -> list[int]:
                                      f"sizes; a grid takes at most {MAX_RUNS:,} runs")
                 sizes.extend(span)
             else:
-                sizes.append(int(part))
+                sizes.append(text_int(part))
         except ValueError:
             raise UsageError(
                 f"--n takes sizes like 8,16,32 or ranges START:STOP[:STEP], got {part!r}"
@@ -220,7 +221,7 @@ def parse_target(text: str) -> str:
     if text in (TARGET_AUTO, TARGET_NONE):
         return text
     try:
-        value = float(text)
+        value = text_float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
@@ -245,7 +246,7 @@ def parse_methods(text: str) -> list[str]:
 
 def parse_seeds(text: str) -> list[int]:
     try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
+        seeds = [text_int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         raise UsageError(f"--seeds takes integers like 0,1,2, got {text!r}") from None
     if not seeds:

@@ -64,11 +64,12 @@ def proof_sentences(summary: Sequence[dict[str, Any]]) -> list[str]:
     for e in summary:
         by_label.setdefault(_label(e), []).append(e)
     parts = []
+    every = {e["n"] for e in summary}  # a method skipped at some n did not run at every n
     for label, entries in by_label.items():
         counts: dict[str, list[int]] = {}
         for e in entries:
             counts.setdefault(f"{e['proven']}/{e['runs']}", []).append(e["n"])
-        if len(counts) == 1:
+        if len(counts) == 1 and {e["n"] for e in entries} == every:
             parts.append(f"{label} {next(iter(counts))} at every n")
         else:
             parts.append(f"{label} " + ", ".join(f"{c} at {_where(ns)}"

@@ -1,9 +1,10 @@
 """CSPLib prob079: pre-placed queens from files, and the excluded-diagonals instances.
 
-- :func:`read_fixed` reads the queens of ``--fixed FILE``: one ``row,col`` per line
-  (0-based, ``#`` starts a comment), or the Essence' parameter format of CSPLib prob079
-  (``letting n = 2550`` and ``letting init = [[r, c], ...]``, 0-based as well: the
-  corner square is ``(0, 0)``).
+- :func:`read_fixed` reads the queens of ``--fixed FILE``: one queen per line as ``--fix``
+  takes it (``row,col`` 0-based, or a square such as ``e1``; ``#`` starts a comment), or
+  the Essence' parameter format of CSPLib prob079 (``letting n = 2550``, or ``be``, and
+  ``letting init = [[r, c], ...]``, 0-based as well: the corner square is ``(0, 0)``);
+  the text as a weights file's (UTF-8, or UTF-16 with its mark).
 - :func:`read_diagonals` reads an excluded-diagonals instance (``n = ...``,
   ``diags = [[k, kind], ...]``, kind 1 a sum diagonal ``r + c = k``, kind 0 a difference
   diagonal ``r - c = k - (n - 1)``; an instance is the *first* ``m`` pairs of the list).
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nqmip.instance import InstanceError
+from nqmip.instance import InstanceError, parse_queen
 
 
 class FixedFileError(InstanceError):
@@ -44,7 +45,8 @@ class FixedFile:
     format: str = "rows"
 
 
-_LETTING = re.compile(r"letting\s+(\w+)\s*(?::\s*[^=]*)?=\s*", re.IGNORECASE)
+#: ``letting NAME = VALUE`` or Essence's ``letting NAME be VALUE``.
+_LETTING = re.compile(r"letting\s+(\w+)\s*(?::\s*[^=]*)?(?:=|\bbe\b)\s*", re.IGNORECASE)
 
 
 def read_text_input(path: str | Path, what: str) -> str:
@@ -66,10 +68,12 @@ def read_text_input(path: str | Path, what: str) -> str:
         except OSError as exc:
             raise FixedFileError(f"{what}: cannot read {path} "
                                  f"({exc.strerror or type(exc).__name__})") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise FixedFileError(f"{what}: {path} is not UTF-8 text") from None
+    from nqmip.instances.weights_file import decode_text
+
+    try:  # as a weights file: UTF-8 or UTF-16 with its mark, a bad byte named by place
+        return decode_text(data, str(path) if str(path) != "-" else "standard input")
+    except InstanceError as exc:
+        raise FixedFileError(f"{what}: {exc}") from None
 
 
 def read_fixed(path: str | Path) -> FixedFile:
@@ -89,11 +93,10 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
         if not line:
             continue
         parts = [p for p in re.split(r"[\s,;]+", line) if p]
-        if len(parts) != 2 or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
-            raise FixedFileError(
-                f"{source}, line {number}: expected 'row,col' (two integers, 0-based), "
-                f"got {raw.strip()!r}")
-        queen = (int(parts[0]), int(parts[1]))
+        try:  # as --fix reads a queen: ROW,COL or a square such as e1
+            queen = parse_queen(",".join(parts))
+        except InstanceError as exc:
+            raise FixedFileError(f"{source}, line {number}: {exc}") from None
         if queen in lines:
             raise FixedFileError(f"{source}, line {number}: queen {queen[0]},{queen[1]} is "
                                  f"given twice (line {lines[queen]} too)")
@@ -115,7 +118,7 @@ def _essence_value(text: str, name: str, source: str) -> str | None:
 def _parse_essence(text: str, source: str) -> FixedFile:
     n_text = _essence_value(text, "n", source)
     init = _essence_value(text, "init", source)
-    if n_text is None or not re.fullmatch(r"\d+", n_text):
+    if n_text is None or not re.fullmatch(r"[0-9]+", n_text):
         raise FixedFileError(f"{source}: expected 'letting n = <integer>', got "
                              f"{n_text!r}" if n_text is not None else
                              f"{source}: no 'letting n = ...' line")
@@ -133,7 +136,7 @@ def _parse_essence(text: str, source: str) -> FixedFile:
             raise FixedFileError(f"{source}: 'letting init' must be a list of [r, c] pairs")
         for pair in pairs:
             parts = [p.strip() for p in pair.split(",")]
-            if len(parts) != 2 or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
+            if len(parts) != 2 or not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
                 raise FixedFileError(f"{source}: a queen must be [row, col], got [{pair}]")
             queen = (int(parts[0]), int(parts[1]))
             if queen in queens:
@@ -166,21 +169,20 @@ class ExcludedDiagonals:
 
 def read_diagonals(path: str | Path, m: int | None = None) -> ExcludedDiagonals:
     """The first ``m`` excluded diagonals of a prob079 ``.param`` file (all when None)."""
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FixedFileError(f"cannot read excluded diagonals from {path}: {exc}") from None
+    text = read_text_input(path, "excluded diagonals")  # as --fixed: UTF-8 or UTF-16
     return parse_diagonals(text, m, str(path))
 
 
 def parse_diagonals(text: str, m: int | None = None, source: str = "<text>") -> ExcludedDiagonals:
-    n_match = re.search(r"\bn\s*=\s*(\d+)", text)
+    n_match = re.search(r"\bn\s*=\s*([0-9]+)", text)
     d_match = re.search(r"\bdiags\s*=\s*\[(.*)\]", text, re.DOTALL)
     if n_match is None or d_match is None:
         raise FixedFileError(f"{source}: expected 'n = ...' and 'diags = [[k, kind], ...]'")
     n = int(n_match.group(1))
+    if n < 1:  # was an instance of a 0 x 0 board
+        raise FixedFileError(f"{source}: n = {n}; a board has at least 1 row")
     pairs = [(int(a), int(b)) for a, b in
-             re.findall(r"\[\s*(\d+)\s*,\s*(\d+)\s*\]", d_match.group(1))]
+             re.findall(r"\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]", d_match.group(1))]
     if m is not None:
         if not 0 <= m <= len(pairs):
             raise FixedFileError(f"{source}: {m} diagonals asked, the file holds {len(pairs)}")

@@ -20,8 +20,8 @@ from nqmip.instance import Instance, InstanceError, make_instance, whole
 
 #: One term of a statement, ``+3 x12``: an integer coefficient (OPB has no others) and a
 #: variable; a statement is terms and nothing else (``1.5e3 x1`` was read as ``3 x1``).
-_TERM = re.compile(r"([+-]?\d+)\s+x(\d+)")
-_TERMS = re.compile(r"(?:\s*[+-]?\d+\s+x\d+)*\s*")
+_TERM = re.compile(r"([+-]?\d+)\s+x(\d+)", re.ASCII)
+_TERMS = re.compile(r"(?:\s*[+-]?\d+\s+x\d+)*\s*", re.ASCII)
 #: The writer's mark of a negated maximisation, whatever the spacing (tabs flipped it).
 _MAXIMISE = re.compile(r"maximise\s+\(objective\s+negated\)")
 
@@ -79,7 +79,7 @@ def read_opb(path: str | Path) -> Instance:
     # a missing file or a folder: an InstanceError naming it (was OSError, unlike the
     # other readers of the package's families)
     text = read_text_input(path, "OPB file")
-    header = re.search(r"#variable=\s*(\d+)", text)
+    header = re.search(r"#variable=\s*([0-9]+)", text)
     if header is None:
         raise InstanceError(f"{path}: no '* #variable= N' header line")
     n = math.isqrt(int(header.group(1)))
@@ -129,7 +129,7 @@ def _constraint(statement: str, n: int, path: str | Path) -> tuple[list[int], st
     """A constraint as ``(squares, "=" or "<=")``: ``+1 ... = 1`` (exactly one) or
     ``-1 ... >= -1`` (at most one), the only two the n-queens model has; any other
     (coefficients of 2, ``+1 ... >= -1``, which holds always) is not the model's."""
-    match = re.fullmatch(r"(.*?)(>=|=)\s*([+-]?\d+)", statement, flags=re.S)
+    match = re.fullmatch(r"(.*?)(>=|=)\s*([+-]?[0-9]+)", statement, flags=re.S)
     if match is None:
         raise InstanceError(f"{path}: a constraint must be 'terms = 1' or 'terms >= -1', "
                             f"got {statement[:60]!r}")

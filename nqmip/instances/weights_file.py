@@ -45,9 +45,9 @@ from nqmip.instance import InstanceError
 #: What a weights file holds, said at the end of a refusal that a rewrite fixes.
 SHAPE = "write n rows of n numbers (a header row of names, and under it an index column " \
         "0..n-1, are allowed)"
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_INTEGER = re.compile(r"[+-]?\d+")
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 #: A comment line (numpy.savetxt's header), not a spreadsheet's error value in a first cell.
 _COMMENT = re.compile(r"\s*#(?!N/A|DIV/0!|VALUE!|REF!|NAME\?|NUM!|NULL!)")
 #: The separators a row may use (one in a file); none of them: spaces.
@@ -92,7 +92,7 @@ def read_weights(source: str | os.PathLike[str] | IO[Any]) -> np.ndarray:
         if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise InstanceError(f"{name} is not text (NUL bytes: UTF-16 without its "
                                 "byte-order mark, or a binary file?): save it as CSV UTF-8")
-        data = _decode(data, name)
+        data = decode_text(data, name)
     return parse_weights_text(data.removeprefix("\ufeff"), name)
 
 
@@ -125,8 +125,10 @@ def _read(source: Any) -> tuple[bytes | str, str, str]:
         raise InstanceError(f"cannot read {name} ({exc})") from None
 
 
-def _decode(data: bytes, name: str) -> str:
-    """UTF-8 (its byte-order mark dropped) or UTF-16 with a byte-order mark."""
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 (its byte-order mark dropped) or UTF-16 with a byte-order mark: the text of
+    every input file (weights, fixed queens); InstanceError naming ``name`` and the first
+    byte that is not UTF-8 (its row and character) otherwise."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")
@@ -144,7 +146,36 @@ def _decode(data: bytes, name: str) -> str:
                             "spreadsheet's 'CSV UTF-8')") from None
 
 
+def _check_npy_size(data: bytes, name: str) -> None:
+    """Refuse a .npy whose header states more data than the file holds before NumPy's
+    reader allocates it (a header of 10^6 x 10^6 float64 over 64 bytes of data met
+    numpy's MemoryError for 7.28 TiB: a traceback, exit 1)."""
+    import math
+
+    from numpy.lib import format as npy
+
+    stream = io.BytesIO(data)
+    try:
+        version = npy.read_magic(stream)
+        read = {(1, 0): npy.read_array_header_1_0,
+                (2, 0): npy.read_array_header_2_0}.get(version)
+        if read is None:
+            return  # a later version: NumPy's own reader decides
+        shape, _, dtype = read(stream)
+    except (ValueError, OSError, EOFError):
+        return  # NumPy's reader names what is wrong with it
+    if dtype.hasobject:
+        return
+    need = math.prod(int(side) for side in shape) * dtype.itemsize
+    have = len(data) - stream.tell()
+    if need > have:
+        shown = " x ".join(map(str, shape)) or "0-d"
+        raise InstanceError(f"{name} is not a readable .npy file (its header says a {shown} "
+                            f"array of {dtype}, {need:,} bytes; the file holds {have:,})")
+
+
 def _from_npy(data: bytes, name: str) -> np.ndarray:
+    _check_npy_size(data, name)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:
@@ -162,10 +193,17 @@ def _from_npy(data: bytes, name: str) -> np.ndarray:
         shape = " x ".join(map(str, array.shape)) or "0-d"
         raise InstanceError(f"{name} holds a {shape} array; the weights of an n-board are "
                             "an n x n array")
-    matrix = np.asarray(array, dtype=np.float64)
+    with np.errstate(over="ignore"):  # a long double past float64: named below, not
+        matrix = np.asarray(array, dtype=np.float64)  # a RuntimeWarning on stderr
     bad = np.argwhere(~np.isfinite(matrix))
     if bad.size:
         row, column = (int(i) + 1 for i in bad[0])
+        given = array[row - 1, column - 1]
+        if np.isfinite(given):
+            shown = np.format_float_scientific(given, precision=3, trim="-")
+            raise InstanceError(f"{name}: row {row}, column {column} is {shown}, beyond a "
+                                "float64's range (about 1.8e308); the weights are finite "
+                                "float64 numbers")
         raise InstanceError(f"{name}: row {row}, column {column} is {matrix[row - 1, column - 1]}"
                             "; the weights are finite numbers")
     return matrix
@@ -321,10 +359,12 @@ def _fault(name: str, row: int, column: int, cell: str, top: bool = False) -> st
         return f"{where} is empty; every cell is a number"
     if _NOT_FINITE.fullmatch(cell):
         return f"{where} is {cell}; the weights are finite numbers"
+    if _NUMBER.fullmatch(cell):  # a number past a float64 (1e400): read as inf
+        return f"{where} is {cell}, beyond a float64's range (about 1.8e308)"
     shown = cell if len(cell) <= 40 else cell[:37] + "..."
     hint = " (write a decimal point: 2.5)" if re.fullmatch(r"[+-]?\d+,\d+", cell) else \
         " (a header row is read only when none of its cells is a number)" if top else ""
     return f"{where}: {shown!r} is not a number{hint}"
 
 
-__all__ = ["parse_weights_text", "read_weights"]
+__all__ = ["decode_text", "parse_weights_text", "read_weights"]
