@@ -45,6 +45,14 @@ def run(*args: str, env: dict[str, str] | None = None,
 def refused(*args: str) -> subprocess.CompletedProcess[str]:
     """The command's ``main`` in this process, for a call it refuses before any sweep (the
     real command's start-up, 1-2 s a case, is test_the_real_command_refuses_in_one_line's)."""
+    return here(*args)
+
+
+def here(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command's ``main`` in this process: what it printed and its status. Its cells
+    run in their own processes as the command's do; the command's own start-up (1-2 s a
+    call) is left to the tests of the real command (the suite's sweep, the refusal, the
+    hard limit, the crash, the Dask run, the board without placement)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -207,7 +215,7 @@ def test_tiny_grid_end_to_end_then_resume(compare_sweep: Swept, tmp_path: Path) 
 
     # resume: nothing left to do, the file is untouched, the summary is the same
     before = out.read_text()
-    p = run(*COMPARE_GRID, "--resume", str(out), "--csv")
+    p = here(*COMPARE_GRID, "--resume", str(out), "--csv")
     assert p.returncode == 0, p.stderr
     assert out.read_text() == before
     assert "12 of 12 cells already done" in p.stderr
@@ -220,7 +228,7 @@ def test_tiny_grid_end_to_end_then_resume(compare_sweep: Swept, tmp_path: Path) 
         handle.write('{"n": 7, "method": "hi')
     grid = list(COMPARE_GRID)
     grid[grid.index("--n") + 1] = "5:7"
-    p = run(*grid, "--resume", str(out), "--no-progress")
+    p = here(*grid, "--resume", str(out), "--no-progress")
     assert p.returncode == 0, p.stderr
     rows = compare.read_rows(out)
     assert len(rows) == 18
@@ -291,7 +299,7 @@ def test_hung_worker_is_killed() -> None:
 
 def test_random_weights_follow_the_seed(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    p = run("--n", "6", "--methods", "highs,glpk", "--weights", "random", "--seeds", "3,4",
+    p = here("--n", "6", "--methods", "highs,glpk", "--weights", "random", "--seeds", "3,4",
             "--output", str(out), "--markdown", "--no-progress")
     assert p.returncode == 0, p.stderr
     rows = rows_of(out)
@@ -383,7 +391,7 @@ def test_dask_local_cluster_gives_the_same_rows(compare_sweep: Swept, tmp_path: 
 
 def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    p = run("--n", "8", "--methods", "highs,sa", "--warm-start", "sa", "--time-limit", "20",
+    p = here("--n", "8", "--methods", "highs,sa", "--warm-start", "sa", "--time-limit", "20",
             "--output", str(out), "--no-progress", "--csv")
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in rows_of(out)}
@@ -397,7 +405,7 @@ def test_warm_start_reaches_the_exact_methods(tmp_path: Path) -> None:
 
 def test_auto_is_just_another_method(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    p = run("--n", "8", "--methods", "auto", "--time-limit", "20", "--output", str(out),
+    p = here("--n", "8", "--methods", "auto", "--time-limit", "20", "--output", str(out),
             "--no-progress", "--json")
     assert p.returncode == 0, p.stderr
     (row,) = rows_of(out)
@@ -408,8 +416,8 @@ def test_auto_is_just_another_method(tmp_path: Path) -> None:
 def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     quick = ("--time-limit", "3", "--no-progress")
-    p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
-            "--param", "tabu:tenure=15", "--output", str(out), *quick, "--csv")
+    p = here("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
+             "--param", "tabu:tenure=15", "--output", str(out), *quick, "--csv")
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in rows_of(out)}
     assert rows["highs"]["params"] == {"strengthen": False}
@@ -419,15 +427,15 @@ def test_params_reach_solve_and_key_the_cells(tmp_path: Path) -> None:
     assert '"{""strengthen"": false}"' in p.stdout  # the CSV's params column
     # the same grid is done; without the parameters it is another grid: --resume refuses
     # it (its every cell would run again beside the file's), --output appends it
-    p = run("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
-            "--param", "tabu:tenure=15", "--resume", str(out), *quick, "--csv")
+    p = here("--n", "6", "--methods", "highs,tabu", "--param", "highs:strengthen=false",
+             "--param", "tabu:tenure=15", "--resume", str(out), *quick, "--csv")
     assert p.returncode == 0 and len(rows_of(out)) == 2
     p = refused("--n", "6", "--methods", "highs", "--resume", str(out), *quick,
                 "--markdown")
     assert p.returncode == 2 and len(rows_of(out)) == 2
     assert "--param highs:strengthen=false, tabu:tenure=15 in the file, none here" in p.stderr
-    p = run("--n", "6", "--methods", "highs", "--output", str(out), *quick,
-            "--markdown")
+    p = here("--n", "6", "--methods", "highs", "--output", str(out), *quick,
+             "--markdown")
     assert p.returncode == 0 and len(rows_of(out)) == 3
     assert rows_of(out)[-1]["params"] is None
     # a bad value is refused before the sweep, by name, in one line, nothing written

@@ -29,7 +29,7 @@ CASES: dict[str, tuple[int, str | None, float]] = {
     "sa": (30, "random", 50_000), "tabu": (30, "random", 5_000),
     "ga": (30, "random", 5_000), "lns": (30, "random", 20), "quota": (70, "chess", 2),
     "minconflicts": (3000, None, 2_000), "bnb": (26, "random", 300),
-    "highs": (16, "random", 2), "highs-pyomo": (16, "random", 2), "scip": (16, "random", 2),
+    "highs": (12, "random", 2), "highs-pyomo": (12, "random", 2), "scip": (16, "random", 2),
     "gurobi": (20, "random", 0.02), "cpsat": (16, "random", 0.1),
 }
 HONOURING = sorted(m.name for m in METHODS.values() if m.honour("work_limit"))
