@@ -65,3 +65,38 @@ def test_no_semaphore_is_left_to_the_resource_tracker(name: str) -> None:
     assert proc.returncode in statuses, err
     assert "leaked" not in err and "resource_tracker" not in err, err
     assert "Port 8787 is already in use" not in err, err
+
+
+#: An abandoned run that, after the caller answered, starts a thread of its own (as a run
+#: abandoned while its kernels loaded starts the colour bound's HiGHS thread): the exit
+#: waits for that one too.
+LATE_THREAD = """
+import sys, threading, time
+from nqmip.watchdog import join_at_exit
+
+def second():
+    time.sleep(1.0)
+    open(sys.argv[1], "w").write("finished")
+
+def first():
+    time.sleep(0.3)  # the exit has begun to wait for this thread
+    thread = threading.Thread(target=second, daemon=True)
+    thread.start()
+    join_at_exit(thread)
+
+thread = threading.Thread(target=first, daemon=True)
+thread.start()
+join_at_exit(thread)
+"""
+
+
+def test_the_exit_waits_for_a_thread_an_abandoned_run_starts_late(tmp_path: Path) -> None:
+    """The interpreter's exit waited only for the abandoned threads it knew when it began:
+    a thread one of them started while the exit waited was torn down in HiGHS's C++ and
+    aborted the process ("terminate called without an active exception", exit 134:
+    ``nqmip.solve(100_000, 'chess', method='quota', time_limit=1)``, 4 exits of 6)."""
+    mark = tmp_path / "second-thread-finished"
+    done = subprocess.run([sys.executable, "-c", LATE_THREAD, str(mark)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert mark.exists(), "the exit did not wait for the thread started while it waited"
