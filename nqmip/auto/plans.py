@@ -182,11 +182,13 @@ def solve_auto(
     # reported as compile_time), so that the parts beside each other do not both compile;
     # a plan of ``LAZY`` starts its first part at once instead, which loads its own, and
     # the part beside it waits for a child process to compile its kernels (kernels.Beside).
-    # On a first run the other plans' kernels compile in a child process too (cold.py).
-    lazy = LAZY.get(plan.name, {})
-    beside = (Beside(instance, on_progress, colour=lazy.get("colour") == "first")
+    # On a first run under a limit every kernel compiles in a child process (cold.py):
+    # without one, a compile here keeps no deadline waiting and is the quickest.
+    lazy, limited = LAZY.get(plan.name, {}), deadline.limited
+    beside = (Beside(instance, on_progress, colour=limited and lazy.get("colour") == "first")
               if "beside" in lazy.values() else None)
-    run.kernels = ColdKernels.of(plan, instance, on_progress, skip=tuple(lazy))
+    run.kernels = ColdKernels.of(plan, instance, on_progress, skip=tuple(lazy)) \
+        if limited else None
     loading = time.perf_counter()
     warm_up(plan, on_progress, like=instance,
             skip=tuple(lazy) if run.kernels is None else (*plan.kernels, "completion"))
