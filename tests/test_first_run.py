@@ -317,3 +317,21 @@ def test_the_numpy_climb_leaves_fixed_queens_in_place() -> None:
     assert found.placement is not None and found.objective is not None
     assert [int(found.placement[r]) for r in (0, 1)] == [0, 2]
     assert found.objective > instance.objective(np.asarray(start))
+
+
+def test_a_ready_mark_follows_numbas_key_of_the_modules_a_kernel_imports(
+        tmp_path: Path) -> None:
+    # The marks hashed the kernel modules' own text only: a checkout whose nqmip/instance.py
+    # differed (a module kernels import, in numba's key) took another's marks for its own,
+    # and compiled in the command's process
+    import shutil
+
+    from nqmip.warmup import _kernels_key
+
+    same, edited = tmp_path / "same" / "nqmip", tmp_path / "edited" / "nqmip"
+    for copy in (same, edited):
+        shutil.copytree(ROOT / "nqmip", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    module = edited / "instance.py"
+    module.write_text(module.read_text() + "\n# edited\n")
+    assert _kernels_key(same) == _kernels_key(ROOT / "nqmip")
+    assert _kernels_key(edited) != _kernels_key(same)
