@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,16 +98,24 @@ def warm_up_every(processes: int | None = None,
 # *process* (:class:`Background`) into the shared cache (:mod:`nqmip.numba_cache`), while
 # this one searches with what is ready; the part loads them from the cache once it ends.
 
-def _kernels_key() -> str:
-    """A hash of every kernel module's source (an edit to any makes every mark stale)."""
+@cache
+def _kernels_key(root: Path | None = None) -> str:
+    """A hash of numba's cache keys of every kernel module of the package at ``root``
+    (default: this one): :func:`nqmip.numba_cache.source_key`, which also covers the nqmip
+    modules a kernel imports, so an edit to any of them makes every mark stale. Before, only
+    the kernel modules' own text counted: a checkout whose ``nqmip/instance.py`` differed
+    found the marks of another's cache ready, and compiled in the command's process."""
     import hashlib
 
-    root = Path(__file__).resolve().parent
+    from nqmip.numba_cache import source_key
+
+    root = root or Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        text = path.read_bytes()
-        if b"njit" in text:
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + text)
+        if b"njit" in path.read_bytes():
+            parts = path.relative_to(root).with_suffix("").parts
+            module = ".".join(("nqmip", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+            digest.update(module.encode() + b"\0" + source_key(module, root, path).encode())
     return digest.hexdigest()[:16]
 
 

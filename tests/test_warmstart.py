@@ -134,6 +134,12 @@ def test_heuristics_take_no_start() -> None:
 def test_auto_proves_small_boards() -> None:
     r = nqmip.solve(8, "chess", method="auto")
     assert r.status == Status.OPTIMAL and r.objective == 12 and r.method == "auto"
+    # the plan's kernels compiled first, as a warm run has them (on an empty cache the MIP
+    # proves before a child has compiled the branch and bound's: no bnb in the plan)
+    from nqmip.auto.kernels import warm_up
+    from nqmip.auto.policy import PLAN_BY_NAME
+
+    warm_up(PLAN_BY_NAME["mip"], like=nqmip.make_instance(20, "random", weights_seed=4))
     r = nqmip.solve(20, "random", weights_seed=4, method="auto", seed=1, time_limit=60)
     assert r.status == Status.OPTIMAL and r.provenance.start_accepted is True
     backend = pick_backend(20)

@@ -35,6 +35,35 @@ def _completion_warm_up() -> None:
     search_free_board(make_instance(5, None, [(0, 0)]))
 
 
+#: The completion search's warm-up, as a target of :mod:`nqmip.warmup` (its ready mark).
+COMPLETION_TARGET = "nqmip.auto.kernels:_completion_warm_up"
+
+
+def needs_completion(like: Instance | None) -> bool:
+    """Whether a plan's first incumbent on ``like`` is the completion search's (fixed
+    queens and weights, at most ``COMPLETION_SEARCH_MAX_FREE`` free rows)."""
+    return (like is not None and bool(like.fixed) and not like.is_feasibility
+            and free_rows(like) <= COMPLETION_SEARCH_MAX_FREE)
+
+
+def load_completion(on_progress: ProgressCallback | None = None) -> float:
+    """The completion search's kernels, in this process; marked ready; the seconds."""
+    from nqmip.progress import load_kernels
+    from nqmip.warmup import mark_ready
+
+    seconds = load_kernels(_completion_warm_up, "completion search", "auto", on_progress)
+    mark_ready(COMPLETION_TARGET, "any")
+    return seconds
+
+
+#: Seconds a part must have left to load kernels a child has just compiled: a load from
+#: the cache holds the GIL (0.5 to 0.9 s a group on an idle machine, several seconds on a
+#: loaded one), and a first random n = 100 with 15 s whose annealing's compile ended near
+#: the limit answered past it, by the watchdog (random n = 36 too with 2 s left). With less
+#: left (or less than twice this run's slowest load) the part does not run.
+LOAD_SECONDS = 3.0
+
+
 #: The kinds of instance a warm-up compiles for (its ``like``): ``any`` is every kind.
 KINDS = ("any", "none", "colour", "dense")
 
@@ -85,12 +114,11 @@ def warm_up(plan: Plan, on_progress: ProgressCallback | None = None,
     ``on_progress`` first (a first run's compile shows on the live line as what it is).
     ``like``: the instance the plan runs on, whose kind of weights is all the swap
     searches compile for (``WARM_UP_LIKE``). ``skip``: the plan's kernels that load
-    elsewhere (:data:`LAZY`)."""
+    elsewhere (:data:`LAZY`; ``"completion"``: the completion search's)."""
     from nqmip.progress import load_kernels
 
-    if like is not None and like.fixed and not like.is_feasibility \
-            and free_rows(like) <= COMPLETION_SEARCH_MAX_FREE:  # its first incumbent's
-        load_kernels(_completion_warm_up, "completion search", "auto", on_progress)
+    if "completion" not in skip and needs_completion(like):  # its first incumbent's
+        load_completion(on_progress)
     for kernel in plan.kernels:
         if kernel in skip:
             continue
@@ -132,13 +160,31 @@ LAZY: dict[str, dict[str, str]] = {"colour-proof": {"colour": "first", "sa": "be
 
 def load_colour(n: int | None = None, on_progress: ProgressCallback | None = None) -> float:
     """The colour proof's kernels, in this process (``n``: those a proof at that size
-    starts with); the seconds it took."""
+    starts with); the seconds it took. Marked ready where they are the line sets' (the
+    proof's first kernel from n = 8, :data:`COLOUR_TARGET`)."""
     from functools import partial
 
     from nqmip.colour.proof import warm_up as colour_warm_up
+    from nqmip.colour.search import LINE_SEARCH_MAX_N, LINE_SEARCH_MIN_N
     from nqmip.progress import load_kernels
+    from nqmip.warmup import mark_ready
 
-    return load_kernels(partial(colour_warm_up, n), "colour proof", "auto", on_progress)
+    seconds = load_kernels(partial(colour_warm_up, n), "colour proof", "auto", on_progress)
+    if n is None or LINE_SEARCH_MIN_N <= n <= LINE_SEARCH_MAX_N:
+        mark_ready(COLOUR_TARGET, "colour")
+    return seconds
+
+
+#: The colour proof's first kernel (the line sets' exact cover) as a target of
+#: :mod:`nqmip.warmup`: a first run's child compiles it (:meth:`Beside.load_colour`).
+COLOUR_TARGET = "nqmip.auto.kernels:colour_warm_up"
+
+
+def colour_warm_up(like: Instance | None = None) -> None:
+    """The colour proof's kernels a proof on ``like`` starts with (None: every one)."""
+    from nqmip.colour.proof import warm_up as colour_warm_up
+
+    colour_warm_up(None if like is None else like.n)
 
 
 class Beside:
@@ -159,7 +205,7 @@ class Beside:
     only slow the first part's."""
 
     def __init__(self, like: Instance | None, on_progress: ProgressCallback | None = None,
-                 methods: tuple[str, ...] = ("sa",)) -> None:
+                 methods: tuple[str, ...] = ("sa",), *, colour: bool = False) -> None:
         import threading
 
         from nqmip.methods import METHODS
@@ -170,6 +216,12 @@ class Beside:
                        for name in methods if (target := METHODS[name].warm_up) is not None]
         self.missing = [(target, kind) for _, target, kind in self.groups
                         if not is_ready(target, kind)]
+        #: ``colour``: the colour proof's first kernel is not in the cache either; the
+        #: child compiles it first (:meth:`load_colour`), none compiles in this process.
+        self.colour = colour and not (is_ready(COLOUR_TARGET, "colour")  # or --warm-up's:
+                                      or is_ready("nqmip.colour.proof:warm_up", "any"))
+        if self.colour:
+            self.missing.insert(0, (COLOUR_TARGET, "colour"))
         #: Whether a child compiles (the cache lacked some of the groups).
         self.compiling = bool(self.missing)
         self.background: Background | None = None
@@ -193,6 +245,22 @@ class Beside:
             finally:
                 self.started.set()
 
+    def load_colour(self, deadline: Deadline) -> float | None:
+        """The colour proof's kernels in this process, the seconds it took: loaded from the
+        cache, once the child has compiled them when they were not there (None: not by
+        ``deadline``). A compile here would hold the GIL past the limit: a first chess
+        n = 46 with 15 s answered past it, by the watchdog, its numpy climb's 78 (82 warm)."""
+        if self.colour:
+            self.start()
+            if self.background is not None and not self.background.wait_for(
+                    COLOUR_TARGET, "colour", deadline) and deadline.expired():
+                return None
+            if deadline.limited and deadline.remaining() < LOAD_SECONDS:
+                return None
+        seconds = load_colour(None if self.like is None else self.like.n, self.on_progress)
+        self.seconds += seconds
+        return seconds
+
     def ready(self, deadline: Deadline) -> bool | None:
         """Wait (until ``deadline``) for the first group and load every group that is ready;
         None if the first is not ready by then, else whether the search starts from the
@@ -206,6 +274,8 @@ class Beside:
         if self.background is not None and not self.background.wait_for(
                 first[1], first[2], deadline) and deadline.expired():
             return None
+        if self.compiling and deadline.limited and deadline.remaining() < LOAD_SECONDS:
+            return None  # compiled just now: its load would hold the GIL past the limit
         # ready, or the child failed: compile it here then
         self.seconds += load_method(first[0], self.like, self.on_progress)
         from_best = not rest

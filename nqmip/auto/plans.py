@@ -44,8 +44,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from nqmip.auto.cold import (
+    CLIMB_SHARE,
+    ColdKernels,
+    anneal_until_compiled,
+    climb_completion,
+    climb_until_colour,
+    climb_while_compiling,
+    first_climb,
+    quick_completion,
+    stand_in_climb,
+)
 from nqmip.auto.kernels import (  # noqa: F401 (warm_up and its tables: their old home)
     KERNEL_METHODS,
     KERNEL_WORDS,
@@ -64,8 +73,6 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
     COMPLETION_SEARCH_MAX_FREE,
-    FIRST_CLIMB_SECONDS,
-    FIRST_CLIMB_SHARE,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
@@ -175,16 +182,23 @@ def solve_auto(
     # reported as compile_time), so that the parts beside each other do not both compile;
     # a plan of ``LAZY`` starts its first part at once instead, which loads its own, and
     # the part beside it waits for a child process to compile its kernels (kernels.Beside).
-    lazy = LAZY.get(plan.name, {})
-    beside = Beside(instance, on_progress) if "beside" in lazy.values() else None
+    # On a first run under a limit every kernel compiles in a child process (cold.py):
+    # without one, a compile here keeps no deadline waiting and is the quickest.
+    lazy, limited = LAZY.get(plan.name, {}), deadline.limited
+    beside = (Beside(instance, on_progress, colour=limited and lazy.get("colour") == "first")
+              if "beside" in lazy.values() else None)
+    run.kernels = ColdKernels.of(plan, instance, on_progress, skip=tuple(lazy)) \
+        if limited else None
     loading = time.perf_counter()
-    warm_up(plan, on_progress, like=instance, skip=tuple(lazy))
+    warm_up(plan, on_progress, like=instance,
+            skip=tuple(lazy) if run.kernels is None else (*plan.kernels, "completion"))
     run.compile_time = time.perf_counter() - loading
     try:
         return _run_plan(plan, Call(run, deadline, exact, threads, size, beside), begin)
     finally:
-        if beside is not None:
-            beside.stop()
+        for child in (beside, run.kernels):
+            if child is not None:
+                child.stop()
 
 
 def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
@@ -195,15 +209,26 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
         # climbed at once (a part's kernels may load past a short limit)
         run.offer(explicit_result(instance, seed), "explicit")
         stand_in_climb(run, deadline)
+        if run.kernels is not None and plan.name == "mip":  # a first run: the MIP soon
+            first_climb(run, deadline)
+        elif run.kernels is not None:  # a first run: numpy searches while they compile
+            leading = next(iter(run.kernels.groups))
+            climb_while_compiling(run, run.kernels.until_ready(  # time left for the bound
+                leading, deadline.sub(share=CLIMB_SHARE)))
     elif plan.name != "completion" and call.size <= COMPLETION_SEARCH_MAX_FREE:
         # With fixed queens, the first completion (or the proof that there is none)
-        run.offer(first_completion(instance, deadline.sub(
-            FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE), seed), "completion search")
+        first = deadline.sub(FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE)
+        if run.kernels is None or run.kernels.get("completion", deadline, wait=False):
+            run.offer(first_completion(instance, first, seed), "completion search")
+        else:  # a first run: the search in plain Python while the kernels compile
+            run.offer(quick_completion(instance, first, seed), "completion (python)")
+            climb_completion(run, plan.name, deadline)
     if run.proven():  # feasibility: n queens is the optimum; or no completion exists
         return run.finish(begin)
     RUNNERS[plan.name](call)
-    if call.beside is not None:
-        run.compile_time += call.beside.seconds
+    for kernels in (call.beside, run.kernels):
+        if kernels is not None:
+            run.compile_time += kernels.seconds
     return run.finish(begin)
 
 
@@ -277,17 +302,20 @@ def _mip(call: Call) -> None:
         if run.bound is None:
             run.tighten(*cheap_bound(run.instance, deadline.sub(2.0)))
 
-    if not engine:
-        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+    if not engine:  # (on a first run not waiting for the kernels: the MIP's start is ready)
+        run.heuristic(deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE), wait=False)
         run.beside(deadline, lambda: solve_mip(deadline), from_best=True)
         return
     mip_deadline = deadline.sub()  # the branch and bound's proof cancels it
 
     def mip() -> None:
-        run.heuristic(mip_deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE))
+        run.heuristic(mip_deadline.sub(INCUMBENT_SECONDS, share=INCUMBENT_SHARE), wait=False)
         solve_mip(mip_deadline)
 
     def branch_and_bound(limit: Deadline) -> None:
+        anneal_until_compiled(run, "bnb", limit)
+        if not run.kernels_ready("bnb", limit):
+            return
         call.exact(limit, backend="bnb", threads=None,
                    start=run.best.placement if run.best is not None else None)
         if run.proven():  # the MIP (and its annealing) stop, and so does this thread
@@ -312,6 +340,9 @@ def _lp_search(call: Call) -> None:
     def branch_and_bound(limit: Deadline) -> None:
         # the annealing's core and the MIP's threads, as the MIP plan uses them
         workers = (call.threads if call.threads is not None else spare_cores()) + 1
+        anneal_until_compiled(run, "bnb", limit)
+        if not run.kernels_ready("bnb", limit):
+            return
         call.exact(limit, backend="bnb", threads=workers,
                    start=run.best.placement if run.best is not None else None)
         if run.proven():  # the annealing stops, and so does this thread
@@ -329,6 +360,8 @@ def _colour_quota(call: Call) -> None:
 
     def second_quota() -> None:
         run.tighten(*cheap_bound(run.instance))
+        if not run.kernels_ready(AUTO_COLOUR_HEURISTIC, deadline):
+            return
         run.offer(run.search(deadline, AUTO_COLOUR_HEURISTIC, run.start_from_best(),
                              seed=run.seed + 1), f"{AUTO_COLOUR_HEURISTIC} (second)")
 
@@ -358,8 +391,8 @@ def _anneal(call: Call) -> None:
 
     def second() -> None:
         run.tighten(*cheap_bound(run.instance, deadline))
-        if not deadline.expired():
-            method = SECOND_HEURISTIC if run.instance.dense is not None else AUTO_HEURISTIC
+        method = SECOND_HEURISTIC if run.instance.dense is not None else AUTO_HEURISTIC
+        if not deadline.expired() and run.kernels_ready(method, deadline):
             run.offer(run.search(deadline, method, _second_params(method, run.instance.n,
                                                                   deadline),
                                  seed=run.seed + 1), f"{method} (second)")
@@ -410,21 +443,23 @@ def _colour_proof(call: Call) -> None:
         return run.proven()
 
     def prove() -> None:
-        try:
-            seconds = load_colour(n, run.on_progress)  # its own kernels (LAZY), this core
+        try:  # its own kernels (LAZY); on a first run compiled by the child, not here
+            seconds = (load_colour(n, run.on_progress) if call.beside is None
+                       else call.beside.load_colour(proof_limit))
         finally:
             if call.beside is not None:  # then the annealing's compile, in a child process
                 call.beside.start()
-        with run.lock:
-            run.compile_time += seconds
-        found = proof.proof_result(instance, seed=run.seed, time_limit=proof_limit,
-                                   on_refuted=lowered)
+        found = None if seconds is None else proof.proof_result(
+            instance, seed=run.seed, time_limit=proof_limit, on_refuted=lowered)
         bound = cheap_bound(instance)
         with run.lock:
+            if call.beside is None:
+                run.compile_time += seconds or 0.0
             if found is not None:
                 run.offer(found, "colour proof")
             else:
-                run.plan.append("colour proof")
+                run.plan.append("colour proof" if seconds is not None
+                                else "colour proof (not compiled yet)")
             run.tighten(*bound)
         if mip_after and not run.proven() and not deadline.expired():
             exact(deadline, start=run.best.placement if run.best is not None else None)
@@ -444,39 +479,12 @@ def _colour_proof(call: Call) -> None:
             proof_limit.cancel()
             limit.cancel()
 
-    if call.beside is not None and call.beside.compiling:
+    if call.beside is not None and call.beside.colour:  # the proof's compile too
+        climb_until_colour(run, call.beside, deadline)
+    elif call.beside is not None and call.beside.compiling:
         first_climb(run, deadline)
     run.beside(deadline, prove, lead=second_stream,
                ready=None if call.beside is None else call.beside.ready)
-
-
-def stand_in_climb(run: Portfolio, deadline: Deadline) -> None:
-    """The explicit incumbent climbed for ``swapclimb.STAND_IN_SECONDS`` by numpy swaps
-    (where :func:`nqmip.heuristics.swapclimb.climbs`), what a stopped call would answer:
-    auto at chess n = 44 (black 3, white -1), 3 s, answered the construction's 44, the
-    colour proof's kernels loading past the limit on a first run."""
-    from nqmip.heuristics.swapclimb import STAND_IN_SECONDS, climb_result, climbs
-
-    best, instance = run.best, run.instance
-    if not climbs(instance) or best is None or best.placement is None:
-        return
-    limit = deadline.sub(STAND_IN_SECONDS)
-    run.guard("swap climb", lambda: run.offer(climb_result(
-        instance, np.asarray(best.placement), limit, run.seed), "swap climb"))
-
-
-def first_climb(run: Portfolio, deadline: Deadline) -> None:
-    """A first run: the numpy swap search from the incumbent (``FIRST_CLIMB_SECONDS``),
-    while the annealing's kernels compile in another process."""
-    from nqmip.heuristics.swapclimb import MAX_N, climb_result
-
-    best = run.best
-    if run.instance.fixed or run.instance.n > MAX_N or best is None \
-            or best.placement is None:
-        return
-    limit = deadline.sub(FIRST_CLIMB_SECONDS, share=FIRST_CLIMB_SHARE)
-    run.guard("swap climb", lambda: run.offer(climb_result(
-        run.instance, np.asarray(best.placement), limit, run.seed), "swap climb"))
 
 
 #: One function per plan of :data:`nqmip.auto.policy.PLANS` that runs after the explicit

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from nqmip.instance import Instance
 from nqmip.progress import Progress, ProgressCallback
 from nqmip.result import Result, Status, Termination
 from nqmip.verify import verified
+
+if TYPE_CHECKING:
+    from nqmip.auto.cold import ColdKernels
 
 
 class Portfolio:
@@ -37,6 +40,9 @@ class Portfolio:
         self.refuted: tuple[int, ...] = ()
         self.incumbent_source: str | None = None
         self.compile_time = 0.0
+        #: A first run's kernels (some not in numba's cache): compiled by a child process,
+        #: loaded as each part asks for them (:meth:`kernels_ready`); None: loaded before.
+        self.kernels: ColdKernels | None = None
         #: The parts that failed (an exception: a solver refusing an option, a licence
         #: too small for the model, a crash), with what they raised: recorded, never
         #: raised while another part holds an answer (:meth:`guard`, :meth:`finish`).
@@ -125,11 +131,26 @@ class Portfolio:
         return False
 
     def heuristic(self, deadline: Deadline, method: str = AUTO_HEURISTIC, *,
-                  from_best: bool = False) -> Result:
+                  from_best: bool = False, wait: bool = True) -> Result | None:
         """Run a heuristic until ``deadline``; ``from_best``: the annealing starts from the
-        incumbent (a search fed by another's placement; its first best is that placement)."""
+        incumbent (a search fed by another's placement; its first best is that placement).
+        None when its kernels were not compiled in time (a first run; ``wait``: for them,
+        until ``deadline``, else not at all)."""
+        if not self.kernels_ready(method, deadline, wait=wait):
+            return None
         params, step = self._start(from_best, method)
         return self.offer(self.search(deadline, method, params), step)
+
+    def kernels_ready(self, method: str, deadline: Deadline, *, wait: bool = True) -> bool:
+        """Whether ``method``'s kernels are loaded in this process: on a first run
+        (:attr:`kernels`), once a child has compiled them (waiting until ``deadline`` with
+        ``wait``); a method skipped for it is a step of the plan, ``"<method> (not
+        compiled yet)"``. Warm: always (the plan loaded them before its parts)."""
+        if self.kernels is None or self.kernels.get(method, deadline, wait=wait):
+            return True
+        with self.lock:
+            self.plan.append(f"{method} (not compiled yet)")
+        return False
 
     def beside(self, deadline: Deadline, work: Callable[[], object], *,
                method: str = AUTO_HEURISTIC, from_best: bool = False,
@@ -163,6 +184,10 @@ class Portfolio:
                     return None, step
                 if short:
                     started = self._start(True, method)
+            elif self.kernels is not None and not self.proven():
+                if not self.kernels_ready(method, search_deadline):
+                    return None, step
+                started = self._start(from_best, method)  # the best of now, after the wait
             if self.proven():
                 return None, step
             return self.guard(method, lambda: self.search(
@@ -186,7 +211,12 @@ class Portfolio:
         return self._start(True, AUTO_HEURISTIC)[0]
 
     def _start(self, from_best: bool, method: str) -> tuple[dict[str, Any], str]:
-        """The heuristic's parameters (``start``: the incumbent) and its step's name."""
+        """The heuristic's parameters (``start``: the incumbent) and its step's name. On a
+        first run the annealing starts from the incumbent while min-conflicts' kernels (its
+        own start) are not compiled."""
+        if method == AUTO_HEURISTIC and self.kernels is not None \
+                and not self.kernels.ready("minconflicts"):
+            from_best = True
         if from_best and self.best is not None and self.best.placement is not None:
             return ({"start": np.asarray(self.best.placement, dtype=np.int32)},
                     f"{method} from {self.incumbent_source}")

@@ -47,9 +47,9 @@ def _added(count: np.ndarray, old_i: np.ndarray, old_k: np.ndarray, new_i: np.nd
 
 def swap_climb(instance: Instance, start: np.ndarray, deadline: Deadline,
                seed: int | None = 0) -> tuple[np.ndarray, float, int]:
-    """The best conflict-free placement the search reached from ``start`` (a permutation,
-    no fixed queens; ``start`` itself when conflict-free and nothing better was found), its
-    weight, and the swaps it made."""
+    """The best conflict-free placement the search reached from ``start`` (a permutation
+    holding the instance's fixed queens, whose rows are never swapped; ``start`` itself
+    when conflict-free and nothing better was found), its weight, and the swaps it made."""
     n = instance.n
     p = np.asarray(start, dtype=np.int64).copy()
     weights = instance.weight_matrix()
@@ -64,6 +64,9 @@ def swap_climb(instance: Instance, start: np.ndarray, deadline: Deadline,
     best_p, swaps, since = p.copy(), 0, 0
     penalty = PENALTY * max(float(weights.max() - weights.min()), 1e-9)
     free_after = np.zeros(n, dtype=np.int64)
+    movable = np.ones(n, dtype=bool)
+    movable[[row for row, _ in instance.fixed]] = False
+    movable = movable[first] & movable[second]  # per pair: neither row holds a fixed queen
     while since < STALL_STEPS * n and not deadline.expired():
         pi, pk = p[first], p[second]
         added = (_added(diag, first - pi + n - 1, second - pk + n - 1, first - pk + n - 1,
@@ -71,8 +74,8 @@ def swap_climb(instance: Instance, start: np.ndarray, deadline: Deadline,
                  + _added(anti, first + pi, second + pk, first + pk, second + pi))
         gain = (weights[first, pk] + weights[second, pi]
                 - weights[first, pi] - weights[second, pk])
-        allowed = ((free_after[first] <= swaps) & (free_after[second] <= swaps)) | (
-            (attacks + added == 0) & (weight + gain > best + 1e-9))
+        allowed = movable & (((free_after[first] <= swaps) & (free_after[second] <= swaps))
+                             | ((attacks + added == 0) & (weight + gain > best + 1e-9)))
         score = np.where(allowed, gain - penalty * added, -np.inf)
         top = score.max()
         if top == -np.inf:
