@@ -95,7 +95,7 @@ class CpSatBackend(Backend):
             cp_model.UNKNOWN: stopped,
         })
         return solution(termination, placement, objective, bound, nodes, accepted,
-                        message=solver.status_name(status))
+                        message=f"CP-SAT status {solver.status_name(status)}")
 
 
 def _Progress(report: ProgressReporter) -> Any:

@@ -202,4 +202,11 @@ class GurobiBackend(Backend):
         })
         bound = float(model.ObjBound) if np.isfinite(model.ObjBound) else None
         return solution(termination, placement, objective, bound, nodes, accepted,
-                        message=f"Gurobi status {status}")
+                        message=f"Gurobi status {_status_name(GRB, status)}")
+
+
+def _status_name(grb: Any, status: int) -> str:
+    """``TIME_LIMIT (9)``: the name of gurobipy's status code, as its documentation gives
+    it, and the code (a note said only "Gurobi status 9")."""
+    names = {getattr(grb.Status, name): name for name in dir(grb.Status) if name.isupper()}
+    return f"{names[status]} ({status})" if status in names else str(status)
