@@ -9,8 +9,11 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --part hot_start --n 28,32,36 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part binary --given --n 28,32 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --rounds 4,8,16 --given --n 36 --seeds 123456789
+    python benchmarks/bench_bnb_nodes.py --rounds 4 --incumbents --n 40 --seeds 123456789
     python benchmarks/bench_bnb_nodes.py --part cliques --given --n 28,32,36 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --root --n 20,28,32,36,40 --seeds 123456789,1,2
+    python benchmarks/bench_bnb_nodes.py --part odd_cycles --given --n 28,32,36 --seeds 1,2
+    python benchmarks/bench_bnb_nodes.py --vary clique_depth=2,4,8 --n 28,32,36 --seeds 1,2
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
@@ -21,14 +24,22 @@ solving the LP again without each), ``hot_start`` (a node LP from the basis HiGH
 skips setBasis, :data:`nqmip.bnb.lp.HOT_START`), ``binary`` (binary branching on a
 fractional square instead of a line's children, :mod:`nqmip.bnb.binary`, off by default),
 ``cliques`` (the clique rows the root's LP violates kept in every node's LP, and those of
-the nodes less than ``CLIQUE_DEPTH`` deep kept for their subtrees, :mod:`nqmip.bnb.cliques`).
+the nodes less than ``CLIQUE_DEPTH`` deep kept for their subtrees, :mod:`nqmip.bnb.cliques`),
+``odd_cycles`` (the root's odd cycles kept with its cliques, :data:`nqmip.bnb.lp.ODD_CYCLES`).
 Prints one row per board: nodes and CPU seconds with the part on and off, and the ratio
 of the nodes; for the hot start also the runs that skipped setBasis and the dual simplex
 iterations (node LPs + trials), on / off; for conflict learning also the nogoods learnt,
 their mean size, the nodes they pruned before their LP and the squares they ruled out.
 
-``--root`` instead: the root LP's bound (in costs) without and with the clique rows, the
-rows added, the rounds and the seconds they took.
+``--vary NAME=V1,V2,...`` instead: one constant of the search (``clique_depth``:
+``lpsearch.CLIQUE_DEPTH``; ``reliable``: ``reliability.RELIABLE``; ``iterations``:
+``reliability.ITERATIONS``) at each value, the proof given the optimum (Gurobi's, not
+counted), the values' order turned from board to board: one row per board, nodes and CPU
+seconds per value.
+
+``--root`` instead: the root LP's bound (in costs) without rows added, with the clique
+rows, and with the cliques and odd cycles (:mod:`nqmip.bnb.oddcycles`): the rows added
+and the seconds they took.
 
 ``--rounds G1,G2,...`` instead: the rounds of a falling target (:mod:`nqmip.bnb.rounds`)
 with each ``ROUND_GROWTH`` given, one row per board and growth: nodes, CPU seconds and
@@ -36,7 +47,9 @@ every round as target:nodes (``+``: it found a placement at or above its target,
 its incumbent then); ``--plain G``: with ``PLAIN_GROWTH`` G (0: None), ``--stable on|off``
 ``PLAIN_STABLE``; ``--threads T``: T workers sharing the tree (their node counts depend
 on the machine); ``--given`` adds the proof's nodes given the optimum as the incumbent
-(no rounds).
+(no rounds); ``--incumbents`` prints every new incumbent (value, CPU second, the node of
+its round, what found it: the dive, an integral LP, the neighbourhood step);
+``--neighbourhood`` turns the neighbourhood step on (:mod:`nqmip.bnb.rins`).
 """
 
 from __future__ import annotations
@@ -53,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 import nqmip
-from nqmip.bnb import cliques, conflicts, lp, lpsearch, rounds
+from nqmip.bnb import cliques, conflicts, lp, lpsearch, reliability, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -64,7 +77,7 @@ PARTS = {"fixing": "REDUCED_COST_FIXING", "pseudo_costs": "PSEUDO_COSTS",
          "reliability": "RELIABILITY", "conflicts": "CONFLICTS",
          "conflicts_trials": "CONFLICTS", "conflicts_shallow": "CONFLICTS",
          "conflicts_exact": "CONFLICTS", "hot_start": "HOT_START", "binary": "BINARY",
-         "cliques": "CLIQUES"}
+         "cliques": "CLIQUES", "odd_cycles": "ODD_CYCLES"}
 
 
 def nodes(n: int, seed: int, part: str, on: bool, limit: float,
@@ -72,7 +85,7 @@ def nodes(n: int, seed: int, part: str, on: bool, limit: float,
     """The LP search's nodes and CPU seconds on the toulbar2 board, how it ended, and
     what conflict learning did (empty when off); ``given`` a placement, the proof from it
     (no rounds)."""
-    setattr(lp if part == "hot_start" else lpsearch, PARTS[part], on)
+    setattr(lp if part in ("hot_start", "odd_cycles") else lpsearch, PARTS[part], on)
     conflicts.TRIALS = part == "conflicts_trials"
     conflicts.SHALLOW_FIRST = part == "conflicts_shallow"
     conflicts.EXACT = part == "conflicts_exact"
@@ -97,19 +110,26 @@ def nodes(n: int, seed: int, part: str, on: bool, limit: float,
 
 
 def root_bound(n: int, seed: int) -> str:
-    """A table row: the root LP's bound without and with the cliques (costs)."""
+    """A table row: the root LP's bound without rows added, with the cliques, and with the
+    cliques and odd cycles (costs); the rows added and the CPU seconds of each."""
     instance, offset = to_maximisation(toulbar2_tutorial(n, seed))
     w = np.asarray(instance.weights, dtype=np.float64)
     lower, upper = np.zeros(n * n, np.int8), np.ones(n * n, np.int8)
-    node_lp = lp.NodeLP(w)
-    plain = node_lp.solve(lower, upper, None, None)
-    assert plain is not None
-    cpu = time.process_time()
-    cut = lp.root_cliques([node_lp], lower, plain, lambda: None)
-    cpu = time.process_time() - cpu
-    assert cut is not None
-    return f"| {n} | {seed} | {offset - plain.value:.2f} | {offset - cut.value:.2f} | " \
-        f"{plain.value - cut.value:.2f} | {node_lp.cuts} | {cpu:.2f} |"
+    cells = []
+    held = lp.ODD_CYCLES
+    for cycles in (False, True):
+        lp.ODD_CYCLES = cycles
+        node_lp = lp.NodeLP(w)
+        plain = node_lp.solve(lower, upper, None, None)
+        assert plain is not None
+        cpu = time.process_time()
+        cut = lp.root_cliques([node_lp], lower, plain, lambda: None)
+        cpu = time.process_time() - cpu
+        assert cut is not None
+        cells.append(f"{offset - cut.value:.2f} | {node_lp.cuts} + {node_lp.cycles} | "
+                     f"{cpu:.2f}")
+    lp.ODD_CYCLES = held
+    return f"| {n} | {seed} | {offset - plain.value:.2f} | {' | '.join(cells)} |"
 
 
 def optimum(n: int, seed: int) -> tuple[int, ...]:
@@ -121,11 +141,14 @@ def optimum(n: int, seed: int) -> tuple[int, ...]:
 
 
 def in_rounds(n: int, seed: int, growth: float, limit: float,
-              given: tuple[int, ...] | None = None,
-              threads: int = 1) -> tuple[int, float, str, list[str], Any]:
+              given: tuple[int, ...] | None = None, threads: int = 1,
+              neighbourhood: bool = False,
+              found: list[str] | None = None) -> tuple[int, float, str, list[str], Any]:
     """The LP search in rounds with ``growth`` (or, ``given`` a placement, the plain
-    search from it) on ``threads`` workers: nodes, CPU seconds, how it ended, each round
-    as target:nodes, and the best placement."""
+    search from it) on ``threads`` workers, with the neighbourhood step or not: nodes,
+    CPU seconds, how it ended, each round as target:nodes, and the best placement;
+    ``found`` gets every new incumbent (its value, CPU seconds, the node of its round and
+    what found it)."""
     rounds.ROUND_GROWTH = growth
     instance = to_maximisation(toulbar2_tutorial(n, seed))[0]
     start = given if given is not None else explicit_solution(n)
@@ -148,12 +171,37 @@ def in_rounds(n: int, seed: int, growth: float, limit: float,
 
     lpsearch.in_rounds = watched
     cpu = time.process_time()
+    finders = {"_dive": "dive", "_rins": "neighbourhood step", "_take_integral": "LP"}
+    saved = {name: getattr(lpsearch.Tree, name) for name in ("offer", *finders)}
+    if found is not None:
+        finder = ["start"]
+
+        def offer(tree: Any, value: float, placement: tuple[int, ...]) -> None:
+            if tree.incumbent is None or value > tree.incumbent + 1e-9:
+                found.append(f"{value:g} at {time.process_time() - cpu:.1f} s, node "
+                             f"{tree.nodes:,} by {finder[0]}")
+            saved["offer"](tree, value, placement)
+
+        def by(name: str) -> Any:
+            def call(tree: Any, *args: Any) -> Any:
+                finder[0] = finders[name]
+                try:
+                    return saved[name](tree, *args)
+                finally:
+                    finder[0] = "a worker's share"
+            return call
+
+        lpsearch.Tree.offer = offer  # type: ignore[method-assign]
+        for name in finders:
+            setattr(lpsearch.Tree, name, by(name))
     try:
         out = lpsearch.lp_branch_and_bound(
             instance, Deadline(limit), None if start is None else tuple(int(c) for c in start),
-            neighbourhood=False, rounds=given is None, threads=threads)
+            neighbourhood=neighbourhood, rounds=given is None, threads=threads)
     finally:
         lpsearch.in_rounds = real
+        for name, method in saved.items():
+            setattr(lpsearch.Tree, name, method)
     cpu = time.process_time() - cpu
     return out.nodes, cpu, out.termination.value, seen, out
 
@@ -170,16 +218,55 @@ def main_rounds(args: argparse.Namespace) -> int:
         for seed in args.seeds:
             best = None
             for growth in args.rounds:
+                found: list[str] = []
                 count, cpu, how, seen, out = in_rounds(n, seed, growth, args.time_limit,
-                                                       threads=args.threads)
+                                                       threads=args.threads,
+                                                       neighbourhood=args.neighbourhood,
+                                                       found=found)
                 best = out.placement
                 print(f"| {n} | {seed} | {growth:g} | {count:,} | {cpu:.1f} | "
                       f"{' '.join(seen)} | {out.objective:g} ({how}) |", flush=True)
+                if args.incumbents:
+                    print("  incumbents: " + "; ".join(found), flush=True)
             if args.given and best is not None:
                 count, cpu, how, _, out = in_rounds(n, seed, 0.0, args.time_limit, best,
                                                     args.threads)
                 print(f"| {n} | {seed} | given | {count:,} | {cpu:.1f} | - | "
                       f"{out.objective:g} ({how}) |", flush=True)
+    return 0
+
+
+VARY = {"clique_depth": (lpsearch, "CLIQUE_DEPTH"), "reliable": (reliability, "RELIABLE"),
+        "iterations": (reliability, "ITERATIONS")}
+
+
+def main_vary(args: argparse.Namespace) -> int:
+    """``--vary NAME=V1,V2``: a row per board, the proof given the optimum at each value."""
+    name, _, values = args.vary.partition("=")
+    if name not in VARY or not values:
+        raise SystemExit(f"--vary takes NAME=V1,V2 with NAME one of {', '.join(VARY)}")
+    module, attr = VARY[name]
+    chosen = [int(v) for v in values.split(",")]
+    old = getattr(module, attr)
+    print("| N | seed | " + " | ".join(f"{name} {v}: nodes | CPU s" for v in chosen) + " |")
+    print("| ---: | ---: |" + " ---: | ---: |" * len(chosen))
+    turn = 0
+    for n in args.n:
+        for seed in args.seeds:
+            given = optimum(n, seed)
+            runs = {}
+            order = chosen[turn % len(chosen):] + chosen[:turn % len(chosen)]
+            for v in order:
+                setattr(module, attr, v)
+                try:
+                    runs[v] = nodes(n, seed, "cliques", True, args.time_limit, given)
+                finally:
+                    setattr(module, attr, old)
+            turn += 1
+            cells = " | ".join(f"{runs[v][0]:,} | {runs[v][1]:.1f}" for v in chosen)
+            ends = {runs[v][2] for v in chosen}
+            print(f"| {n} | {seed} | {cells} |" + ("" if len(ends) == 1 else f" {ends} |")
+                  + f" {runs[chosen[0]][2]}", flush=True)
     return 0
 
 
@@ -199,29 +286,39 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="with --rounds: the LP search's workers (one tree); with more "
                         "than one the node counts depend on the machine")
+    parser.add_argument("--incumbents", action="store_true",
+                        help="with --rounds: every new incumbent, its CPU second, the node "
+                        "of its round and what found it")
+    parser.add_argument("--neighbourhood", action="store_true",
+                        help="with --rounds: the neighbourhood step on (nqmip.bnb.rins)")
     parser.add_argument("--given", action="store_true",
                         help="with --rounds: also the proof given the optimum; with --part: "
                         "the proof only, given the optimum (found by Gurobi, not counted)")
+    parser.add_argument("--vary", help="NAME=V1,V2,...: a constant of the search at each "
+                        f"value, the proof given the optimum ({', '.join(VARY)})")
     parser.add_argument("--n", type=lambda t: [int(x) for x in t.split(",")], default=[28])
     parser.add_argument("--seeds", type=lambda t: [int(x) for x in t.split(",")],
                         default=[123456789, 1, 2])
     parser.add_argument("--time-limit", type=float, default=600.0)
     args = parser.parse_args()
     if args.root:
-        print("| N | seed | root LP | with cliques | gain | rows added | CPU s |")
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| N | seed | root LP | with cliques | rows | CPU s | and odd cycles | rows "
+              "(cliques + cycles) | CPU s |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for n in args.n:
             for seed in args.seeds:
                 print(root_bound(n, seed), flush=True)
         return 0
-    if (args.part is None) == (args.rounds is None):
-        parser.error("give one of --part, --rounds and --root")
+    if sum(x is not None for x in (args.part, args.rounds, args.vary)) != 1:
+        parser.error("give one of --part, --rounds, --vary and --root")
     if args.threads < 1 or (args.threads != 1 and args.rounds is None):
         parser.error(f"--threads must be at least 1, and goes with --rounds (got {args.threads})")
     warm_up()
     cliques.violated(4, np.zeros(16))  # its kernel compiled (numba) before any timing
     if args.rounds is not None:
         return main_rounds(args)
+    if args.vary is not None:
+        return main_vary(args)
     print(f"| N | seed | nodes {args.part} on | CPU s | nodes off | CPU s | on / off |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     turn = 0

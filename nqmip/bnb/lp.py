@@ -28,8 +28,14 @@ from typing import Any
 import numpy as np
 
 from nqmip import highs_threads
+from nqmip.bnb import oddcycles
 from nqmip.bnb.cliques import ROOT_ROUNDS, violated
 
+#: Odd-cycle rows at the root (:mod:`nqmip.bnb.oddcycles`), in the rounds of
+#: :func:`root_cliques` that find no violated clique. Off: toulbar2 N = 28 and 32, the
+#: optimum given, one thread (docs/bnb.md, Part 12), 16,251 nodes in 79.4 CPU s against
+#: 14,656 in 63.6, though the root's bound rises by 0.4 to 1.4 more.
+ODD_CYCLES = False
 #: The dual simplex's pricing: Dantzig's rule (``simplex_dual_edge_weight_strategy = 0``)
 #: against HiGHS's default (dual steepest edge): 7.7 s against 9.4 s of LP time over the
 #: same 7,000 nodes at N = 28 of the toulbar2 family (Devex 9.0 s).
@@ -103,12 +109,14 @@ class NodeLP:
         self.rows = h.getNumRow()  # the lines, then the cliques added (:meth:`add_rows`)
         self.lines = self.rows  # the rows of the lines
         self._added: list[np.ndarray] = []  # the squares of the rows added, in order
+        self._sides: list[float] = []  # their right sides
         # per row, a number no other row had (a basis knows its rows by its last one's)
         self._stamps = list(range(self.rows))
         self._stamp = self.rows
         # the dual simplex iterations of the solves, the trials and conflict learning's
         self.iterations = [0, 0, 0]
         self.cuts = 0  # the cliques added (:meth:`strengthen`)
+        self.cycles = 0  # the odd cycles added (:func:`root_cliques`)
         self.hot = 0  # the runs that skipped setBasis (HOT_START)
         self._held: Any = None  # the basis object HiGHS holds now (None: not known)
         self._closed = (highspy.HighsModelStatus.kInfeasible,
@@ -154,20 +162,23 @@ class NodeLP:
         self.iterations[count] += int(h.getInfo().simplex_iteration_count)
         return h.getModelStatus()
 
-    def add_rows(self, rows: list[np.ndarray]) -> None:
-        """Rows ``sum of x over the squares <= 1``, one per array of squares (the cliques
-        of :mod:`nqmip.bnb.cliques`), after the others: HiGHS keeps its basis, the new
+    def add_rows(self, rows: list[np.ndarray], rhs: list[float] | None = None) -> None:
+        """Rows ``sum of x over the squares <= 1`` (or ``<= rhs``), one per array of
+        squares (the cliques of :mod:`nqmip.bnb.cliques`, the odd cycles of
+        :mod:`nqmip.bnb.oddcycles`), after the others: HiGHS keeps its basis, the new
         rows' slacks basic. A basis taken before them cuts them off again
         (:meth:`_prepared`): a node's rows are kept for its subtree only."""
         if not rows:
             return
+        sides = [1.0] * len(rows) if rhs is None else list(rhs)
         sizes = np.array([cells.size for cells in rows])
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
         index = np.concatenate(rows).astype(np.int32)
-        self.h.addRows(len(rows), np.full(len(rows), -np.inf), np.ones(len(rows)),
+        self.h.addRows(len(rows), np.full(len(rows), -np.inf), np.asarray(sides),
                        index.size, starts, index, np.ones(index.size))
         self._stamps.extend(range(self._stamp, self._stamp + len(rows)))
         self._added.extend(rows)
+        self._sides.extend(sides)
         self._stamp += len(rows)
         self.rows += len(rows)
 
@@ -184,15 +195,19 @@ class NodeLP:
         self.cuts += len(cuts)
         return self.solve(lower, upper, None, cutoff, seconds=seconds)
 
-    def keep(self, rows: list[np.ndarray]) -> None:
-        """``rows`` (the root's cliques, when other rows are added) made part of the LP
-        for good: no basis cuts them off."""
-        self.add_rows(rows)
+    def keep(self, rows: list[np.ndarray], rhs: list[float] | None = None) -> None:
+        """``rows`` (the root's cliques and odd cycles, when other rows are added; right
+        sides ``rhs``, 1 if None) made part of the LP for good: no basis cuts them off."""
+        self.add_rows(rows, rhs)
         self.base = self.rows
 
     def added(self) -> list[np.ndarray]:
         """The squares of every row added (:meth:`add_rows`) and held, in order."""
         return list(self._added)
+
+    def sides(self) -> list[float]:
+        """The right sides of the rows of :meth:`added`, in order."""
+        return list(self._sides)
 
     def truncate(self, rows: int) -> None:
         """The rows past the first ``rows`` deleted (the cliques of a subtree left)."""
@@ -200,6 +215,7 @@ class NodeLP:
             self.h.deleteRows(self.rows - rows, np.arange(rows, self.rows, dtype=np.int32))
             del self._stamps[rows:]
             del self._added[rows - self.lines:]
+            del self._sides[rows - self.lines:]
             self.rows = rows
 
     def _prepared(self, basis: _Basis) -> Any:
@@ -287,9 +303,10 @@ class NodeLP:
 def root_cliques(lps: list[NodeLP], lower: np.ndarray, root: NodeSolution,
                  seconds: Callable[[], float | None]) -> NodeSolution | None:
     """The root's LP (``root``, of the first of ``lps``, under ``lower``) again with the
-    cliques it violates, in rounds (``ROOT_ROUNDS``) until none is or ``seconds()`` (the
-    time left) runs out, the last round's LP then left out; the rows kept for good in
-    every one of ``lps``. The last LP (None: infeasible)."""
+    cliques it violates, in rounds (``ROOT_ROUNDS``), and, with ``ODD_CYCLES``, in a round
+    without a violated clique the odd cycles it violates (:mod:`nqmip.bnb.oddcycles`),
+    until none is or ``seconds()`` (the time left) runs out, the last round's LP then left
+    out; the rows kept for good in every one of ``lps``. The last LP (None: infeasible)."""
     first = lps[0]
     upper = np.ones(lower.size, np.int8)
     out: NodeSolution | None = root
@@ -297,16 +314,22 @@ def root_cliques(lps: list[NodeLP], lower: np.ndarray, root: NodeSolution,
         rows = first.rows
         try:
             again = first.strengthen(lower, upper, root, None, seconds=seconds())
+            if again is not None and first.rows == rows and ODD_CYCLES:
+                cycles = oddcycles.violated(first.n, again.x)
+                first.add_rows([cells for cells, _ in cycles], [rhs for _, rhs in cycles])
+                first.cycles += len(cycles)
+                if cycles:
+                    again = first.solve(lower, upper, None, None, seconds=seconds())
         except OutOfTime:
             break
         out = again
         if again is None or first.rows == rows:
             break
         root = again
-    added = first.added()
+    added, sides = first.added(), first.sides()
     first.keep([])
     for other in lps[1:]:
-        other.keep(added)
+        other.keep(added, sides)
     return out
 
 
