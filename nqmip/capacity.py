@@ -97,6 +97,27 @@ def _human(nbytes: float) -> str:
     return f"{nbytes:.1f} PB"  # pragma: no cover
 
 
+#: A worker process of a pool or a local Dask cluster: a fresh interpreter that loads
+#: numpy, numba and its kernels (a Dask worker of the branch and bound: about 200-230 MB
+#: resident; a forked counting worker about 90 MB, most of it shared with its parent).
+PROCESS_BYTES = BASE_BYTES
+FORKED_PROCESS_BYTES = 128 * 2**20
+
+
+def check_processes(count: int, *, each: int = PROCESS_BYTES, what: str = "worker") -> None:
+    """Raise :class:`CapacityError` when ``count`` processes of about ``each`` bytes would
+    not fit in the available memory: ``--workers 256`` started 256 interpreters, which a
+    machine of 24 GB cannot hold, and the kernel's out-of-memory killer ended them (or the
+    machine's other work) half-way. Refused up front, with how many would fit."""
+    have = available_bytes()
+    if have is None or count <= 1 or count * each <= USABLE_SHARE * have:
+        return
+    fit = max(int(USABLE_SHARE * have // each), 1)
+    raise CapacityError(
+        f"{count} {what} processes need about {_human(count * each)} ({_human(each)} "
+        f"each), but this machine has {_human(have)} available: at most {fit}")
+
+
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
                method: str = "", model_rows: int | None = None,
                need: int | None = None, extra: int = 0, extra_for: str = "") -> None:

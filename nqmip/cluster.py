@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from nqmip.capacity import FORKED_PROCESS_BYTES, PROCESS_BYTES, check_processes
+
 #: The level of distributed's own log lines on a local cluster's workers and, while it
 #: closes, in this process: none. The end of a run cancels its tasks, and the workers said
 #: so ('distributed.worker.state_machine - WARNING - Async instruction ... ended with
@@ -86,6 +88,8 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: "
                                f"{exc}") from None
     else:
+        if processes:
+            check_processes(workers or 1)  # before any process starts
         local = _start_local(LocalCluster, workers or 1, processes)
         client = Client(local)
     try:
@@ -223,6 +227,14 @@ def end_pool(pool: Any) -> None:
 RESTARTS = 3
 
 
+def _forks(context: Any) -> bool:
+    """Whether a pool of this multiprocessing ``context`` forks its processes (they share
+    the parent's pages until written)."""
+    import multiprocessing
+
+    return bool((context or multiprocessing.get_context()).get_start_method() == "fork")
+
+
 class TaskPool:
     """Tasks, each under a key, on a pool: a local ``ProcessPoolExecutor`` of ``workers``
     processes (``context``, ``initializer`` and the ``initargs()`` of each new pool),
@@ -238,6 +250,9 @@ class TaskPool:
                  context: Any = None, initializer: Callable[..., Any] | None = None,
                  initargs: Callable[[], tuple[Any, ...]] | None = None,
                  restarts: int | None = None, what: str = "the pool") -> None:
+        if executor is None:  # before any process starts
+            check_processes(workers, each=FORKED_PROCESS_BYTES if _forks(context)
+                            else PROCESS_BYTES)
         self.workers = workers
         self._executor = executor
         self._local = executor is None

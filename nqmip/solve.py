@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
+from nqmip.capacity import check_processes
 from nqmip.fits import check_capacity, check_random
 from nqmip.instance import FixedSpec, Instance, WeightsSpec, free_rows, make_instance
 from nqmip.methods import (
@@ -304,6 +305,8 @@ def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
             raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
                              "search on a cluster has the cluster's parallelism and node "
                              "counts; drop one")
+    if workers is not None:  # a local cluster's processes must fit in the memory
+        check_processes(int(workers))
 
 
 def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],

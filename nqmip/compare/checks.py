@@ -207,3 +207,20 @@ def check_files(args: Any, output: Path | None) -> Path | None:
                    *[("--plot", p) for p in plots], ("--report", args.report),
                    ("--csv", csv)])
     return csv
+
+
+def check_processes(workers: int | None, jobs: int | None, runs: int) -> None:
+    """Refuse a sweep whose processes at once would not fit in this machine's memory (a
+    local Dask cluster of ``workers``, or ``jobs`` runs at once, at most one per run):
+    ``--workers 200`` ended in a ``CapacityError`` traceback from the cluster's start."""
+    from nqmip.capacity import CapacityError
+    from nqmip.capacity import check_processes as check
+
+    try:
+        if workers is not None:
+            check(workers)
+        elif jobs is not None:
+            check(min(jobs, runs), what="run")
+    except CapacityError as exc:
+        raise UsageError(f"{'--workers' if workers is not None else '--jobs'} "
+                         f"{workers if workers is not None else jobs}: {exc}") from None
