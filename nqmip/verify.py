@@ -1,8 +1,9 @@
 """The independent checker.
 
 Nothing here shares code with the formulations or the heuristics: a placement is checked
-from first principles (counting queens per column and per diagonal with ``np.bincount``),
-in O(n) time and memory, so it serves for millions of queens too. :func:`verified` is the
+from first principles (marking or counting queens per column and per diagonal in numpy
+arrays; :func:`is_solution` of a short list of ints with sets), in O(n) time and memory,
+so it serves for millions of queens too. :func:`verified` is the
 gate every :class:`~nqmip.result.Result` passes before it leaves the package.
 """
 
