@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -111,6 +113,35 @@ def test_is_solution_checks_fixed_queens() -> None:
     assert not nqmip.is_solution(p, {0: 2})
     assert not nqmip.is_solution((0, 1, 2, 3))
     assert not nqmip.is_solution((0, 7, 1, 2))
+
+
+@given(st.one_of(st.lists(st.integers(-2, 8), max_size=8),
+                st.integers(0, 8).flatmap(lambda n: st.permutations(range(n)))),
+       st.dictionaries(st.integers(-1, 8), st.integers(-1, 8), max_size=2))
+def test_a_short_list_of_ints_is_judged_as_its_array(p: list[int],
+                                                     fixed: dict[int, int]) -> None:
+    """A list or tuple of Python ints is checked with sets (nqmip.verify.SMALL), an array
+    through numpy: the same answers, off-board columns and fixed queens included."""
+    expected = nqmip.is_solution(np.array(p, dtype=np.int64), fixed)
+    assert nqmip.is_solution(p, fixed) == nqmip.is_solution(tuple(p), fixed) == expected
+    on_board = all(0 <= col < len(p) for col in p)
+    keeps = all(0 <= row < len(p) and p[row] == col for row, col in fixed.items())
+    assert expected == (on_board and brute_conflicts(p) == 0 and keeps)
+
+
+def test_every_permutation_up_to_7_is_judged_as_its_array() -> None:
+    for n in range(8):
+        for p in itertools.permutations(range(n)):
+            assert nqmip.is_solution(p) == nqmip.is_solution(np.array(p)), p
+
+
+def test_a_short_list_of_other_things_is_not_a_solution() -> None:
+    assert nqmip.is_solution([1, 3, 0, 2]) and nqmip.is_solution([])
+    for odd in ([1.0, 3.0, 0.0, 2.0], [True, False], ["1", "3", "0", "2"], [[1], [3]],
+                [1, 3, 0, 2.0]):
+        assert not nqmip.is_solution(odd), odd
+    assert nqmip.is_solution([np.int64(c) for c in (1, 3, 0, 2)])  # numpy's path
+    assert nqmip.is_solution(list(range(1, 130, 2)) + list(range(0, 130, 2)))  # past SMALL
 
 
 def test_check_placement_rejects_wrong_objective() -> None:
