@@ -20,9 +20,10 @@ import nqmip
 #: code with it, and never registers their signatures).
 PROBE = """
 import json
-from nqmip.enumeration import count
+from nqmip.enumeration import constellations, count
 from nqmip.enumeration.count import takaken_kernels
-from nqmip.heuristics import tabu
+from nqmip.enumeration.count_tasks import run_task
+from nqmip.heuristics import kernels as swaps, localsearch, tabu
 from nqmip.heuristics.ga import kernels as ga, run
 from nqmip.lex import descent_kernels, kernels as lex, search
 
@@ -30,11 +31,17 @@ search.warm_up()
 run.warm_up()
 tabu.warm_up()
 count.warm_up("classes")
+count.warm_up("border")
+run_task(8, (), (0, 2), border=True)  # a worker's share of the border count, from Python
 kernels = {"lex._propagate": lex._propagate, "lex._clear": lex._clear,
            "lex._assign": lex._assign, "descent._extreme_sums": descent_kernels._extreme_sums,
            "ga.ga_chunk": ga.ga_chunk, "ga._crossover": ga._crossover,
            "ga._record": ga._record, "ga._worst": ga._worst,
-           "tabu.tabu_chunk": tabu.tabu_chunk,
+           "tabu.tabu_chunk": tabu.tabu_chunk, "tabu._pair_slot": tabu._pair_slot,
+           "swaps.apply_swap": swaps.apply_swap, "swaps.swap_delta": swaps.swap_delta,
+           "swaps.queen_conflicts": swaps.queen_conflicts,
+           "localsearch.note_row": localsearch.note_row,
+           "constellations.count_starts": constellations.count_starts,
            "takaken_subtree": takaken_kernels().takaken_subtree}
 print(json.dumps({name: len(k.signatures) for name, k in kernels.items()}))
 """
@@ -47,7 +54,7 @@ def test_every_kind_of_weights_reaches_the_kernels_as_one_type() -> None:
 
 
 def test_a_warm_up_compiles_each_kernel_once(tmp_path: Path) -> None:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # compiles: about 20 s of CPU
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # compiles: about 25 s of CPU
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                          check=True, env=env).stdout
     signatures = json.loads(out.strip().splitlines()[-1])
