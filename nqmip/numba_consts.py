@@ -14,7 +14,8 @@ it); numba sees ``int64``.
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,3 +24,7 @@ NO_ROW = cast(int, np.int64(-1))
 INT0 = cast(int, np.int64(0))
 INT1 = cast(int, np.int64(1))
 INT2 = cast(int, np.int64(2))
+
+#: ``np.int64``, typed for mypy as giving an int: an index read from an int32 array (a row
+#: of ``free_rows``) passed on as int64, so a callee compiles once, not once per width.
+as_int64 = cast("Callable[[Any], int]", np.int64)

@@ -57,7 +57,9 @@ def _scan(x: np.ndarray, tol: float, cells: np.ndarray, sums: np.ndarray) -> int
     is kept from its leader (its largest value, then its first square) only."""
     n = x.shape[0]
     pad = np.zeros((3 * n, 3 * n))
-    pad[n:2 * n, n:2 * n] = x
+    for i in range(n):  # element by element: a slice assignment compiles numba's
+        for j in range(n):  # shape-mismatch message (4 s of CPU cold, docs/compile.md)
+            pad[n + i, n + j] = x[i, j]
     found = 0
     shapes = (_PLUS, _CROSS, _SQUARE)
     for p in range(n * n):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from nqmip.instance import Instance
 from nqmip.result import Termination
 
@@ -51,3 +53,17 @@ def global_bound(top: float, incumbent: float | None, step: float, instance: Ins
         return pruned
     bound = instance.rounded_bound(float(top))
     return bound if pruned is None else max(bound, pruned)
+
+
+def bnb_weights(instance: Instance) -> np.ndarray:
+    """The weights as the kernels take them (n x n, float64, C order, read-only): one numba
+    type for every instance. A feasibility board's ones were a writable array, a type apart
+    from the read-only weights the warm-up compiles for: its first search compiled every
+    kernel again (about 13 s of CPU)."""
+    n = instance.n
+    w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
+                             else np.ones((n, n)), dtype=np.float64)
+    if w.flags.writeable:
+        w = w.copy()  # never the caller's array: made read-only here
+        w.setflags(write=False)
+    return w

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT0
 
 #: Nodes of one dive (a few microseconds each: a tenth of a node's LP).
 DIVE_NODES = 500
@@ -42,7 +43,7 @@ def dive(allowed: np.ndarray, key: np.ndarray, rowf: np.ndarray, colf: np.ndarra
     pos = np.zeros(free, np.int64)
     row = np.empty(free, np.int64)
     nodes = 0
-    e = 0
+    e = INT0  # a numpy scalar: _undo compiles for int64 only, never Literal[int](0)
     opened = False
     while True:
         if not opened:  # choose the row of depth e and its squares
@@ -80,13 +81,13 @@ def dive(allowed: np.ndarray, key: np.ndarray, rowf: np.ndarray, colf: np.ndarra
             d1f[r - c + n - 1] = 0
             d2f[r + c] = 0
             if e + 1 == free:
-                _undo(row, out, e + 1, rowf, colf, d1f, d2f, keep=True)
+                _undo(row, out, e + 1, rowf, colf, d1f, d2f, keep=np.True_)
                 return True
             e += 1
             opened = False
             continue
         if e == 0 or nodes >= budget:
-            _undo(row, out, e, rowf, colf, d1f, d2f, keep=False)
+            _undo(row, out, e, rowf, colf, d1f, d2f, keep=np.False_)
             return False
         e -= 1  # take back the queen of depth e, try its next square
         r = row[e]

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import INT1, NO_ROW
 
 #: Cost of a forbidden square in the Hungarian method (far above any weight used).
 BIG = 1e15
@@ -445,7 +446,7 @@ def run(w: np.ndarray, rowf: np.ndarray, colf: np.ndarray, d1f: np.ndarray,
             r = cand[e, j] // n
             c = cand[e, j] % n
             brow[e] = r
-            _place(r, c, 1, rowf, colf, d1f, d2f, qcol)
+            _place(r, c, INT1, rowf, colf, d1f, d2f, qcol)
             values[e + 1] = values[e] + w[r, c]
             for d in range(2 * n - 1):
                 lam1[e + 1, d] = lam1[e, d]
@@ -464,7 +465,7 @@ def run(w: np.ndarray, rowf: np.ndarray, colf: np.ndarray, d1f: np.ndarray,
             st[DEPTH] = 0
             return True
         e -= 1
-        _place(brow[e], qcol[brow[e]], -1, rowf, colf, d1f, d2f, qcol)
+        _place(brow[e], qcol[brow[e]], NO_ROW, rowf, colf, d1f, d2f, qcol)
 
 
 @njit(cache=True, nogil=True)

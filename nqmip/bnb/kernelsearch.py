@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.bnb import kernels as k
-from nqmip.bnb.common import Outcome, global_bound, need_step
+from nqmip.bnb.common import Outcome, bnb_weights, global_bound, need_step
 from nqmip.budget import Deadline
 from nqmip.chunks import run_chunks
 from nqmip.instance import Instance
@@ -44,8 +44,7 @@ def kernel_search(instance: Instance, deadline: Deadline, start: tuple[int, ...]
     """:func:`nqmip.bnb.search.branch_and_bound` with the kernel's Lagrangian bound, on one
     thread; ``blocked`` (n x n, 1: no queen there) rules squares out of the whole search."""
     n = instance.n
-    w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
-                             else np.ones((n, n)), dtype=np.float64)
+    w = bnb_weights(instance)
     m = 2 * n - 1
     rowf = np.ones(n, np.int8)
     colf = np.ones(n, np.int8)

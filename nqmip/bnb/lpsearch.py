@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.bnb import binary, conflicts, parallel, reliability
-from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
+from nqmip.bnb.common import NONE_OPEN, Outcome, bnb_weights, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime, root_cliques
 from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
@@ -398,8 +398,7 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
     if BINARY and spread is not None:
         raise ValueError("binary branching (lpsearch.BINARY) runs in threads, not on a cluster")
     n = instance.n
-    w = np.ascontiguousarray(instance.weights if not instance.is_feasibility
-                             else np.ones((n, n)), dtype=np.float64)
+    w = bnb_weights(instance)
     lps = [NodeLP(w) for _ in range(max(1, threads))]
     probe = _tree(instance, w, lps[0])
     if probe is None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.bnb.common import bnb_weights
 from nqmip.instance import Instance
 
 #: Nodes a task searches before it hands its open nodes back (a killed worker loses at
@@ -103,9 +104,7 @@ def _added(tree: Any, start: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]
 
 
 def weights_of(instance: Instance) -> np.ndarray:
-    n = instance.n
-    return np.ascontiguousarray(instance.weights if not instance.is_feasibility
-                                else np.ones((n, n)), dtype=np.float64)
+    return bnb_weights(instance)
 
 
 class _Shared:

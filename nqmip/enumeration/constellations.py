@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqmip.numba_cache import njit
-from nqmip.numba_consts import INT0
+from nqmip.numba_consts import INT0, INT1
 
 #: The largest board counted by constellations (the right-going mask stays below bit 63).
 MAX_N = 22
@@ -256,4 +256,5 @@ def count_starts(n: int, found: np.ndarray, weights: np.ndarray, first: int, str
 def count_all(n: int) -> int:
     """Every solution of the empty n x n board (OEIS A000170), MIN_N <= n <= MAX_N."""
     found, weights = starts(n)
-    return count_starts(n, found, weights, 0, 1)
+    # int64, not literals: the workers' count_starts (count_tasks) loads this signature
+    return count_starts(n, found, weights, INT0, INT1)

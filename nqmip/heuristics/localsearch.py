@@ -30,6 +30,7 @@ from nqmip.heuristics.common import (
 from nqmip.heuristics.kernels import queen_conflicts
 from nqmip.instance import Instance, make_instance
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import as_int64
 from nqmip.outcome import make_result
 from nqmip.progress import ProgressCallback, ProgressReporter
 from nqmip.result import Result, Termination, as_placement
@@ -105,7 +106,7 @@ def scan_conflicted(
     size = 0
     in_list[:] = 0
     for idx in range(free_rows.size):
-        row = free_rows[idx]
+        row = as_int64(free_rows[idx])  # int64 rows: one signature per callee
         if queen_conflicts(perm, diag, anti, row) > 0:
             conflicted[size] = row
             in_list[row] = 1
@@ -141,7 +142,7 @@ def pick_conflicted(
             if size == 0:
                 return -1  # only fixed queens are attacked: nothing can move
         slot = np.random.randint(0, size)
-        row = conflicted[slot]
+        row = as_int64(conflicted[slot])
         if queen_conflicts(perm, diag, anti, row) > 0:
             return row
         conflicted[slot] = conflicted[size - 1]

@@ -19,7 +19,7 @@ from nqmip.heuristics.localsearch import (
     pick_conflicted,
 )
 from nqmip.numba_cache import njit
-from nqmip.numba_consts import NO_ROW
+from nqmip.numba_consts import NO_ROW, as_int64
 
 
 @njit(cache=True, nogil=True)
@@ -156,7 +156,7 @@ def strict_repair_pass(
     np.random.seed(seed)
     left = 0
     for idx in range(repair_rows.size):
-        row = repair_rows[idx]
+        row = as_int64(repair_rows[idx])  # int64 rows: one signature per callee
         attacked = queen_conflicts(perm, diag, anti, row)
         if attacked == 0:
             continue
@@ -206,7 +206,7 @@ def min_conflicts_chunk(
         best_delta = 1 << 40
         best_partner = NO_ROW
         for _ in range(samples):
-            partner = free_rows[np.random.randint(0, free_count)]
+            partner = as_int64(free_rows[np.random.randint(0, free_count)])
             if partner == row:
                 continue
             delta = swap_delta(perm, diag, anti, row, partner)

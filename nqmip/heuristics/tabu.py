@@ -47,6 +47,7 @@ from nqmip.heuristics.localsearch import (
 )
 from nqmip.instance import Instance
 from nqmip.numba_cache import njit
+from nqmip.numba_consts import NO_ROW, as_int64
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 
@@ -96,19 +97,19 @@ def tabu_chunk(
         if goal_reached(state, fstate, weighted, bound):
             return True
         iteration = state[ITERATIONS]
-        row = -1
+        row = NO_ROW  # rows and partners as int64 (numpy scalars): one signature per callee
         if state[CONFLICTS] > 0 and (not weighted or np.random.random() < 0.5):
             row = pick_conflicted(perm, diag, anti, free_rows, conflicted, in_list, state)
         if row < 0:
             if not weighted:
                 return state[CONFLICTS] == 0  # only fixed queens are attacked
-            row = free_rows[np.random.randint(0, free_count)]
+            row = as_int64(free_rows[np.random.randint(0, free_count)])
         best_cost = np.inf
-        best_partner = -1
+        best_partner = NO_ROW
         best_conflict_delta = 0
         best_weight_delta = 0.0
         for _ in range(samples):
-            partner = free_rows[np.random.randint(0, free_count)]
+            partner = as_int64(free_rows[np.random.randint(0, free_count)])
             if partner == row:
                 continue
             # Pricing and applying the swap repeat anneal_chunk's lines on purpose: moved
@@ -144,8 +145,8 @@ def tabu_chunk(
         if state[ITERATIONS] - state[LAST_IMPROVEMENT] > stall_limit:
             # Stuck: shake the board with random swaps and carry on from there.
             for _ in range(perturb):
-                first = free_rows[np.random.randint(0, free_count)]
-                second = free_rows[np.random.randint(0, free_count)]
+                first = as_int64(free_rows[np.random.randint(0, free_count)])
+                second = as_int64(free_rows[np.random.randint(0, free_count)])
                 conflict_delta = swap_delta(perm, diag, anti, first, second)
                 if weighted:
                     fstate[WEIGHT] += swap_weight_delta(perm, weights, first, second)
