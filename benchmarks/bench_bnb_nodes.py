@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 import nqmip
-from nqmip.bnb import cliques, conflicts, lp, lpsearch, ordering, reliability, rounds
+from nqmip.bnb import cliques, conflicts, lp, lpsearch, ordering, parallel, reliability, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -251,7 +251,7 @@ def main_rounds(args: argparse.Namespace) -> int:
 
 VARY = {"clique_depth": (lpsearch, "CLIQUE_DEPTH"), "reliable": (reliability, "RELIABLE"),
         "iterations": (reliability, "ITERATIONS"), "child_order": (ordering, "CHILD_ORDER"),
-        "dive_key": (ordering, "DIVE_KEY")}
+        "dive_key": (ordering, "DIVE_KEY"), "jump": (parallel, "JUMP_NODES")}
 
 
 def varied(text: str | None) -> tuple[Any, str, list[int]]:

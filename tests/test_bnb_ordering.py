@@ -1,4 +1,5 @@
-"""The orders of the LP search's children and dives (:mod:`nqmip.bnb.ordering`): each
+"""The orders of the LP search's children and dives (:mod:`nqmip.bnb.ordering`) and its
+jumps to the best task (:data:`nqmip.bnb.parallel.JUMP_NODES`): each
 proves the brute-force optimum, and a search stopped early keeps a valid bound when its
 children are not best bound first."""
 
@@ -16,13 +17,15 @@ from nqmip.sense import to_maximisation
 from tests.oracle import best_value
 
 
-@pytest.mark.parametrize(("child", "dive"), [(1, 0), (2, 0), (0, 1), (0, 2)])
+@pytest.mark.parametrize(("child", "dive", "jump"),
+                         [(1, 0, 0), (2, 0, 0), (0, 1, 0), (0, 2, 0), (0, 0, 3), (1, 0, 2)])
 @pytest.mark.parametrize("in_rounds", [True, False])
 def test_every_order_proves_the_brute_force_optimum(monkeypatch: pytest.MonkeyPatch,
-                                                   child: int, dive: int,
+                                                   child: int, dive: int, jump: int,
                                                    in_rounds: bool) -> None:
     monkeypatch.setattr(ordering, "CHILD_ORDER", child)
     monkeypatch.setattr(ordering, "DIVE_KEY", dive)
+    monkeypatch.setattr(parallel, "JUMP_NODES", jump)
     for n in (6, 7, 8, 9):
         for seed in range(4):
             w = np.random.default_rng(seed).integers(1, 30, (n, n)).astype(float)
