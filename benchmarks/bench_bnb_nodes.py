@@ -14,6 +14,7 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --root --n 20,28,32,36,40 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part odd_cycles --given --n 28,32,36 --seeds 1,2
     python benchmarks/bench_bnb_nodes.py --vary clique_depth=2,4,8 --n 28,32,36 --seeds 1,2
+    python benchmarks/bench_bnb_nodes.py --rounds 4 --incumbents --vary jump=0,256 --n 40 --seeds 2
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
@@ -33,9 +34,11 @@ their mean size, the nodes they pruned before their LP and the squares they rule
 
 ``--vary NAME=V1,V2,...`` instead: one constant of the search (``clique_depth``:
 ``lpsearch.CLIQUE_DEPTH``; ``reliable``: ``reliability.RELIABLE``; ``iterations``:
-``reliability.ITERATIONS``) at each value, the proof given the optimum (Gurobi's, not
-counted), the values' order turned from board to board: one row per board, nodes and CPU
-seconds per value.
+``reliability.ITERATIONS``; ``child_order``: ``ordering.CHILD_ORDER``; ``dive_key``:
+``ordering.DIVE_KEY``; ``jump``: ``parallel.JUMP_NODES``) at each value, the proof given
+the optimum (Gurobi's, not counted), the values' order turned from board to board: one row
+per board, nodes and CPU seconds per value. With ``--rounds``: the whole run in rounds at
+each value instead, a row per value (docs/bnb.md, Part 13).
 
 ``--root`` instead: the root LP's bound (in costs) without rows added, with the clique
 rows, and with the cliques and odd cycles (:mod:`nqmip.bnb.oddcycles`): the rows added
