@@ -14,6 +14,7 @@ counts are the same on any machine and any load.
     python benchmarks/bench_bnb_nodes.py --root --n 20,28,32,36,40 --seeds 123456789,1,2
     python benchmarks/bench_bnb_nodes.py --part odd_cycles --given --n 28,32,36 --seeds 1,2
     python benchmarks/bench_bnb_nodes.py --vary clique_depth=2,4,8 --n 28,32,36 --seeds 1,2
+    python benchmarks/bench_bnb_nodes.py --rounds 4 --incumbents --vary jump=0,256 --n 40 --seeds 2
 
 Parts: ``fixing`` (reduced-cost fixing at every node, on by default), ``pseudo_costs``
 (branching by pseudo-costs, off by default), ``reliability`` (reliability branching,
@@ -33,9 +34,11 @@ their mean size, the nodes they pruned before their LP and the squares they rule
 
 ``--vary NAME=V1,V2,...`` instead: one constant of the search (``clique_depth``:
 ``lpsearch.CLIQUE_DEPTH``; ``reliable``: ``reliability.RELIABLE``; ``iterations``:
-``reliability.ITERATIONS``) at each value, the proof given the optimum (Gurobi's, not
-counted), the values' order turned from board to board: one row per board, nodes and CPU
-seconds per value.
+``reliability.ITERATIONS``; ``child_order``: ``ordering.CHILD_ORDER``; ``dive_key``:
+``ordering.DIVE_KEY``; ``jump``: ``parallel.JUMP_NODES``) at each value, the proof given
+the optimum (Gurobi's, not counted), the values' order turned from board to board: one row
+per board, nodes and CPU seconds per value. With ``--rounds``: the whole run in rounds at
+each value instead, a row per value (docs/bnb.md, Part 13).
 
 ``--root`` instead: the root LP's bound (in costs) without rows added, with the clique
 rows, and with the cliques and odd cycles (:mod:`nqmip.bnb.oddcycles`): the rows added
@@ -66,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 import nqmip
-from nqmip.bnb import cliques, conflicts, lp, lpsearch, reliability, rounds
+from nqmip.bnb import cliques, conflicts, lp, lpsearch, ordering, parallel, reliability, rounds
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -212,20 +215,33 @@ def main_rounds(args: argparse.Namespace) -> int:
         rounds.PLAIN_GROWTH = args.plain or None
     if args.stable is not None:
         rounds.PLAIN_STABLE = args.stable == "on"
-    print("| N | seed | growth | nodes | CPU s | rounds (target:nodes) | optimum |")
-    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    module, attr, chosen = varied(args.vary) if args.vary else (None, "", [0])
+    old = getattr(module, attr, None)
+    print("| N | seed | growth | " + (f"{attr} | " if module else "")
+          + "nodes | CPU s | rounds (target:nodes) | optimum |")
+    print("| ---: | ---: | ---: | " + ("---: | " if module else "")
+          + "---: | ---: | --- | ---: |")
+    turn = 0
     for n in args.n:
         for seed in args.seeds:
             best = None
-            for growth in args.rounds:
+            order = chosen[turn % len(chosen):] + chosen[:turn % len(chosen)]
+            turn += 1
+            for growth, value in ((g, v) for g in args.rounds for v in order):
                 found: list[str] = []
-                count, cpu, how, seen, out = in_rounds(n, seed, growth, args.time_limit,
-                                                       threads=args.threads,
-                                                       neighbourhood=args.neighbourhood,
-                                                       found=found)
+                if module is not None:
+                    setattr(module, attr, value)
+                try:
+                    count, cpu, how, seen, out = in_rounds(
+                        n, seed, growth, args.time_limit, threads=args.threads,
+                        neighbourhood=args.neighbourhood, found=found)
+                finally:
+                    if module is not None:
+                        setattr(module, attr, old)
                 best = out.placement
-                print(f"| {n} | {seed} | {growth:g} | {count:,} | {cpu:.1f} | "
-                      f"{' '.join(seen)} | {out.objective:g} ({how}) |", flush=True)
+                print(f"| {n} | {seed} | {growth:g} | " + (f"{value} | " if module else "")
+                      + f"{count:,} | {cpu:.1f} | {' '.join(seen)} | "
+                      f"{out.objective:g} ({how}) |", flush=True)
                 if args.incumbents:
                     print("  incumbents: " + "; ".join(found), flush=True)
             if args.given and best is not None:
@@ -237,16 +253,23 @@ def main_rounds(args: argparse.Namespace) -> int:
 
 
 VARY = {"clique_depth": (lpsearch, "CLIQUE_DEPTH"), "reliable": (reliability, "RELIABLE"),
-        "iterations": (reliability, "ITERATIONS")}
+        "iterations": (reliability, "ITERATIONS"), "child_order": (ordering, "CHILD_ORDER"),
+        "dive_key": (ordering, "DIVE_KEY"), "jump": (parallel, "JUMP_NODES")}
+
+
+def varied(text: str | None) -> tuple[Any, str, list[int]]:
+    """``NAME=V1,V2``: the module, the constant's name and the values."""
+    name, _, values = (text or "").partition("=")
+    if name not in VARY or not values:
+        raise SystemExit(f"--vary takes NAME=V1,V2 with NAME one of {', '.join(VARY)}")
+    module, attr = VARY[name]
+    return module, attr, [int(v) for v in values.split(",")]
 
 
 def main_vary(args: argparse.Namespace) -> int:
     """``--vary NAME=V1,V2``: a row per board, the proof given the optimum at each value."""
-    name, _, values = args.vary.partition("=")
-    if name not in VARY or not values:
-        raise SystemExit(f"--vary takes NAME=V1,V2 with NAME one of {', '.join(VARY)}")
-    module, attr = VARY[name]
-    chosen = [int(v) for v in values.split(",")]
+    module, attr, chosen = varied(args.vary)
+    name = args.vary.partition("=")[0]
     old = getattr(module, attr)
     print("| N | seed | " + " | ".join(f"{name} {v}: nodes | CPU s" for v in chosen) + " |")
     print("| ---: | ---: |" + " ---: | ---: |" * len(chosen))
@@ -309,7 +332,8 @@ def main() -> int:
             for seed in args.seeds:
                 print(root_bound(n, seed), flush=True)
         return 0
-    if sum(x is not None for x in (args.part, args.rounds, args.vary)) != 1:
+    if sum(x is not None for x in (args.part, args.rounds, args.vary)) != 1 and \
+            (args.rounds is None or args.part is not None):
         parser.error("give one of --part, --rounds, --vary and --root")
     if args.threads < 1 or (args.threads != 1 and args.rounds is None):
         parser.error(f"--threads must be at least 1, and goes with --rounds (got {args.threads})")

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.bnb import binary, conflicts, parallel, reliability
+from nqmip.bnb import binary, conflicts, ordering, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, bnb_weights, global_bound, need_step
 from nqmip.bnb.dive import DIVE_NODES, dive
 from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime, root_cliques
@@ -225,7 +225,7 @@ class Tree:
             self._learner(need))
         if squares.size == 0:
             return None
-        order = np.lexsort((-sol.x[squares], -bounds))
+        order = ordering.children(sol, squares, bounds, self.pseudo)
         children = [(float(bounds[i]), int(squares[i])) for i in order]
         return Level(upper, sol.basis, children, est=est)
 
@@ -241,7 +241,7 @@ class Tree:
         """A placement along the LP's reduced costs (:mod:`nqmip.bnb.dive`), offered."""
         n = self.n
         allowed = self.live(upper).reshape(n, n).astype(np.int8)
-        key = (np.maximum(sol.rc, 0.0) - 1e-3 * sol.x).reshape(n, n)
+        key = ordering.dive_key(sol, self.pseudo).reshape(n, n)
         out = self.qcol.copy()
         if dive(allowed, key, self.free[0], self.free[1], self.free[2], self.free[3],
                 self.dives, out):
@@ -318,7 +318,7 @@ class Tree:
                 bound, square = top.children[top.pos]
                 top.pos += 1
                 if need is not None and bound < need:
-                    if top.branch is None:  # best first: the rest cannot reach it
+                    if top.branch is None and ordering.sorted_by_bound():  # the rest neither
                         top.pos = len(top.children)
                     continue
                 if top.branch is not None:
@@ -347,8 +347,8 @@ class Tree:
         top = NONE_OPEN
         for level in self.levels:
             if level.pos < len(level.children):
-                left = level.children[level.pos:]  # binary: not sorted by bound
-                top = max(top, left[0][0] if level.branch is None else max(left)[0])
+                left = level.children[level.pos:]  # binary, ordering: not by bound
+                top = max(top, max(left)[0])
         return top
 
 

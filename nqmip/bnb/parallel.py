@@ -27,6 +27,10 @@ from nqmip.budget import Deadline
 from nqmip.chunks import why_stopped
 from nqmip.result import Termination
 
+#: Every so many nodes of a task a worker gives all its untried children to the heap and
+#: takes the best task there (a jump to the best bound; 0: depth first within a task until
+#: it ends). Off: docs/bnb.md, Part 13.
+JUMP_NODES = 0
 #: The main worker looks at the caller's incumbent (auto's other part) every so many nodes.
 OFFER_NODES = 8
 #: A waiting worker looks at the deadline this often (seconds).
@@ -155,6 +159,11 @@ def _work(me: int, tree: Any, pool: Pool, deadline: Deadline,
             tree.advance()
             pool.open[me] = tree.open_bound()
             count += 1
+            if JUMP_NODES and count % JUMP_NODES == 0 and tree.levels:
+                while _give(tree, task.queens, pool):
+                    pass
+                _abandon(tree)
+                pool.open[me] = NONE_OPEN
             if tick is not None and (count % OFFER_NODES == 0
                                      or time.perf_counter() - last > 0.2):
                 last = time.perf_counter()
@@ -177,8 +186,9 @@ def _sync(tree: Any, pool: Pool) -> float | None:
     return best
 
 
-def _give(tree: Any, base: tuple[int, ...], pool: Pool) -> None:
-    """The untried children of the shallowest level that has some, to the heap."""
+def _give(tree: Any, base: tuple[int, ...], pool: Pool) -> bool:
+    """The untried children of the shallowest level that has some, to the heap; False if
+    no level has any."""
     path = list(base)
     for level in tree.levels:
         if level.queen >= 0:
@@ -192,7 +202,8 @@ def _give(tree: Any, base: tuple[int, ...], pool: Pool) -> None:
                     upper[~square] = 0
                     pool.push(bound, tuple(path), upper, level.basis)
             del level.children[level.pos:]
-            return
+            return True
+    return False
 
 
 def _abandon(tree: Any) -> None:
