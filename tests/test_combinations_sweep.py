@@ -120,3 +120,21 @@ def test_a_search_out_of_work_before_its_first_placement_answers_one(
 def test_a_solver_out_of_work_answers_a_placement(method: str,
                                                  fixed: dict[int, int]) -> None:
     _check_work_stop(method, fixed)
+
+
+def _pairwise_cases() -> list[object]:
+    from tests.pairwise import FACTORS, allpairs
+
+    return [pytest.param(case, id=f"{i}-{case['method']}-{case['weights']}-{case['ctrl']}")
+            for i, case in enumerate(allpairs(FACTORS, seed=2))]
+
+
+@pytest.mark.parametrize("case", _pairwise_cases())
+def test_the_commands_behaviour_pairs(case: dict[str, object]) -> None:
+    """Each case of the covering: exit 0 with a verified answer (objective the weights'
+    sum, optimal only at the oracle's optimum, the bound on its side, fixed queens kept,
+    files written) or, for an option the method does not honour, exit 2 in one line."""
+    from tests.pairwise import run
+
+    argv, problems = run(case)
+    assert not [p for p in problems if not p.startswith("ok-refused")], (argv, problems)
