@@ -20,6 +20,7 @@ from typing import Any
 from nqmip.budget import Deadline
 from nqmip.capacity import check_processes
 from nqmip.fits import check_capacity, check_random
+from nqmip.heuristics.workstop import out_of_work
 from nqmip.instance import FixedSpec, Instance, WeightsSpec, free_rows, make_instance
 from nqmip.methods import (
     METHODS,
@@ -203,6 +204,7 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
 
         release_stdout()  # a solver left inside its redirect: the answer goes to stdout
         return fallback(instance, spec.name, trajectory, interrupted=watched.interrupted)
+    result = out_of_work(instance, spec.name, result)  # a work limit's stop: a stand-in
     if result.placement is None and result.status is Status.UNKNOWN and result.termination in (
             Termination.TIME_LIMIT, Termination.INTERRUPTED):  # stopped before any: as above
         return fallback(instance, spec.name, trajectory, returned=True, interrupted=(
