@@ -14,11 +14,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from nqmip.budget import Deadline
-from nqmip.capacity import check_processes
+from nqmip.cluster import check_cluster
 from nqmip.fits import check_capacity, check_random
 from nqmip.heuristics.workstop import out_of_work
 from nqmip.instance import FixedSpec, Instance, WeightsSpec, free_rows, make_instance
@@ -279,36 +278,6 @@ def check_options_of(spec: Method, options: dict[str, Any],
     checked = {name: spec.check(name, value) for name, value in options.items()}
     check_work_limit(spec, checked.get("work_limit"), params, checked.get("bound_proof"))
     return checked
-
-
-def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
-    """``workers`` or ``scheduler`` (one of them; a scheduler is an address or a
-    ``distributed.Client``), and neither with ``threads`` (but for ``auto``, whose other
-    parts take them) or ``work_limit``: the search's workers are the cluster's, and its
-    node counts depend on them."""
-    workers, scheduler = options.get("workers"), options.get("scheduler")
-    if scheduler is not None and not isinstance(scheduler, str) and \
-            type(scheduler).__name__ != "Client":
-        raise TypeError("scheduler must be a Dask scheduler's address (such as "
-                        "'tcp://127.0.0.1:8786') or a distributed.Client, got "
-                        f"{type(scheduler).__name__}")
-    if options.get("record") is not None and not isinstance(options["record"], str | Path):
-        raise TypeError(f"record must be a file's path, got {type(options['record']).__name__}")
-    if workers is None and scheduler is None:
-        if options.get("record") is not None:
-            raise ValueError("record keeps the state of a run on a cluster: give workers or "
-                             "scheduler too")
-        return
-    if workers is not None and scheduler is not None:
-        raise ValueError("workers and scheduler exclude each other: workers starts a local "
-                         "cluster, scheduler names one")
-    for name in ("work_limit",) if auto else ("threads", "work_limit"):
-        if options.get(name) is not None:
-            raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
-                             "search on a cluster has the cluster's parallelism and node "
-                             "counts; drop one")
-    if workers is not None:  # a local cluster's processes must fit in the memory
-        check_processes(int(workers))
 
 
 def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],

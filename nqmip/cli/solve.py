@@ -353,6 +353,7 @@ FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of the solve, each checked against the method table: an option the
     method does not honour is refused by its flag (exit 2), never dropped."""
+    from nqmip.cluster import check_cluster
     from nqmip.methods import (
         LEX_CUBE_ROUTES,
         LEX_DEFAULT,
@@ -362,7 +363,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         refused,
         takers_note,
     )
-    from nqmip.solve import check_cluster
 
     options: dict[str, Any] = dict(args.param)
     if len(options) != len(args.param):
