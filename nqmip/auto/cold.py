@@ -23,7 +23,8 @@ climbed construction). The annealing starts from the incumbent while min-conflic
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -46,9 +47,27 @@ from nqmip.progress import ProgressCallback
 if TYPE_CHECKING:
     from nqmip.auto.kernels import Beside
     from nqmip.auto.policy import Plan
-    from nqmip.auto.portfolio import Portfolio
     from nqmip.result import Result
     from nqmip.warmup import Background
+
+class Portfolio(Protocol):
+    """What the climbs here use of an auto call's state (:class:`nqmip.auto.portfolio.
+    Portfolio`, which holds a :class:`ColdKernels`: named by its shape, not imported)."""
+
+    instance: Instance
+    seed: int
+    best: Result | None
+    kernels: ColdKernels | None
+
+    def offer(self, result: Result, step: str) -> Result: ...
+
+    def guard(self, step: str, work: Callable[[], Any]) -> Any: ...
+
+    def heuristic(self, deadline: Deadline, method: str = ..., *,
+                  from_best: bool = False, wait: bool = True) -> Result | None: ...
+
+    def proven(self) -> bool: ...
+
 
 #: The groups a child compiles last: what a first run can do without (the annealing
 #: starts from the incumbent instead of min-conflicts' placement).
