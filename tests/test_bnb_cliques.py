@@ -6,6 +6,7 @@ it proves without."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -66,24 +67,30 @@ def test_the_shapes_are_the_queens_graphs_cliques_off_the_lines() -> None:
     assert all(any(set(row) <= clique for clique in maximal) for row in rows)
 
 
+
+def lp_points(n: int, tries: int) -> Iterator[np.ndarray]:
+    """Node LP solutions of the toulbar2 family's n-board (seed 1) under ``tries`` random
+    sets of squares closed (a tenth-to-a-third of them, seeded by n): points that satisfy
+    the lines, for a separation to cut; the infeasible ones left out."""
+    rng = np.random.default_rng(n)
+    node = NodeLP(to_maximisation(toulbar2_tutorial(n, 1))[0].weights.astype(np.float64))
+    for _ in range(tries):
+        upper = (rng.random(n * n) > 0.3).astype(np.int8)
+        sol = node.solve(np.zeros(n * n, np.int8), upper, None, None)
+        if sol is not None:
+            yield sol.x
+
 @pytest.mark.parametrize("n", [5, 7, 10])
 def test_separation_finds_exactly_the_violated_cliques(n: int) -> None:
     """On points that satisfy the lines (an LP's solutions), ``violated`` returns each
     clique of ``every`` whose sum passes 1 + tol, once, the most violated first."""
-    rng = np.random.default_rng(n)
-    w = to_maximisation(toulbar2_tutorial(n, 1))[0].weights.astype(np.float64)
-    node = NodeLP(w)
     found = 0
-    for _ in range(20):
-        upper = (rng.random(n * n) > 0.3).astype(np.int8)
-        sol = node.solve(np.zeros(n * n, np.int8), upper, None, None)
-        if sol is None:
-            continue
-        got = cliques.violated(n, sol.x, most=10 ** 6)
-        sums = [float(sol.x[cells].sum()) for cells in got]
+    for x in lp_points(n, 20):
+        got = cliques.violated(n, x, most=10 ** 6)
+        sums = [float(x[cells].sum()) for cells in got]
         assert sums == sorted(sums, reverse=True)
         expected = {tuple(cells) for cells in cliques.every(n)
-                    if sol.x[cells].sum() > 1.0 + cliques.MIN_VIOLATION}
+                    if x[cells].sum() > 1.0 + cliques.MIN_VIOLATION}
         assert [tuple(sorted(cells)) for cells in got] == \
             [tuple(sorted(cells)) for cells in got if tuple(sorted(cells)) in expected]
         assert {tuple(sorted(cells)) for cells in got} == expected

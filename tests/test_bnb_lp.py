@@ -14,7 +14,7 @@ from nqmip.bnb import binary, lp, lpsearch, parallel, rounds, search
 from nqmip.bnb.lp import NodeLP
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
-from nqmip.instance import make_instance
+from nqmip.instance import Instance, make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 from tests.oracle import best_value
@@ -131,6 +131,21 @@ def test_the_rounds_prove_the_kernels_optimum_on_every_board(family: str) -> Non
     assert not wrong, wrong
 
 
+def stopped_after(inst: Instance, chunks: int, **options: Any) -> Any:
+    """The LP search of ``inst`` cancelled at its ``chunks``-th look at the incumbent (one
+    look a chunk), with ``options`` (rounds, threads); its outcome."""
+    deadline = Deadline(None)
+    seen = [0]
+
+    def stop_after() -> None:
+        seen[0] += 1
+        if seen[0] >= chunks:
+            deadline.cancel()
+
+    return lpsearch.lp_branch_and_bound(inst, deadline, incumbent=lambda: stop_after(),
+                                        **options)
+
+
 def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # toulbar2 family N = 20 (69 in costs): stopped after a few chunks, in rounds or not,
     # the bound (maximisation) is at least the optimum and the placement at most it
@@ -140,18 +155,7 @@ def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(parallel, "OFFER_NODES", 1)
     for in_rounds, threads in ((True, 1), (False, 1), (True, 2)):
         for chunks in (1, 2, 5, 20):
-            deadline = Deadline(None)
-            calls = [0]
-
-            def stop_after(limit: int = chunks, d: Deadline = deadline,
-                           seen: list[int] = calls) -> None:
-                seen[0] += 1
-                if seen[0] >= limit:
-                    d.cancel()
-
-            out = lpsearch.lp_branch_and_bound(inst, deadline, rounds=in_rounds,
-                                               threads=threads,
-                                               incumbent=lambda f=stop_after: f())
+            out = stopped_after(inst, chunks, rounds=in_rounds, threads=threads)
             assert out.bound is not None and out.bound >= optimum
             assert out.objective is None or out.objective <= optimum
             if out.termination is not nqmip.Termination.OPTIMAL:

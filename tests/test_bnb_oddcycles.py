@@ -20,6 +20,7 @@ from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 from tests.oracle import best_value, solutions
+from tests.test_bnb_cliques import lp_points
 from tests.test_bnb_lp import assert_proves_brute_force
 
 
@@ -32,17 +33,11 @@ def _most(n: int, cells: np.ndarray) -> int:
 
 @pytest.mark.parametrize("n", [7, 8, 9])
 def test_every_cycle_found_holds_on_every_placement_and_is_violated(n: int) -> None:
-    rng = np.random.default_rng(n)
-    node = NodeLP(to_maximisation(toulbar2_tutorial(n, 1))[0].weights.astype(np.float64))
     found = 0
-    for _ in range(30):
-        upper = (rng.random(n * n) > 0.3).astype(np.int8)
-        sol = node.solve(np.zeros(n * n, np.int8), upper, None, None)
-        if sol is None:
-            continue
-        for cells, rhs in oddcycles.violated(n, sol.x, most=10 ** 6):
+    for x in lp_points(n, 30):
+        for cells, rhs in oddcycles.violated(n, x, most=10 ** 6):
             assert cells.size % 2 == 1 and cells.size >= 5 and rhs == (cells.size - 1) / 2
-            assert float(sol.x[cells].sum()) > rhs + oddcycles.MIN_VIOLATION
+            assert float(x[cells].sum()) > rhs + oddcycles.MIN_VIOLATION
             assert _most(n, cells) <= rhs
             found += 1
     assert found > 0

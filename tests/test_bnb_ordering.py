@@ -15,6 +15,7 @@ from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
 from nqmip.sense import to_maximisation
 from tests.oracle import best_value
+from tests.test_bnb_lp import stopped_after
 
 
 @pytest.mark.parametrize(("child", "dive", "jump"),
@@ -47,16 +48,6 @@ def test_a_stopped_search_keeps_a_valid_bound(monkeypatch: pytest.MonkeyPatch,
     assert optimum is not None
     monkeypatch.setattr(parallel, "OFFER_NODES", 1)
     for chunks in (1, 2, 5, 20):
-        deadline = Deadline(None)
-        calls = [0]
-
-        def stop_after(limit: int = chunks, d: Deadline = deadline,
-                       seen: list[int] = calls) -> None:
-            seen[0] += 1
-            if seen[0] >= limit:
-                d.cancel()
-
-        out = lpsearch.lp_branch_and_bound(inst, deadline, rounds=False,
-                                           incumbent=lambda f=stop_after: f())
+        out = stopped_after(inst, chunks, rounds=False)
         assert out.bound is not None and out.bound >= optimum
         assert out.objective is None or out.objective <= optimum
