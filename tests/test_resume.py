@@ -93,6 +93,16 @@ def _killed_at(argv: list[str], record: Path, lines: int, seconds: float = 120.0
     return record.read_text().count("\n")
 
 
+def _torn_at(record: Path, lines: int) -> None:
+    """Leave ``record`` as a kill while writing its line ``lines + 1`` would: its first
+    ``lines`` whole lines and half of the next. The kill is sent once the child has written
+    ``lines`` lines, but a loaded machine may let it write many more first (in CI it had
+    written all but the last few answers, so the resumed run had nothing left to keep)."""
+    kept = record.read_text().splitlines(keepends=True)
+    if len(kept) > lines:
+        record.write_text("".join(kept[:lines]) + kept[lines][: len(kept[lines]) // 2])
+
+
 def _entries(record: Path) -> list[str]:
     return [line for line in record.read_text().splitlines() if line.endswith("}")]
 
@@ -101,6 +111,7 @@ def test_a_killed_descent_resumes_from_its_record_asking_nothing_twice(tmp_path:
     n = 14  # a full run keeps 38 answers (16 questions, 22 refuted cubes)
     record = tmp_path / "lex.jsonl"
     _killed_at([sys.executable, "-c", LEX_CHILD, str(n), str(record)], record, 20)
+    _torn_at(record, 20)
     before = [json.loads(line) for line in _entries(record)]
     questions = sum("question" in e for e in before)
     cubes = sum("cube" in e for e in before)
