@@ -82,3 +82,63 @@ def test_the_api_takes_the_time_limits_the_solve_command_takes(text: str) -> Non
         assert not solve_ok
     else:
         assert api_ok == solve_ok, (text, api_ok, solve_ok)
+
+
+#: Boards as each door spells them: (solve command's options, nqmip-compare's, the API's
+#: keywords), the bound of the first two (chess, chess minimised) is n / 2 black squares'
+#: worth and the rest white; random weights are drawn with seed 0 at every door.
+BOARDS = {
+    "chess": ([], [], {"weights": "chess"}),
+    "chess minimised": (["--minimize"], ["--minimize"], {"weights": "chess", "sense": "min"}),
+    "random": (["--random-weights", "0"], ["--weights", "random", "--seeds", "0"],
+               {"weights": "random", "weights_seed": 0}),
+}
+
+
+def _said(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[object, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code: object = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("method", ["sa", "tabu", "minconflicts"])
+@pytest.mark.parametrize("board", list(BOARDS))
+def test_a_target_no_placement_reaches_is_refused_alike_at_every_door(
+        board: str, method: str) -> None:
+    """A target beyond the weights' bound: nqmip.solve, the solve command and
+    nqmip-compare refuse it with one line, the same words (the compare ran without it,
+    and measured it as never reached)."""
+    from nqmip.heuristics.common import weight_bound
+    from nqmip.instance import make_instance
+
+    solve_args, compare_args, api = BOARDS[board]
+    kind = api["weights"]
+    seed = api.get("weights_seed")
+    instance = make_instance(6, kind, (), weights_seed=seed, sense=api.get("sense", "max"))
+    bound = weight_bound(instance)
+    target = bound - 1 if api.get("sense") == "min" else bound + 1
+    with pytest.raises(ValueError) as refused:
+        nqmip.solve(6, method=method, target=target, time_limit=5, **api)
+    words = str(refused.value)
+    assert f"{bound:g}" in words
+    code, said = _said(solve_weighted_main, ["--n", "6", "--method", method, "--target",
+                                             f"{target:g}", *solve_args])
+    assert (code, said) == (2, f"solve_weighted: error: {words}\n")
+    code, said = _said(compare_main, ["--n", "6", "--methods", method, "--target",
+                                      f"{target:g}", "--time-limit", "5", "--no-progress",
+                                      *compare_args])
+    assert (code, said) == (2, f"nqmip-compare: error: {words}\n")
+
+
+def test_the_compare_refuses_a_target_beyond_the_tightest_board_of_its_grid() -> None:
+    """Over a grid, the refusal names the board whose bound the target passes furthest:
+    its 'at most' holds for the whole grid."""
+    code, said = _said(compare_main, ["--n", "6:8", "--methods", "sa", "--weights",
+                                      "random", "--repeats", "3", "--target", "49",
+                                      "--time-limit", "5", "--no-progress"])
+    assert code == 2 and said.count("\n") == 1, said
+    assert said.endswith("give a target of at most 48 (n = 6, seed 1)\n"), said

@@ -222,6 +222,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_files,
         check_params,
         check_processes,
+        check_target,
         check_weights,
         skip_past_licence,
     )
@@ -257,6 +258,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_available(methods)
     cells = build_grid(sizes, methods, weights, seeds, args.time_limit, hard,
                        args.warm_start, args.memory_limit, params, target, instance.board)
+    check_target(cells)
     check_processes(args.workers, args.jobs, len(cells))
     notes: list[str] = []
     if args.scheduler is None and args.workers is None:  # Dask workers: their licence
