@@ -142,3 +142,63 @@ def test_the_compare_refuses_a_target_beyond_the_tightest_board_of_its_grid() ->
                                       "--time-limit", "5", "--no-progress"])
     assert code == 2 and said.count("\n") == 1, said
     assert said.endswith("give a target of at most 48 (n = 6, seed 1)\n"), said
+
+
+def _matrix(n: int = 6):
+    import numpy as np
+
+    return np.random.default_rng(5).integers(1, 10, size=(n, n)).astype(float)
+
+
+def test_the_api_takes_n_from_a_square_matrix_as_the_solve_command_takes_it_from_a_file(
+        tmp_path) -> None:
+    """The solve command reads n from a weights file; nqmip.solve(None, matrix) reads it
+    from the array, with the same answer."""
+    import json
+
+    import numpy as np
+
+    matrix = _matrix()
+    path = tmp_path / "w.csv"
+    np.savetxt(path, matrix, delimiter=",", fmt="%g")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert solve_weighted_main(["--weights", str(path), "--method", "highs",
+                                    "--json"]) == 0
+    said = json.loads(out.getvalue())
+    result = nqmip.solve(None, matrix, method="highs")
+    assert (result.n, result.objective, result.placement) == (
+        6, said["objective"], tuple(said["placement"]))
+
+
+def _doors() -> dict[str, Callable[..., object]]:
+    from nqmip.enumeration.optimal import enumerate_optimal
+
+    return {
+        "make_instance": lambda n, w: nqmip.make_instance(n, w).n,
+        "solve highs": lambda n, w: nqmip.solve(n, w, method="highs").n,
+        "solve cpsat": lambda n, w: nqmip.solve(n, w, method="cpsat").n,
+        "solve sa": lambda n, w: nqmip.solve(n, w, method="sa", work_limit=1000).n,
+        "build_model matrix": lambda n, w: nqmip.build_model(n, w, backend="matrix").n,
+        "build_model cpsat": lambda n, w: (nqmip.build_model(n, w, backend="cpsat"), 6)[1],
+        "enumerate_optimal": lambda n, w: len(enumerate_optimal(n, w)[1][0]),
+    }
+
+
+@pytest.mark.parametrize("door", list(_doors()))
+def test_every_api_door_takes_n_from_the_matrix_and_refuses_a_mismatch(door: str) -> None:
+    """n=None: the side of a square array (or a generator's rows); an n the shape
+    disagrees with, a matrix that is not square: one ValueError naming what to give; no
+    matrix at all: the range of n, as with any n refused."""
+    call = _doors()[door]
+    matrix = _matrix()
+    assert call(None, matrix) == 6
+    assert call(None, [list(row) for row in matrix]) == 6
+    with pytest.raises(ValueError, match=r"shape \(7, 7\) for n = 7, got \(6, 6\): give n=6"):
+        call(7, matrix)
+    for bad, words in ((matrix[:, :5], r"square weights array, got \(6, 5\)"),
+                       ("chess", "n must be a whole number of at least 1"),
+                       ("random", "n must be a whole number of at least 1"),
+                       (None, "n must be a whole number of at least 1")):
+        with pytest.raises(ValueError, match=words):
+            call(None, bad)
