@@ -436,8 +436,10 @@ def check_magnitude(spec: Method, instance: Any) -> None:
                      f"down or choose {', '.join(takers)}")
 
 
-#: Kernels no method of the tables names: the counting command's, the colour proof's.
-OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up")
+#: Kernels no method of the tables names: the counting command's, the colour proof's, the
+#: completion search's (auto's first incumbent with fixed queens).
+OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up",
+                 "nqmip.enumeration.completion:warm_up")
 
 
 def warm_up_all(names: Iterable[str] | None = None) -> float:
