@@ -5,7 +5,14 @@ one part proves the optimum, stops the other part at once.
 Every search runs its kernel through the one chunk loop (nqmip.chunks), which
 reads the deadline between chunks of well under 0.1 s. On a loaded machine a busy core can
 steal the time: a case over 0.2 s is measured once more and passes if the retry is within
-0.2 s (the promise), and never over 0.5 s. Medians: ``python benchmarks/bench_cancel.py``.
+0.2 s (the promise), and never over 0.5 s. Under a load above the cores (7-8 on two cores:
+every search took 0.6-0.8 s, most of it waiting for a core) the wall clock measures the
+scheduler: there the retry passes if the process spent at most 0.5 s of CPU from the
+cancel to the return (what the cancel costs whatever the load: the chunk the search is in,
+then its answer: minconflicts on 2·10^6 queens spent 0.23 s of CPU at a load of 2.2 per
+core), and returned within 0.5 s per unit of load per core (a search that does not hear
+the cancel burns CPU; one that waits on a lock runs past the wall bound: both still fail).
+Medians: ``python benchmarks/bench_cancel.py``.
 """
 
 from __future__ import annotations
@@ -59,9 +66,32 @@ EXACT_CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
 SLOW_TO_HEAR = {"highs": 10.0}
 
 
+def overloaded() -> float:
+    """The load per core (1: no more runnable threads than cores), at least 1."""
+    import os
+
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def heard(seconds: float, cpu: float, bound: float) -> bool:
+    """A retry's verdict: within ``bound``; on a machine loaded above its cores, at most
+    HARD_BOUND of CPU after the cancel and HARD_BOUND of wall per unit of load per core."""
+    load = overloaded()
+    return seconds <= bound or (load > 1.0 and cpu <= HARD_BOUND
+                                and seconds <= HARD_BOUND * load)
+
+
 def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
                     after: float, reason: str = "interrupted") -> tuple[float, Any]:
     """Seconds from the cancel (for ``reason``) to the return, and the result."""
+    seconds, _, result = timed_cancel(method, n, weights, params, after, reason)
+    return seconds, result
+
+
+def timed_cancel(method: str, n: int, weights: Any, params: dict[str, Any],
+                 after: float, reason: str = "interrupted") -> tuple[float, float, Any]:
+    """Seconds from the cancel (for ``reason``) to the return, the process's CPU seconds
+    over them, and the result."""
     deadline = Deadline(60)
     box: dict[str, Any] = {}
 
@@ -73,10 +103,10 @@ def cancelled_after(method: str, n: int, weights: Any, params: dict[str, Any],
     worker.start()
     time.sleep(after)
     assert worker.is_alive(), f"{method} ended before the cancel: nothing was measured"
-    sent = time.perf_counter()
+    sent, cpu = time.perf_counter(), time.process_time()
     deadline.cancel(reason)
     worker.join(30)
-    return time.perf_counter() - sent, box.get("result")
+    return time.perf_counter() - sent, time.process_time() - cpu, box.get("result")
 
 
 def check(method: str, n: int, weights: Any, params: dict[str, Any], after: float) -> None:
@@ -87,11 +117,13 @@ def check(method: str, n: int, weights: Any, params: dict[str, Any], after: floa
     else:
         nqmip.solve(12, WARM_WEIGHTS.get(method, "chess"), method=method, time_limit=0.3)
     bound = SLOW_TO_HEAR.get(method, BOUND)
-    seconds, result = cancelled_after(method, n, weights, params, after)
+    seconds, _, result = timed_cancel(method, n, weights, params, after)
     if seconds > bound:  # a busy core stole the time: once more
         first = seconds
-        seconds, result = cancelled_after(method, n, weights, params, after)
-        assert seconds <= bound, f"{method}: {first:.3f} s, then {seconds:.3f} s after the cancel"
+        seconds, cpu, result = timed_cancel(method, n, weights, params, after)
+        assert heard(seconds, cpu, bound), (
+            f"{method}: {first:.3f} s, then {seconds:.3f} s ({cpu:.3f} s of CPU) after the "
+            f"cancel, load per core {overloaded():.1f}")
     assert result is not None
     if result.status != "unknown":  # a search that had found nothing has nothing to give
         assert nqmip.is_solution(result.placement)
