@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
@@ -21,7 +21,7 @@ from nqmip.option_types import text_int
 from nqmip.weights import CHESS_BLACK as CHESS_BLACK
 from nqmip.weights import CHESS_WHITE as CHESS_WHITE
 from nqmip.weights import InstanceError as InstanceError
-from nqmip.weights import _check_n
+from nqmip.weights import _check_n, drawn_rows, size_of
 from nqmip.weights import chess_weights as chess_weights
 from nqmip.weights import random_weights as random_weights
 
@@ -262,12 +262,7 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
-    if isinstance(weights, Iterator) or (isinstance(weights, list | tuple) and any(
-            isinstance(row, Iterator) for row in weights)):
-        # rows drawn by a generator (an Iterable[Iterable[float]], as WeightsSpec says):
-        # numpy takes a generator for one object ("got generator ... at []"), so drawn
-        # once, here, as lists
-        weights = [list(row) if isinstance(row, Iterator) else row for row in weights]
+    weights = drawn_rows(weights)
     try:
         kind = np.asarray(weights).dtype.kind
     except ValueError:  # ragged rows: numpy's words name neither weights nor the board
@@ -285,7 +280,10 @@ def _check_weights(
     except (TypeError, ValueError) as exc:
         raise InstanceError(f"weights must be an n x n array of numbers: {exc}") from None
     if matrix.shape != (n, n):
-        raise InstanceError(f"weights must have shape ({n}, {n}), got {matrix.shape}")
+        square = matrix.ndim == 2 and matrix.shape[0] == matrix.shape[1]  # n mistyped
+        raise InstanceError(f"weights must have shape ({n}, {n}) for n = {n}, got "
+                            f"{matrix.shape}" + (f": give n={matrix.shape[0]}, or n=None to "
+                                                 "take it from the array" if square else ""))
     if not np.all(np.isfinite(matrix)):
         raise InstanceError("weights must be finite numbers (found NaN or infinity)")
     return matrix, None, "custom"
@@ -407,7 +405,7 @@ def _check_no_attack(queens: tuple[tuple[int, int], ...]) -> None:
 
 
 def make_instance(
-    n: int | Instance,
+    n: int | Instance | None,
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,
@@ -428,6 +426,9 @@ def make_instance(
     Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
     reported as a mathematical fact helped nobody); fixed queens that merely admit no
     completion are valid input whose answer is "infeasible".
+
+    ``n=None`` takes the side of a square weights array (:func:`~nqmip.weights.size_of`),
+    as the commands take it from a weights file; a shape that disagrees with n is refused.
     """
     if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
         _check_total(n)
@@ -437,6 +438,8 @@ def make_instance(
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     if sense == "min" and weights is None:
         raise InstanceError(needs_costs("sense='min'", "weights=None"))
+    if n is None and weights is not None and not isinstance(weights, str):
+        n, weights = size_of(weights)
     n = _check_n(n)
     given = [label for label, value in (("black", black), ("white", white)) if value is not None]
     if given and not (isinstance(weights, str) and weights.lower() == "chess"):

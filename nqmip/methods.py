@@ -160,7 +160,8 @@ _TABLE: tuple[Method, ...] = (
                        "count whole weights exactly only below 2^53")),
     Method("highs", "exact", "nqmip.backends.highs:HighsBackend",
            "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True,
-           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)"),
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without the "
+                       "sub-MIP heuristics, whose nodes it does not count)"),
            limit=_HIGHS_LIMIT, most=_HIGHS_MOST),
     Method("glpk", "exact", "nqmip.backends.glpk:GlpkBackend",
            "GLPK's glpsol through Pyomo",
@@ -193,7 +194,8 @@ _TABLE: tuple[Method, ...] = (
            "HiGHS through Pyomo's appsi interface, on the Pyomo model",
            _honours("seed", "threads", "mip_gap", "strengthen", "bound_proof",
                     "warm_start", "work_limit"),
-           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes)",
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without the "
+                       "sub-MIP heuristics, whose nodes it does not count)",
                        on_progress="at the start and at the end: appsi reports nothing "
                                    "while HiGHS runs"), log=True, limit=_HIGHS_LIMIT,
            most=_HIGHS_MOST),
@@ -434,8 +436,10 @@ def check_magnitude(spec: Method, instance: Any) -> None:
                      f"down or choose {', '.join(takers)}")
 
 
-#: Kernels no method of the tables names: the counting command's, the colour proof's.
-OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up")
+#: Kernels no method of the tables names: the counting command's, the colour proof's, the
+#: completion search's (auto's first incumbent with fixed queens).
+OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up",
+                 "nqmip.enumeration.completion:warm_up")
 
 
 def warm_up_all(names: Iterable[str] | None = None) -> float:

@@ -48,7 +48,7 @@ def all_methods() -> tuple[str, ...]:
 
 
 def solve(
-    n: int | Instance,
+    n: int | Instance | None,
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     method: str = DEFAULT_METHOD,
@@ -81,7 +81,8 @@ def solve(
     refused by name (ValueError), never silently dropped.
 
     :param n: the board size, or an :class:`~nqmip.instance.Instance` (which holds the
-        weights, fixed queens and sense: giving them again is refused).
+        weights, fixed queens and sense: giving them again is refused), or None to take
+        it from a square weights array.
     :param weights: None (feasibility), ``"chess"`` (black squares, row + column even,
         worth ``black``; white ones ``white``), ``"random"`` (integers 1..9 drawn with
         ``weights_seed``, default 0: the same call gives the same weights) or any n x n
@@ -233,8 +234,9 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
         from nqmip.heuristics.params import check_own
 
         check_own(spec.name, params)
+    # before the matrix is drawn (15 GB at 45,000)
     if isinstance(weights, str) and weights.lower() == "random" \
-            and not isinstance(n, Instance):  # before the matrix is drawn (15 GB at 45,000)
+            and n is not None and not isinstance(n, Instance):
         check_random(spec, make_instance(n).n, weights_seed, params=params)
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense, deadline)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}

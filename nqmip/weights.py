@@ -6,6 +6,7 @@ on these and re-exports them (their size is checked there, in :func:`_check_tota
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -102,3 +103,28 @@ def _whole(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InstanceError(f"{name} must be a whole number, got {value!r}")
     return int(value)
+
+
+def drawn_rows(weights: Any) -> Any:
+    """Rows drawn by a generator (an Iterable[Iterable[float]], as ``WeightsSpec`` says)
+    as lists: numpy takes a generator for one object ("got generator ... at []")."""
+    if isinstance(weights, Iterator) or (isinstance(weights, list | tuple) and any(
+            isinstance(row, Iterator) for row in weights)):
+        return [list(row) if isinstance(row, Iterator) else row for row in weights]
+    return weights
+
+
+def size_of(weights: Any) -> tuple[int, Any]:
+    """``n=None``: the board's side taken from a square weights array (as the commands
+    take it from a weights file), and the weights (a generator's rows drawn once); an
+    :class:`InstanceError` if it is not square (without an array, n=None is refused by
+    :func:`_check_n`, as every door refuses it)."""
+    weights = drawn_rows(weights)
+    try:
+        shape: tuple[int, ...] | None = np.shape(weights)
+    except ValueError:  # ragged rows
+        shape = None
+    if shape is None or len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
+        raise InstanceError(f"n=None takes the board's size from a square weights array, "
+                            f"got {'rows of different lengths' if shape is None else shape}")
+    return int(shape[0]), weights

@@ -132,3 +132,50 @@ def test_the_warm_up_leaves_lex_first_nothing_to_compile() -> None:
         for n, fixed in ((12, None), (26, {0: 3})):
             assert nqmip.lex_first(n, fixed, method=method).placement is not None
     assert numba_cache.compiles() == before
+
+
+def test_the_warm_up_runs_every_warm_up_a_run_can_ask_for() -> None:
+    """The solve command's ``--warm-up`` (:func:`nqmip.warmup.warm_up_every`) runs, and
+    marks ready, every group a later run loads or has a child compile: each method's of
+    both tables, and auto's completion search's (its first incumbent with fixed queens;
+    before, left out: the first such run compiled or loaded it in a child process)."""
+    from nqmip.auto.kernels import COMPLETION_TARGET
+    from nqmip.methods import LEX_METHODS, METHODS, warm_up_targets
+
+    asked = {m.warm_up for m in (*METHODS.values(), *LEX_METHODS.values()) if m.warm_up}
+    assert asked | {COMPLETION_TARGET} <= set(warm_up_targets())
+
+
+#: In a fresh interpreter: the warm-up's targets, then the completion search on fixed
+#: queens with each kind of weights, as the runs of the solve command call it; the
+#: completion kernels' signatures the searches added (loaded from the cache, or compiled).
+COMPLETION_PROBE = """
+import json, sys
+from numba.core.registry import CPUDispatcher
+from nqmip.methods import resolve, warm_up_targets
+
+def signatures():
+    module = sys.modules.get("nqmip.enumeration.completion_kernels")
+    return {f"{k}{s}" for k, v in (vars(module) if module else {}).items()
+            if isinstance(v, CPUDispatcher) for s in v.signatures}
+
+for target in warm_up_targets():
+    resolve(target)()
+warm = signatures()
+from nqmip.enumeration.completion import search_free_board
+from nqmip.instance import make_instance
+for weights in (None, "chess", "random"):
+    for n, fixed in ((8, [(0, 0)]), (30, [(0, 1), (5, 9)])):
+        search_free_board(make_instance(n, weights, fixed, weights_seed=1))
+print(json.dumps(sorted(signatures() - warm)))
+"""
+
+
+@pytest.mark.slow
+def test_the_warm_up_leaves_the_completion_search_nothing_to_load() -> None:
+    """After the warm-up's targets, the completion search (auto's first incumbent with
+    fixed queens) adds no signature to its kernels: the warm-up loaded them all."""
+    p = subprocess.run([sys.executable, "-c", COMPLETION_PROBE], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == []

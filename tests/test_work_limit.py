@@ -156,3 +156,25 @@ def test_the_same_command_gives_the_same_placement_cold_and_loaded_or_warm_and_q
                             list(map(int, r.placement or []))]) + "\n"
     assert cold.stdout == warm
     assert all(json.loads(line)[1] == "iteration_limit" for line in cold.stdout.splitlines())
+
+
+def test_a_highs_work_limit_of_one_node_bounds_the_root_too(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """mip_max_nodes counts no node of the sub-MIPs HiGHS's heuristics solve at the root
+    (hundreds each, nested): random n = 40 under work_limit=1 spent 9,577 of its 11,293
+    LP iterations in them, 75-97 s on a loaded machine. Below SUBMIP_NODES they are off:
+    the LP iterations (a count, whatever the load) stay near the root LP's and cuts', and
+    the same call gives the same answer."""
+    if not get_backend("highs").available():
+        pytest.skip("highs is not installed")
+    results = []
+    for _ in range(2):
+        results.append(nqmip.solve(40, "random", method="highs", weights_seed=1,
+                                   work_limit=1, verbose=True))
+        log = capfd.readouterr().err
+        iterations = [int(line.split()[2]) for line in log.splitlines()
+                      if line.strip().startswith("LP iterations")]
+        assert iterations and iterations[-1] < 4_000, iterations  # 1,716; 11,293 before
+    first, second = results
+    assert (first.placement, first.objective) == (second.placement, second.objective)
+    assert first.termination is Termination.ITERATION_LIMIT

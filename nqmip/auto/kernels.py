@@ -27,16 +27,9 @@ if TYPE_CHECKING:
     from nqmip.warmup import Background
 
 
-def _completion_warm_up() -> None:
-    """The completion search's kernels (one search on a small board with a fixed queen)."""
-    from nqmip.enumeration.completion import search_free_board
-    from nqmip.instance import make_instance
-
-    search_free_board(make_instance(5, None, [(0, 0)]))
-
-
-#: The completion search's warm-up, as a target of :mod:`nqmip.warmup` (its ready mark).
-COMPLETION_TARGET = "nqmip.auto.kernels:_completion_warm_up"
+#: The completion search's warm-up, as a target of :mod:`nqmip.warmup` (its ready mark;
+#: the solve command's ``--warm-up`` runs it: :data:`nqmip.methods.OTHER_KERNELS`).
+COMPLETION_TARGET = "nqmip.enumeration.completion:warm_up"
 
 
 def needs_completion(like: Instance | None) -> bool:
@@ -48,10 +41,11 @@ def needs_completion(like: Instance | None) -> bool:
 
 def load_completion(on_progress: ProgressCallback | None = None) -> float:
     """The completion search's kernels, in this process; marked ready; the seconds."""
+    from nqmip.enumeration.completion import warm_up
     from nqmip.progress import load_kernels
     from nqmip.warmup import mark_ready
 
-    seconds = load_kernels(_completion_warm_up, "completion search", "auto", on_progress)
+    seconds = load_kernels(warm_up, "completion search", "auto", on_progress)
     mark_ready(COMPLETION_TARGET, "any")
     return seconds
 

@@ -51,8 +51,10 @@ class HighsPyomoBackend(Backend):
             opt.highs_options["random_seed"] = int(options.seed) % 2_147_483_647
         threads = options.solver_threads() or 0  # 0: HiGHS's own
         opt.highs_options["threads"] = threads
-        if options.work_limit is not None:  # nodes
-            opt.highs_options["mip_max_nodes"] = int(options.work_limit)
+        if options.work_limit is not None:  # nodes, as highs counts them
+            from nqmip.backends.highs import work_options
+
+            opt.highs_options.update(work_options(options.work_limit))
         accepted = None
         if options.warm_start is not None:
             # Pyomo's appsi Highs passes the variables' values to setSolution (warmstart).

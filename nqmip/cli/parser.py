@@ -323,6 +323,25 @@ def seconds(text: str) -> float:
     return value
 
 
+def finite_seconds(text: str) -> float:
+    """A time limit that must end (``nqmip-compare``'s ``--time-limit`` and
+    ``--hard-limit``: each run's process is killed after its limit): the spellings
+    :func:`seconds` refuses are refused, and so is a limit above
+    :data:`~nqmip.option_types.TIME_LIMIT_MAX`, which the solve command and
+    :func:`nqmip.solve` run as no limit; one message for all, saying why."""
+    from nqmip.option_types import TIME_LIMIT_MAX
+
+    what = (f"takes a positive number of seconds, at most {TIME_LIMIT_MAX:g} (each run "
+            f"needs a finite limit: its process is killed after it), got {text!r}")
+    try:
+        value = seconds(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(what) from None
+    if value > TIME_LIMIT_MAX:
+        raise argparse.ArgumentTypeError(what)
+    return value
+
+
 #: The least ``--time-limit`` of the solve command (seconds). Its limit counts from the
 #: process's start, and the interpreter, numpy and the answer of the smallest board take
 #: 0.35 s on an idle machine (0.6-1.1 s with two busy cores: ``--time-limit 0.2`` exited at

@@ -1,7 +1,8 @@
 """What ``nqmip-compare`` refuses before the sweep starts, each in one line (exit 2): a
-``--param`` no method of the grid takes, a method that is not available here or made for
-other weights than the grid's, an output file that cannot be written. A sweep of an hour
-must not fail at its first cell, nor at its end."""
+``--param`` no method of the grid takes, a ``--target`` no placement can reach, a method
+that is not available here or made for other weights than the grid's, an output file
+that cannot be written. A sweep of an hour must not fail at its first cell, nor at its
+end."""
 
 from __future__ import annotations
 
@@ -183,6 +184,33 @@ def skip_past_licence(cells: list[Any]) -> tuple[list[Any], list[str]]:
                          f"past {SIZE_LIMITED}: {WHAT_TO_DO}")
     return kept, [f"gurobi skipped at n = {', '.join(map(str, past))}: past {SIZE_LIMITED}; "
                   "a full Gurobi licence runs it there"]
+
+
+def check_target(cells: Sequence[Any]) -> None:
+    """A ``--target VALUE`` no placement can reach is refused, in the line the solve
+    command and :func:`nqmip.solve` refuse it with (:func:`nqmip.solve.check_target`),
+    naming the board whose bound is furthest below it (above it with costs): the most
+    (least) a target of the whole grid may be. ``auto`` comes from the runs' own
+    placements and ``none`` is no target."""
+    from dataclasses import asdict
+
+    from nqmip.compare.grid import TARGET_AUTO
+    from nqmip.compare.harness import cell_instance
+    from nqmip.heuristics.common import weight_bound
+    from nqmip.solve import check_target as check_one
+
+    given = [c for c in cells if c.target_mode not in (None, TARGET_AUTO)]
+    boards = {c.board(): c for c in given}
+    if not boards:
+        return
+    sign = -1.0 if given[0].sense == "min" else 1.0
+    instances = [(cell, cell_instance(asdict(cell))) for cell in boards.values()]
+    cell, tightest = min(instances, key=lambda ci: sign * weight_bound(ci[1]))
+    try:
+        check_one(tightest, float(cell.target_mode))
+    except ValueError as exc:
+        where = f" (n = {cell.n}{f', seed {cell.seed}' if cell.weights == 'random' else ''})"
+        raise UsageError(f"{exc}{where if len(boards) > 1 else ''}") from None
 
 
 def check_files(args: Any, output: Path | None) -> Path | None:

@@ -25,6 +25,7 @@ from nqmip.cli.parser import (
     Parser,
     add_fixed_options,
     add_value_options,
+    finite_seconds,
     glue_values,
     seconds_in,
     whole_in,
@@ -105,7 +106,7 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
                              "exact methods and auto run first, and the best they found, a "
                              "proven optimum if any, is the target), none, or a value; a "
                              "run stops as soon as it reaches it")
-    parser.add_argument("--time-limit", type=seconds_in(TIME_LIMIT_MAX), default=60.0,
+    parser.add_argument("--time-limit", type=finite_seconds, default=60.0,
                         metavar="S",
                         help="the solver's own time limit per run (default 60)")
     kill = parser.add_mutually_exclusive_group()  # one says when a run is killed
@@ -113,7 +114,7 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
                       metavar="S",
                       help="the process is killed this long after the time limit "
                            "(default 30: process start, imports, numba cache)")
-    kill.add_argument("--hard-limit", type=seconds_in(TIME_LIMIT_MAX), metavar="S",
+    kill.add_argument("--hard-limit", type=finite_seconds, metavar="S",
                       help="kill each run after S seconds (default time limit + grace)")
     parser.add_argument("--memory-limit", type=whole_in(16, MEMORY_LIMIT_MAX, "MB"),
                         metavar="MB",
@@ -221,6 +222,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_files,
         check_params,
         check_processes,
+        check_target,
         check_weights,
         skip_past_licence,
     )
@@ -256,6 +258,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         check_available(methods)
     cells = build_grid(sizes, methods, weights, seeds, args.time_limit, hard,
                        args.warm_start, args.memory_limit, params, target, instance.board)
+    check_target(cells)
     check_processes(args.workers, args.jobs, len(cells))
     notes: list[str] = []
     if args.scheduler is None and args.workers is None:  # Dask workers: their licence

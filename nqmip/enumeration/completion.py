@@ -46,6 +46,15 @@ SEARCH_CHUNK = 200_000
 MAX_FREE = 62
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the completion search's kernels: one search on
+    a small board with a fixed queen (auto's first incumbent with fixed queens; part of the
+    solve command's ``--warm-up``, :data:`nqmip.methods.OTHER_KERNELS`)."""
+    from nqmip.instance import make_instance
+
+    search_free_board(make_instance(5, None, [(0, 0)]))
+
+
 def check_free(instance: Instance) -> None:
     """Refuse more than ``MAX_FREE`` free rows before anything is built or compiled (the
     free board has n x n cells: nqmip-count --n 100000 --fix e1 asked numpy for 74.5 GiB)."""

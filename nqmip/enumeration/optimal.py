@@ -50,7 +50,7 @@ def choose_engine(instance: Instance, engine: Engine = "auto") -> str:
 
 @overload
 def enumerate_optimal(
-    n: int | Instance, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
+    n: int | Instance | None, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
     black: float | None = ..., white: float | None = ..., weights_seed: int | None = ...,
     time_limit: float | None = ..., max_solutions: int | None = ..., engine: Engine = ...,
     return_engine: Literal[False] = ...,
@@ -59,7 +59,7 @@ def enumerate_optimal(
 
 @overload
 def enumerate_optimal(
-    n: int | Instance, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
+    n: int | Instance | None, weights: WeightsSpec = ..., fixed: FixedSpec = ..., *,
     black: float | None = ..., white: float | None = ..., weights_seed: int | None = ...,
     time_limit: float | None = ..., max_solutions: int | None = ..., engine: Engine = ...,
     return_engine: Literal[True],
@@ -67,7 +67,7 @@ def enumerate_optimal(
 
 
 def enumerate_optimal(
-    n: int | Instance,
+    n: int | Instance | None,
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,

@@ -16,7 +16,7 @@ from nqmip.instance import FixedSpec, Instance, WeightsSpec, make_instance
 
 
 def build_model(
-    n: int | Instance,
+    n: int | Instance | None,
     weights: WeightsSpec = None,
     fixed: FixedSpec = None,
     *,
