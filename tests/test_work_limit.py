@@ -162,9 +162,9 @@ def test_a_highs_work_limit_of_one_node_bounds_the_root_too(
         capfd: pytest.CaptureFixture[str]) -> None:
     """mip_max_nodes counts no node of the sub-MIPs HiGHS's heuristics solve at the root
     (hundreds each, nested): random n = 40 under work_limit=1 spent 9,577 of its 11,293
-    LP iterations in them, 75-97 s on a loaded machine. Below SUBMIP_NODES they are off:
-    the LP iterations (a count, whatever the load) stay near the root LP's and cuts', and
-    the same call gives the same answer."""
+    LP iterations in them, 75-97 s on a loaded machine. Below SUBMIP_NODES RINS and RENS
+    are off: the LP iterations (a count, whatever the load) stay near the root LP's, cuts'
+    and the reduced-cost sub-MIP's, and the same call gives the same answer."""
     if not get_backend("highs").available():
         pytest.skip("highs is not installed")
     results = []
@@ -174,7 +174,7 @@ def test_a_highs_work_limit_of_one_node_bounds_the_root_too(
         log = capfd.readouterr().err
         iterations = [int(line.split()[2]) for line in log.splitlines()
                       if line.strip().startswith("LP iterations")]
-        assert iterations and iterations[-1] < 4_000, iterations  # 1,716; 11,293 before
+        assert iterations and iterations[-1] < 7_000, iterations  # 4,716; 11,293 before
     first, second = results
     assert (first.placement, first.objective) == (second.placement, second.objective)
     assert first.termination is Termination.ITERATION_LIMIT
