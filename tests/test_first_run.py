@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from numba.core import config
 
+import nqmip
 from nqmip.auto.kernels import Beside, kind_of, stand_in
 from nqmip.auto.portfolio import Portfolio
 from nqmip.budget import Deadline
@@ -123,6 +124,25 @@ def test_the_annealing_beside_waits_for_its_kernels(ready: object, steps: set[st
     run.beside(run.deadline, lambda: None, ready=ready)  # type: ignore[arg-type]
     assert set(run.plan) == steps
     assert run.best is not None and np.asarray(run.best.placement).size == 12
+
+
+@pytest.mark.parametrize("reason", ["time_limit", "interrupted"])
+def test_a_run_whose_parts_had_no_time_answers_nothing_and_the_call_its_stand_in(
+        reason: str) -> None:
+    """No part answered and none failed (kernel loads ate a 3 s limit on random n = 200
+    with a fixed queen): the run says why it stopped with no placement (it raised an
+    IndexError, looking for a failure to report), and the call answers its stand-in."""
+    instance = make_instance(60, "random", {0: 1}, weights_seed=1)
+    deadline = Deadline(5.0)
+    deadline.cancel(reason)
+    run = Portfolio(instance, deadline, seed=0)
+    result = run.finish(0.0)
+    assert result.placement is None and result.status.value == "unknown"
+    assert result.method == "auto" and result.termination.value == reason
+    answer = fallback(instance, "auto", Trajectory(deadline), returned=True,
+                      interrupted=reason == "interrupted")
+    assert answer.placement is not None and answer.termination.value == reason
+    assert answer.placement[0] == 1 and nqmip.is_solution(answer.placement, {0: 1})
 
 
 def test_the_numpy_climb_improves_the_construction_without_conflicts() -> None:

@@ -240,14 +240,25 @@ class Portfolio:
         return (self.best is not None and self.bound is not None
                 and (self.best.objective or 0.0) >= self.bound - 1e-6 * max(1.0, abs(self.bound)))
 
+    def _nothing(self, begin: float) -> Result:
+        """The run's answer when no part answered: no placement (the call answers its
+        stand-in, :func:`nqmip.solve.fallback`)."""
+        from nqmip.heuristics.common import heuristic_result
+
+        return heuristic_result(self.instance, "auto", None, seed=self.seed,
+                                wall_time=time.perf_counter() - begin,
+                                termination=_stopped(self))
+
     def finish(self, begin: float) -> Result:
         best = self.best
         if best is None:
             if self.infeasible is not None:
                 return as_auto(self.infeasible, begin, self)
             last = self.last
-            if last is None:  # every part failed, none answered: say why
+            if last is None and self.failures:  # every part failed, none answered: say why
                 raise self.failures[0][1]
+            if last is None:  # no part had the time to answer (kernel loads ate the limit)
+                return as_auto(self._nothing(begin), begin, self)
             return as_auto(last.with_(bound=self.bound, status=Status.UNKNOWN,
                                        placement=None, objective=None), begin, self)
         proven = self.proven()
@@ -286,6 +297,12 @@ def spare_cores() -> int:
     from nqmip.capacity import cores
 
     return max(1, cores() - 1)
+
+
+def _stopped(run: Portfolio) -> Termination:
+    """Why the run stopped, as whoever stopped it said; the limit when nobody did."""
+    stopped_by = run.deadline.stopped_by()
+    return Termination(stopped_by) if stopped_by in STOPS else Termination.TIME_LIMIT
 
 
 def as_auto(result: Result, begin: float, run: Portfolio) -> Result:
