@@ -287,3 +287,17 @@ def test_an_exact_solver_stopped_at_the_limit_says_time_limit(method: str) -> No
     _, result = cancelled_after(method, n, weights, params, after, reason="time_limit")
     assert result is not None and result.termination == "time_limit", result
     assert result.status in ("feasible", "unknown")
+
+
+@pytest.mark.parametrize("fixed", [None, {0: 1}], ids=["free", "fixed"])
+@pytest.mark.parametrize("n", [20, 40, 41, 100])
+def test_auto_cancelled_before_it_starts_says_interrupted(n: int, fixed: Any) -> None:
+    """A Ctrl-C before the first part: the answer (a stand-in, or the parts' best) says
+    interrupted, unless it is proven (auto said time_limit at n = 40 with a fixed queen:
+    its last part's reason, not the call's)."""
+    deadline = Deadline(10)
+    deadline.cancel("interrupted")
+    result = nqmip.solve(n, "random", fixed=fixed, method="auto", time_limit=deadline)
+    assert result.placement is not None and nqmip.is_solution(result.placement, fixed)
+    assert result.termination.value == ("optimal" if result.status.value == "optimal"
+                                        else "interrupted"), result

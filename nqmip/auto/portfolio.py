@@ -260,7 +260,8 @@ class Portfolio:
             if last is None:  # no part had the time to answer (kernel loads ate the limit)
                 return as_auto(self._nothing(begin), begin, self)
             return as_auto(last.with_(bound=self.bound, status=Status.UNKNOWN,
-                                       placement=None, objective=None), begin, self)
+                                       placement=None, objective=None,
+                                       termination=_stopped(self)), begin, self)
         proven = self.proven()
         termination = best.termination
         # why the run stopped, as whoever stopped it said (Deadline.cancel's reason): a
