@@ -265,3 +265,35 @@ def test_a_stop_before_the_solve_started_still_answers(
     assert nqmip.is_solution(data["placement"]) and data["objective"] is not None
     if extra[:1] == ["--fix"]:
         assert data["placement"][0] == 2 and data["solver"].startswith("completion")
+
+
+#: The compare whose warm-up hears SIGTERM inside numba's compile: numba catches the stop in
+#: a callback of its own and fails with a RuntimeError (as a full CI run saw, the cache
+#: half warm: "no compiled object yet for <Library 'record_best'>", exit 1, a traceback).
+BROKEN_COMPILE = """
+import os, signal, sys, time
+import nqmip.compare.runners as runners
+
+def warm_kernels(todo):
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        raise RuntimeError("no compiled object yet for <Library 'record_best'>") from None
+    return 0.0
+
+runners.warm_kernels = warm_kernels
+sys.argv[1:] = {argv!r}
+from nqmip.compare import entry
+entry()
+"""
+
+
+def test_a_stop_that_breaks_the_compares_compile_is_still_a_stop(tmp_path: Path) -> None:
+    argv = ["--n", "8", "--methods", "sa", "--time-limit", "5", "--no-progress",
+            "--output", str(tmp_path / "runs.jsonl")]
+    done = subprocess.run([sys.executable, "-c", BROKEN_COMPILE.format(argv=argv)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.startswith("nqmip-compare: interrupted"), done.stderr
+    assert "Traceback" not in done.stderr

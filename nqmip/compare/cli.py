@@ -385,6 +385,12 @@ def run_sweep(args: argparse.Namespace, plan: Plan, stop: Any = None) -> _Record
                 run_local(sweep, jobs, recorder)
     except KeyboardInterrupt as stopped:  # the rows finished before the stop go with it
         raise SweepInterrupted(recorder.rows) from stopped
+    except Exception as broken:
+        # a signal heard while numba compiled (the warm-up on a new cache) reaches it inside
+        # a callback of its own, and numba fails with "no compiled object yet": the stop
+        if stop.signum is None:
+            raise
+        raise SweepInterrupted(recorder.rows) from broken
     finally:
         writer.close()
     return recorder
