@@ -63,10 +63,25 @@ SLOW = {line.strip() for line in
         if line.strip() and not line.startswith("#")}
 
 
+#: Shared fixtures whose setup takes seconds: :func:`compare_sweep` (12 runs, each its own
+#: process), tests/test_docs.py's ``site`` (mkdocs builds the site), tests/test_lex_cubes.py's
+#: ``pool`` (two processes load the kernels). The first test that asks for one pays it, and
+#: a run's durations show only that one: the fast lane paid the setup through whichever
+#: other test it ran first (the sweep, 25 s, through test_compare_report.py's). Every test
+#: that asks for one of them is slow. (fixture: the test file it is defined in, None: this one)
+SLOW_FIXTURES = {"compare_sweep": None, "site": "test_docs.py", "pool": "test_lex_cubes.py"}
+
+
+def _asks_for_a_slow_fixture(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    return any(name in names and (where is None or item.path.name == where)
+               for name, where in SLOW_FIXTURES.items())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the slow test functions: ``python -m pytest -m "not slow"`` is the fast lane."""
     for item in items:
-        if item.nodeid.split("[", 1)[0] in SLOW:
+        if item.nodeid.split("[", 1)[0] in SLOW or _asks_for_a_slow_fixture(item):
             item.add_marker(pytest.mark.slow)
 
 

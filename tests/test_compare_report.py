@@ -212,8 +212,7 @@ def test_the_report_is_the_same_for_the_same_rows(
 # -- outputs --------------------------------------------------------------------------------
 
 
-def test_rows_that_cannot_be_written_are_said_and_the_summary_printed(
-        sweep: Swept) -> None:
+def test_rows_that_cannot_be_written_are_said_and_the_summary_printed() -> None:
     # /dev/full opens for appending but every write fails (ENOSPC): found at the first row
     p = run("--n", "5", "--methods", "highs", "--time-limit", "10", "--output", "/dev/full",
             "--csv")

@@ -9,9 +9,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 import numba
+import pytest
 
 import nqmip
 
@@ -47,16 +48,38 @@ print(json.dumps({name: len(k.signatures) for name, k in kernels.items()}))
 """
 
 
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """Both probes below (:data:`PROBE`, :data:`BNB_PROBE`), started together, each in a
+    fresh interpreter on its own empty cache: their compiles (about 25 s and 12 s of CPU)
+    take a core each, side by side, rather than one after the other."""
+    started = {}
+    for name, code in (("kernels", PROBE), ("bnb", BNB_PROBE)):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"cache-{name}"))}
+        started[name] = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, env=env)
+    yield started
+    for probe in started.values():  # a probe no test waited for (deselected, or failed)
+        if probe.poll() is None:
+            probe.kill()
+            probe.communicate()
+
+
+def _printed(probe: subprocess.Popen[str]) -> str:
+    """What the probe printed, once it ended (exit 0, else its error)."""
+    out, err = probe.communicate()
+    assert probe.returncode == 0, err[-3000:]
+    return out
+
+
 def test_every_kind_of_weights_reaches_the_kernels_as_one_type() -> None:
     types = {str(numba.typeof(nqmip.make_instance(9, w, weights_seed=0).kernel_weights()))
              for w in (None, "chess", "random")}
     assert len(types) == 1, types
 
 
-def test_a_warm_up_compiles_each_kernel_once(tmp_path: Path) -> None:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # compiles: about 25 s of CPU
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                         check=True, env=env).stdout
+def test_a_warm_up_compiles_each_kernel_once(probes: dict[str, subprocess.Popen[str]]) -> None:
+    out = _printed(probes["kernels"])
     signatures = json.loads(out.strip().splitlines()[-1])
     assert signatures == dict.fromkeys(signatures, 1)
 
@@ -95,16 +118,14 @@ print(json.dumps({"signatures": signatures, "names": names, "warm": warm,
 """
 
 
-def test_the_bnb_warm_up_compiles_each_kernel_once_and_no_error_message(tmp_path: Path) -> None:
+def test_the_bnb_warm_up_compiles_each_kernel_once_and_no_error_message(
+        probes: dict[str, subprocess.Popen[str]]) -> None:
     """The branch and bound's warm-up compiles what its runs use, whatever the weights: each
     kernel of the branch and bound compiles once (no literal arguments: ``_place``
     and the dive's ``_undo`` compiled two and three times), and none compiles numba's
     shape-mismatch message (a slice assignment ``pad[n:2n, n:2n] = x`` in the clique scan
     compiled numba's string formatting: 37 of the warm-up's 70 compiles, 4 s of CPU)."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # compiles: about 12 s of CPU
-    out = subprocess.run([sys.executable, "-c", BNB_PROBE], capture_output=True, text=True,
-                         check=True, env=env).stdout
-    seen = json.loads(out.strip().splitlines()[-1])
+    seen = json.loads(_printed(probes["bnb"]).strip().splitlines()[-1])
     signatures = seen["signatures"]
     assert {"nqmip.bnb.kernels._place", "nqmip.bnb.dive._undo",
             "nqmip.bnb.cliques._scan"} <= set(signatures)
