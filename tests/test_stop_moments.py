@@ -17,6 +17,8 @@ from __future__ import annotations
 import ctypes
 import json
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,28 @@ def test_a_stop_absorbed_as_the_kernels_load_ends_the_count(moment: str, signum:
     one_line(done, "nqmip-count: interrupted")
     assert done.processes == [], done.processes
 
+
+
+#: The modules a leaving command reads from ``sys.modules`` (nqmip.cli.streams.end_children:
+#: multiprocessing's children and semaphores, Pyomo's temporary files).
+LEAVING_READS = ["multiprocessing", "multiprocessing.util", "multiprocessing.synchronize",
+                 "pyomo.common.tempfiles"]
+
+
+@pytest.mark.parametrize("module", LEAVING_READS)
+def test_a_command_leaves_past_a_module_half_imported(module: str) -> None:
+    """A stop while the solve's thread imported a module (abandoned there: half built in
+    ``sys.modules``) leaves with 128 + the signal, no traceback. It ended in exit 1 and
+    "AttributeError: partially initialized module 'pyomo.common.tempfiles' has no
+    attribute 'TempfileManager'" after its answer: a SIGINT 0.3 s into
+    ``solve_weighted --n 30 --method highs-pyomo --random-weights 2 --minimize
+    --time-limit 4 --json`` (2 runs of 8)."""
+    code = ("import sys, types, multiprocessing, multiprocessing.util, "
+            "multiprocessing.synchronize\n"
+            f"sys.modules[{module!r}] = types.ModuleType({module!r})  # as a stop left it\n"
+            "from nqmip.cli.streams import hard_exit\n"
+            "print('answer', flush=True)\n"
+            "hard_exit(130)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "answer\n", ""), done.stderr
