@@ -290,3 +290,39 @@ def test_a_command_leaves_past_a_module_half_imported(module: str) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=Path(__file__).resolve().parent.parent)
     assert (done.returncode, done.stdout, done.stderr) == (130, "answer\n", ""), done.stderr
+
+
+def _answered_cases() -> list[object]:
+    """Every method of the table, at one moment of the making of its answer (the method
+    has returned: the call's figures, weights; the flip back to costs), each stop signal
+    in turn."""
+    moments = ["_finish", "from_maximisation"]
+    signums = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+    return [pytest.param(name, moments[i % 2], signums[i % 3], i % 2 == 1,
+                         id=f"{name}-{moments[i % 2]}-{signums[i % 3].name}",
+                         marks=[pytest.mark.solver(name)] if name in EXACT_METHODS else [])
+            for i, name in enumerate(METHODS)]
+
+
+@pytest.mark.parametrize(("method", "moment", "signum", "costs"), _answered_cases())
+def test_a_stop_once_the_method_has_answered_keeps_its_answer(
+        method: str, moment: str, signum: int, costs: bool, tmp_path: Path) -> None:
+    """A stop after the method returned, as the call makes its answer (its figures, the
+    costs' flip): the method's own answer, 128 + the signal. It was lost: the
+    stop raised there ended the solve, and the command answered the explicit
+    construction as for a stop before the search (``--n 8 --method ga --random-weights
+    2``, SIGTERM as the call finished: 48 instead of the proven 55)."""
+    spec = METHODS[method]
+    weights = (["--random-weights", "2"] if "dense" in spec.weights else
+               ["--black", "3", "--white", "1"])
+    argv = ["scripts/solve_weighted.py", "--n", "8", "--method", method, *weights,
+            *(["--minimize"] if costs else []), "--time-limit", "20", "--json"]
+    done = stop_at(argv, moment, [signum], tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    data = json.loads(done.out)
+    assert data["solver"] != "explicit construction", data["message"]
+    alone = nqmip.solve(8, "random" if "dense" in spec.weights else "chess", method=method,
+                        weights_seed=2, black=None if "dense" in spec.weights else 3,
+                        white=None if "dense" in spec.weights else 1,
+                        sense="min" if costs else "max", time_limit=20)
+    assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
