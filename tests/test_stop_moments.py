@@ -326,3 +326,27 @@ def test_a_stop_once_the_method_has_answered_keeps_its_answer(
                         white=None if "dense" in spec.weights else 1,
                         sense="min" if costs else "max", time_limit=20)
     assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
+
+
+#: Counts split into sub-trees (over processes, in classes, completions, with a record),
+#: and what each answers.
+COUNTS_DONE = {"solutions": (["--n", "10", "--workers", "2"], 724),
+               "classes": (["--n", "10", "--unique", "--workers", "2"], 92),
+               "completions": (["--n", "10", "--fix", "0,1", "--workers", "2"], 48),
+               "record": (["--n", "10", "--record", "RECORD"], 724)}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("kind", list(COUNTS_DONE))
+def test_a_stop_once_every_sub_tree_is_counted_keeps_the_count(kind: str, signum: int,
+                                                               tmp_path: Path) -> None:
+    """A stop once every sub-tree is counted (as the tally is made, the pool closed): the
+    count, then 128 + the signal. It was lost: ``nqmip-count --n 10 --workers 2``,
+    SIGTERM then, said only "nqmip-count: interrupted" (exit 143, nothing on stdout)."""
+    args, count = COUNTS_DONE[kind]
+    args = [str(tmp_path / "record.jsonl") if a == "RECORD" else a for a in args]
+    done = stop_at(["-m", "nqmip.cli.count", *args, "--no-progress"], "_tally", [signum],
+                   tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    assert (done.out, done.err) == (f"{count}\n", ""), (done.out, done.err)
