@@ -31,7 +31,7 @@ from nqmip.methods import (
 )
 from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, Progress, ProgressCallback
-from nqmip.result import DEFAULT_SEED, Result, Status, Termination
+from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
 from nqmip.verify import verified
@@ -167,13 +167,6 @@ def solve(
 
     result, heard = finish_heard(answer)
     return interrupted(result) if heard else result
-
-
-def interrupted(result: Result) -> Result:
-    """``result`` of a call Ctrl-C stopped: termination interrupted, unless it is proven."""
-    if result.termination in (Termination.OPTIMAL, Termination.INFEASIBLE):
-        return result
-    return result.with_(termination=Termination.INTERRUPTED)
 
 
 def _dispatcher(on_progress: ProgressCallback | None, log: bool, offset: float | None,

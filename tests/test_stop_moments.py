@@ -25,7 +25,7 @@ import pytest
 
 import nqmip
 from nqmip.backends.base import EXACT_METHODS
-from nqmip.methods import METHODS
+from nqmip.methods import LEX_METHODS, LEX_ROUTES, METHODS
 from tests.conftest import backend_params, options_for
 from tests.moments import Stopped, stop_at
 
@@ -350,3 +350,19 @@ def test_a_stop_once_every_sub_tree_is_counted_keeps_the_count(kind: str, signum
                    tmp_path, own=True)
     assert done.reached and done.status == 128 + signum, (done.status, done.err)
     assert (done.out, done.err) == (f"{count}\n", ""), (done.out, done.err)
+
+
+@pytest.mark.parametrize(("method", "signum"), [
+    (name, [signal.SIGINT, signal.SIGTERM, signal.SIGHUP][i % 3])
+    for i, name in enumerate(m for m in LEX_METHODS if m not in LEX_ROUTES)])
+def test_a_stop_once_lex_first_has_answered_keeps_its_answer(method: str, signum: int,
+                                                            tmp_path: Path) -> None:
+    """A stop as ``--lex-first`` makes its answer from what its search returned (the
+    routes of the descent have an ``_answer`` of their own, earlier: not these): the first
+    placement, proven, then 128 + the signal."""
+    argv = ["scripts/solve_weighted.py", "--n", "10", "--lex-first", "--method", method,
+            "--json"]
+    done = stop_at(argv, "_answer", [signum], tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    data = json.loads(done.out)
+    assert (data["status"], data["placement"]) == ("optimal", [0, 2, 5, 7, 9, 4, 8, 1, 3, 6])
