@@ -291,3 +291,10 @@ class Result:
         from nqmip.drawing import result_html
 
         return result_html(self)
+
+
+def interrupted(result: Result) -> Result:
+    """``result`` of a call Ctrl-C stopped: termination interrupted, unless it is proven."""
+    if result.termination in (Termination.OPTIMAL, Termination.INFEASIBLE):
+        return result
+    return result.with_(termination=Termination.INTERRUPTED)

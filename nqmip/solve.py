@@ -31,12 +31,12 @@ from nqmip.methods import (
 )
 from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, Progress, ProgressCallback
-from nqmip.result import DEFAULT_SEED, Result, Status, Termination
+from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory
 from nqmip.verify import verified
 from nqmip.warmstart import WarmStartSpec, check_start
-from nqmip.watchdog import Watched, run_watched
+from nqmip.watchdog import Watched, finish_heard, run_watched
 
 #: The method of :func:`solve` and of the command line when none is named.
 DEFAULT_METHOD = "auto"
@@ -157,11 +157,17 @@ def solve(
             listener(last)
         return done
 
-    result = _answer(_watched(work, deadline, dispatcher), maximised, spec, trajectory)
-    result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
-    if flipped:  # back to costs, and checked against them
-        result = verified(instance, from_maximisation(result, offset))
-    return result
+    watched = _watched(work, deadline, dispatcher)
+
+    def answer() -> Result:  # a Ctrl-C now is heard, not raised: the answer is known
+        result = _answer(watched, maximised, spec, trajectory)
+        result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
+        if flipped:  # back to costs, and checked against them
+            result = verified(instance, from_maximisation(result, offset))
+        return result
+
+    result, heard = finish_heard(answer)
+    return interrupted(result) if heard else result
 
 
 def _dispatcher(on_progress: ProgressCallback | None, log: bool, offset: float | None,
@@ -209,11 +215,8 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
             Termination.TIME_LIMIT, Termination.INTERRUPTED):  # stopped before any: as above
         return fallback(instance, spec.name, trajectory, returned=True, interrupted=(
             watched.interrupted or result.termination is Termination.INTERRUPTED))
-    if watched.interrupted and result.termination not in (Termination.OPTIMAL,
-                                                          Termination.INFEASIBLE):
-        # Ctrl-C, heard here: the call was interrupted, whatever the method last did
-        return result.with_(termination=Termination.INTERRUPTED)
-    return result
+    # Ctrl-C, heard here: the call was interrupted, whatever the method last did
+    return interrupted(result) if watched.interrupted else result
 
 
 def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: Any,

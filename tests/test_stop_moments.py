@@ -17,13 +17,15 @@ from __future__ import annotations
 import ctypes
 import json
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import nqmip
 from nqmip.backends.base import EXACT_METHODS
-from nqmip.methods import METHODS
+from nqmip.methods import LEX_METHODS, LEX_ROUTES, METHODS
 from tests.conftest import backend_params, options_for
 from tests.moments import Stopped, stop_at
 
@@ -263,3 +265,104 @@ def test_a_stop_absorbed_as_the_kernels_load_ends_the_count(moment: str, signum:
     one_line(done, "nqmip-count: interrupted")
     assert done.processes == [], done.processes
 
+
+
+#: The modules a leaving command reads from ``sys.modules`` (nqmip.cli.streams.end_children:
+#: multiprocessing's children and semaphores, Pyomo's temporary files).
+LEAVING_READS = ["multiprocessing", "multiprocessing.util", "multiprocessing.synchronize",
+                 "pyomo.common.tempfiles"]
+
+
+@pytest.mark.parametrize("module", LEAVING_READS)
+def test_a_command_leaves_past_a_module_half_imported(module: str) -> None:
+    """A stop while the solve's thread imported a module (abandoned there: half built in
+    ``sys.modules``) leaves with 128 + the signal, no traceback. It ended in exit 1 and
+    "AttributeError: partially initialized module 'pyomo.common.tempfiles' has no
+    attribute 'TempfileManager'" after its answer: a SIGINT 0.3 s into
+    ``solve_weighted --n 30 --method highs-pyomo --random-weights 2 --minimize
+    --time-limit 4 --json`` (2 runs of 8)."""
+    code = ("import sys, types, multiprocessing, multiprocessing.util, "
+            "multiprocessing.synchronize\n"
+            f"sys.modules[{module!r}] = types.ModuleType({module!r})  # as a stop left it\n"
+            "from nqmip.cli.streams import hard_exit\n"
+            "print('answer', flush=True)\n"
+            "hard_exit(130)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "answer\n", ""), done.stderr
+
+
+def _answered_cases() -> list[object]:
+    """Every method of the table, at one moment of the making of its answer (the method
+    has returned: the call's figures, weights; the flip back to costs), each stop signal
+    in turn."""
+    moments = ["_finish", "from_maximisation"]
+    signums = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+    return [pytest.param(name, moments[i % 2], signums[i % 3], i % 2 == 1,
+                         id=f"{name}-{moments[i % 2]}-{signums[i % 3].name}",
+                         marks=[pytest.mark.solver(name)] if name in EXACT_METHODS else [])
+            for i, name in enumerate(METHODS)]
+
+
+@pytest.mark.parametrize(("method", "moment", "signum", "costs"), _answered_cases())
+def test_a_stop_once_the_method_has_answered_keeps_its_answer(
+        method: str, moment: str, signum: int, costs: bool, tmp_path: Path) -> None:
+    """A stop after the method returned, as the call makes its answer (its figures, the
+    costs' flip): the method's own answer, 128 + the signal. It was lost: the
+    stop raised there ended the solve, and the command answered the explicit
+    construction as for a stop before the search (``--n 8 --method ga --random-weights
+    2``, SIGTERM as the call finished: 48 instead of the proven 55)."""
+    spec = METHODS[method]
+    weights = (["--random-weights", "2"] if "dense" in spec.weights else
+               ["--black", "3", "--white", "1"])
+    argv = ["scripts/solve_weighted.py", "--n", "8", "--method", method, *weights,
+            *(["--minimize"] if costs else []), "--time-limit", "20", "--json"]
+    done = stop_at(argv, moment, [signum], tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    data = json.loads(done.out)
+    assert data["solver"] != "explicit construction", data["message"]
+    alone = nqmip.solve(8, "random" if "dense" in spec.weights else "chess", method=method,
+                        weights_seed=2, black=None if "dense" in spec.weights else 3,
+                        white=None if "dense" in spec.weights else 1,
+                        sense="min" if costs else "max", time_limit=20)
+    assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
+
+
+#: Counts split into sub-trees (over processes, in classes, completions, with a record),
+#: and what each answers.
+COUNTS_DONE = {"solutions": (["--n", "10", "--workers", "2"], 724),
+               "classes": (["--n", "10", "--unique", "--workers", "2"], 92),
+               "completions": (["--n", "10", "--fix", "0,1", "--workers", "2"], 48),
+               "record": (["--n", "10", "--record", "RECORD"], 724)}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("kind", list(COUNTS_DONE))
+def test_a_stop_once_every_sub_tree_is_counted_keeps_the_count(kind: str, signum: int,
+                                                               tmp_path: Path) -> None:
+    """A stop once every sub-tree is counted (as the tally is made, the pool closed): the
+    count, then 128 + the signal. It was lost: ``nqmip-count --n 10 --workers 2``,
+    SIGTERM then, said only "nqmip-count: interrupted" (exit 143, nothing on stdout)."""
+    args, count = COUNTS_DONE[kind]
+    args = [str(tmp_path / "record.jsonl") if a == "RECORD" else a for a in args]
+    done = stop_at(["-m", "nqmip.cli.count", *args, "--no-progress"], "_tally", [signum],
+                   tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    assert (done.out, done.err) == (f"{count}\n", ""), (done.out, done.err)
+
+
+@pytest.mark.parametrize(("method", "signum"), [
+    (name, [signal.SIGINT, signal.SIGTERM, signal.SIGHUP][i % 3])
+    for i, name in enumerate(m for m in LEX_METHODS if m not in LEX_ROUTES)])
+def test_a_stop_once_lex_first_has_answered_keeps_its_answer(method: str, signum: int,
+                                                            tmp_path: Path) -> None:
+    """A stop as ``--lex-first`` makes its answer from what its search returned (the
+    routes of the descent have an ``_answer`` of their own, earlier: not these): the first
+    placement, proven, then 128 + the signal."""
+    argv = ["scripts/solve_weighted.py", "--n", "10", "--lex-first", "--method", method,
+            "--json"]
+    done = stop_at(argv, "_answer", [signum], tmp_path, own=True)
+    assert done.reached and done.status == 128 + signum, (done.status, done.err)
+    data = json.loads(done.out)
+    assert (data["status"], data["placement"]) == ("optimal", [0, 2, 5, 7, 9, 4, 8, 1, 3, 6])

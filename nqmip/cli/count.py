@@ -235,7 +235,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             return deliver(lambda: _list(args), "nqmip-count") or 0
         if args.plot:
             return 0
-        result = _count(args)
+        result = _count(args, stop.hold)
     except KeyboardInterrupt as stopped:
         return _stopped(stop, argv, stopped)
     except UsageError as exc:
@@ -287,8 +287,9 @@ def _counted_so_far(stopped: KeyboardInterrupt) -> str:
             f"{stopped.what} in those {part}")
 
 
-def _count(args: argparse.Namespace) -> Any:
-    """Count (with a progress bar on a terminal); the count's result."""
+def _count(args: argparse.Namespace, answered: Callable[[], None]) -> Any:
+    """Count (with a progress bar on a terminal); the count's result. ``answered`` is
+    called as soon as the count is known (the command's :meth:`Stop.hold`)."""
     from nqmip.enumeration.count import MAX_N, check_record, run_count
 
     if args.record is not None and args.fix and args.n > MAX_N:
@@ -306,10 +307,12 @@ def _count(args: argparse.Namespace) -> Any:
         # a bar needs a total: counted as sub-trees in this process (as fast, measured)
         split = progress is not None and not (args.workers or args.scheduler
                                               or args.record)
-        return run_count(args.n, _queens(args), args.unique,
-                         workers=1 if split else args.workers,
-                         scheduler=args.scheduler, record=args.record,
-                         progress=progress)
+        result = run_count(args.n, _queens(args), args.unique,
+                           workers=1 if split else args.workers,
+                           scheduler=args.scheduler, record=args.record,
+                           progress=progress)
+        answered()  # the count is known: a stop from here (the bar's end) does not lose it
+        return result
 
 
 def _show(args: argparse.Namespace, result: Any) -> None:

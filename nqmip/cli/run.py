@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,13 +64,18 @@ def budget_seconds(time_limit: float | None, started: float) -> float | None:
 
 
 def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
-                  started: float, **kwargs: Any) -> Outcome:
+                  started: float, answered: Callable[[], None] | None = None,
+                  **kwargs: Any) -> Outcome:
     """Run :func:`nqmip.solve` for ``instance`` within ``time_limit`` seconds counted from
-    ``started`` (``time.perf_counter()`` when the command began), stopping on Ctrl-C."""
+    ``started`` (``time.perf_counter()`` when the command began), stopping on Ctrl-C;
+    ``answered`` is called as soon as the solve has answered (the command's
+    :meth:`~nqmip.cli.signals.Stop.hold`: a stop from then on does not lose the answer)."""
     from nqmip.solve import fallback_result, solve
 
     deadline = Deadline(budget_seconds(time_limit, started))
     result = solve(instance, method=method, time_limit=deadline, **kwargs)
+    if answered is not None:
+        answered()
     interrupted = result.termination is Termination.INTERRUPTED
     if result.status is Status.UNKNOWN and not instance.fixed:
         # stopped before its search held a placement (a cold compile ate the time)

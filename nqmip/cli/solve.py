@@ -277,7 +277,9 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         args.time_limit = None
     if args.lex_first:
         stop.replay()
-        return _lex_first(args, instance, started, options), instance
+        outcome = _lex_first(args, instance, started, options)
+        stop.hold()  # the answer is known: a stop from here does not lose it
+        return outcome, instance
     try:
         stop.replay()  # a stop heard so far is answered here, with the board known
         check_available(args.method)
@@ -287,7 +289,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         with live_progress(show, args.method, instance.sense) as on_progress:
             outcome = solve_watched(
                 instance, method=args.method, time_limit=picture.ready(args, args.time_limit),
-                started=started, on_progress=on_progress, **options)
+                started=started, on_progress=on_progress, answered=stop.hold, **options)
     except KeyboardInterrupt:  # before the solve's watchdog heard it (a solver's import)
         outcome = stopped_before(instance, args.method, started)
     return outcome, instance

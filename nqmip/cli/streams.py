@@ -159,12 +159,12 @@ def end_children() -> None:
     already unlinked, and the resource tracker, a child too, must still run to hear of
     them), then every other child Linux lists in ``/proc`` (the resource tracker among
     them)."""
-    if "multiprocessing" in sys.modules:  # loaded: its children may still run
-        import multiprocessing
-
-        for child in multiprocessing.active_children():
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                child.kill()
+    # a module is looked at only once it is whole: a stop while a thread imported it
+    # (the solve's, abandoned) leaves it half built in sys.modules
+    active = getattr(sys.modules.get("multiprocessing"), "active_children", None)
+    for child in active() if active is not None else []:  # loaded: its children may run
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            child.kill()
     release_multiprocessing()
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
@@ -173,12 +173,14 @@ def end_children() -> None:
     for pid in children:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-    tempfiles = sys.modules.get("pyomo.common.tempfiles")
-    if tempfiles is None:
+    # None, or not yet bound: a stop while Pyomo was still imported (the solve's thread
+    # abandoned inside its import) left the module half built, and no file made
+    main = getattr(sys.modules.get("pyomo.common.tempfiles"), "TempfileManager", None)
+    if main is None:
         return
     # one manager per thread (the solve's is a worker thread's): each one's files
-    managers = getattr(tempfiles.TempfileManager, "_mtdict", None)
-    for manager in list((managers or {}).values()) or [tempfiles.TempfileManager]:
+    managers = getattr(main, "_mtdict", None)
+    for manager in list((managers or {}).values()) or [main]:
         with contextlib.suppress(Exception):  # whatever state a solve left it in
             manager.clear_tempfiles(remove=True)
 
@@ -196,10 +198,11 @@ def release_multiprocessing() -> None:
     closed (at a time limit: closing it takes 0.6 s, more than the watchdog waits; after
     a stop signal)."""
     util = sys.modules.get("multiprocessing.util")
-    synchronize = sys.modules.get("multiprocessing.synchronize")
-    if util is None or synchronize is None:
+    # None, or half built (a stop while a thread imported it): no semaphore of it yet
+    cleanup = getattr(getattr(sys.modules.get("multiprocessing.synchronize"), "SemLock",
+                              None), "_cleanup", None)
+    if util is None or cleanup is None:
         return
-    cleanup = synchronize.SemLock._cleanup
     registry = getattr(util, "_finalizer_registry", {})
     for finalizer in list(registry.values()):
         if getattr(finalizer, "_callback", None) is cleanup:

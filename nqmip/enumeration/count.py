@@ -39,6 +39,7 @@ from nqmip.enumeration.count_tasks import (
     tasks_at_depth,
 )
 from nqmip.instance import FixedSpec, Instance, make_instance
+from nqmip.watchdog import finish_heard
 
 #: The largest board the kernels count (:mod:`.count_kernels`, :mod:`.takaken_kernels`):
 #: masks are 64-bit words and a diagonal mask shifts a bit (below n) by up to n - 1
@@ -284,6 +285,7 @@ def run_count(
         progress(resumed, len(tasks))
 
     sink = path.open("a") if path is not None else None
+    closed = _closer(sink, opened)
     try:
         for task, found in execute(size, fixed_pairs, todo, n_workers, client, border):
             done[task] = found
@@ -295,18 +297,37 @@ def run_count(
             if progress is not None:
                 progress(len(done), len(tasks))
     except KeyboardInterrupt:  # what the finished sub-trees hold, said to be a part
-        raise CountInterrupted(*_tally(done, by_classes(size, fix) and not border, unique),
-                               done=len(done), total=len(tasks),
-                               what="classes" if unique else (
-                                   "completions" if fix else "solutions")) from None
+        if len(done) < len(tasks):
+            raise _part(done, len(tasks), size, fix, border, unique) from None
+        # every sub-tree was counted (the stop came as the pool closed): the count is known
     finally:
+        if len(done) < len(tasks):
+            closed()
+        else:  # the count is known: a stop as the pool and the cluster close is heard
+            finish_heard(closed)
+
+    (value, total), _ = finish_heard(
+        lambda: _tally(done, by_classes(size, fix) and not border, unique))
+    return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
+                 compile_time, engine, tasks=len(tasks), resumed=resumed, workers=n_workers)
+
+
+def _part(done: dict[Any, tuple[int, ...]], total: int, size: int, fix: dict[int, int],
+          border: bool, unique: bool) -> CountInterrupted:
+    """The stop of a count whose ``done`` sub-trees of ``total`` are finished: what they
+    hold, said to be a part."""
+    return CountInterrupted(*_tally(done, by_classes(size, fix) and not border, unique),
+                            done=len(done), total=total, what="classes" if unique else (
+                                "completions" if fix else "solutions"))
+
+
+def _closer(sink: Any, opened: contextlib.ExitStack) -> Callable[[], None]:
+    """What closes a count's record and its cluster (each once, whatever stops it)."""
+    def close() -> None:
         if sink is not None:
             sink.close()
         opened.close()
-
-    value, total = _tally(done, by_classes(size, fix) and not border, unique)
-    return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
-                 compile_time, engine, tasks=len(tasks), resumed=resumed, workers=n_workers)
+    return close
 
 
 def _tally(done: dict[Any, tuple[int, ...]], classes: bool, unique: bool) -> tuple[int, int]:

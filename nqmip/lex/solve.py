@@ -30,8 +30,8 @@ from nqmip.methods import (
     Method,
     method,
 )
-from nqmip.result import Result, Termination
-from nqmip.watchdog import run_watched
+from nqmip.result import Result, Termination, interrupted
+from nqmip.watchdog import Watched, finish_heard, run_watched
 
 #: The parameters of the exact search (``method="search"``).
 SEARCH_PARAMS = ("oracle_from", "oracle_cap")
@@ -96,6 +96,14 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
                exact_model=spec.name not in ("first-fail", "search"),
                need=lex_bytes(instance.n, spec.name))
     watched = run_watched(lambda: _run(spec, instance, deadline, params), deadline)
+    # a Ctrl-C now is heard, not raised: the search has returned, its answer is known
+    result, heard = finish_heard(lambda: _answer(watched, instance, spec, deadline))
+    return interrupted(result) if heard or watched.interrupted else result
+
+
+def _answer(watched: Watched[Result], instance: Instance, spec: Method,
+            deadline: Deadline) -> Result:
+    """The call's answer from what its search returned (None: it had not returned)."""
     if watched.value is None:
         from nqmip.outcome import make_result
 
@@ -104,11 +112,7 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
                            else Termination.TIME_LIMIT, solver="", scored=False,
                            message="the search had not returned when its time was up (a "
                                    "kernel may have been compiling)")
-    result = watched.value.with_(timing=watched.value.timing.with_(wall=deadline.elapsed()))
-    if watched.interrupted and result.termination not in (Termination.OPTIMAL,
-                                                           Termination.INFEASIBLE):
-        result = result.with_(termination=Termination.INTERRUPTED)
-    return result
+    return watched.value.with_(timing=watched.value.timing.with_(wall=deadline.elapsed()))
 
 
 def _deadline(time_limit: Any) -> Deadline:
