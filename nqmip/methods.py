@@ -160,8 +160,8 @@ _TABLE: tuple[Method, ...] = (
                        "count whole weights exactly only below 2^53")),
     Method("highs", "exact", "nqmip.backends.highs:HighsBackend",
            "HiGHS through highspy, on the ILP's arrays (embedded)", _honours(*_MIP), log=True,
-           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without the "
-                       "sub-MIP heuristics, whose nodes it does not count)"),
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without RINS and "
+                       "RENS, whose sub-MIPs' nodes it does not count)"),
            limit=_HIGHS_LIMIT, most=_HIGHS_MOST),
     Method("glpk", "exact", "nqmip.backends.glpk:GlpkBackend",
            "GLPK's glpsol through Pyomo",
@@ -194,8 +194,8 @@ _TABLE: tuple[Method, ...] = (
            "HiGHS through Pyomo's appsi interface, on the Pyomo model",
            _honours("seed", "threads", "mip_gap", "strengthen", "bound_proof",
                     "warm_start", "work_limit"),
-           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without the "
-                       "sub-MIP heuristics, whose nodes it does not count)",
+           notes=_work("branch-and-bound nodes (HiGHS's mip_max_nodes; below 500, without RINS and "
+                       "RENS, whose sub-MIPs' nodes it does not count)",
                        on_progress="at the start and at the end: appsi reports nothing "
                                    "while HiGHS runs"), log=True, limit=_HIGHS_LIMIT,
            most=_HIGHS_MOST),
