@@ -35,7 +35,8 @@ their mean size, the nodes they pruned before their LP and the squares they rule
 ``--vary NAME=V1,V2,...`` instead: one constant of the search (``clique_depth``:
 ``lpsearch.CLIQUE_DEPTH``; ``reliable``: ``reliability.RELIABLE``; ``iterations``:
 ``reliability.ITERATIONS``; ``child_order``: ``ordering.CHILD_ORDER``; ``dive_key``:
-``ordering.DIVE_KEY``; ``jump``: ``parallel.JUMP_NODES``) at each value, the proof given
+``ordering.DIVE_KEY``; ``jump``: ``parallel.JUMP_NODES``; ``dive_need``:
+``dive.DIVE_TO_NEED``, 0 or 1) at each value, the proof given
 the optimum (Gurobi's, not counted), the values' order turned from board to board: one row
 per board, nodes and CPU seconds per value. With ``--rounds``: the whole run in rounds at
 each value instead, a row per value (docs/bnb.md, Part 13).
@@ -69,7 +70,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 import nqmip
-from nqmip.bnb import cliques, conflicts, lp, lpsearch, ordering, parallel, reliability, rounds
+from nqmip.bnb import (
+    cliques,
+    conflicts,
+    dive,
+    lp,
+    lpsearch,
+    ordering,
+    parallel,
+    reliability,
+    rounds,
+)
 from nqmip.bnb.search import warm_up
 from nqmip.budget import Deadline
 from nqmip.construct import explicit_solution
@@ -218,9 +229,9 @@ def main_rounds(args: argparse.Namespace) -> int:
     module, attr, chosen = varied(args.vary) if args.vary else (None, "", [0])
     old = getattr(module, attr, None)
     print("| N | seed | growth | " + (f"{attr} | " if module else "")
-          + "nodes | CPU s | rounds (target:nodes) | optimum |")
+          + "nodes | CPU s | wall s | rounds (target:nodes) | optimum |")
     print("| ---: | ---: | ---: | " + ("---: | " if module else "")
-          + "---: | ---: | --- | ---: |")
+          + "---: | ---: | ---: | --- | ---: |")
     turn = 0
     for n in args.n:
         for seed in args.seeds:
@@ -231,30 +242,33 @@ def main_rounds(args: argparse.Namespace) -> int:
                 found: list[str] = []
                 if module is not None:
                     setattr(module, attr, value)
+                wall = time.perf_counter()
                 try:
                     count, cpu, how, seen, out = in_rounds(
                         n, seed, growth, args.time_limit, threads=args.threads,
                         neighbourhood=args.neighbourhood, found=found)
+                    wall = time.perf_counter() - wall
                 finally:
                     if module is not None:
                         setattr(module, attr, old)
                 best = out.placement
                 print(f"| {n} | {seed} | {growth:g} | " + (f"{value} | " if module else "")
-                      + f"{count:,} | {cpu:.1f} | {' '.join(seen)} | "
+                      + f"{count:,} | {cpu:.1f} | {wall:.1f} | {' '.join(seen)} | "
                       f"{out.objective:g} ({how}) |", flush=True)
                 if args.incumbents:
                     print("  incumbents: " + "; ".join(found), flush=True)
             if args.given and best is not None:
                 count, cpu, how, _, out = in_rounds(n, seed, 0.0, args.time_limit, best,
                                                     args.threads)
-                print(f"| {n} | {seed} | given | {count:,} | {cpu:.1f} | - | "
+                print(f"| {n} | {seed} | given | {count:,} | {cpu:.1f} | - | - | "
                       f"{out.objective:g} ({how}) |", flush=True)
     return 0
 
 
 VARY = {"clique_depth": (lpsearch, "CLIQUE_DEPTH"), "reliable": (reliability, "RELIABLE"),
         "iterations": (reliability, "ITERATIONS"), "child_order": (ordering, "CHILD_ORDER"),
-        "dive_key": (ordering, "DIVE_KEY"), "jump": (parallel, "JUMP_NODES")}
+        "dive_key": (ordering, "DIVE_KEY"), "jump": (parallel, "JUMP_NODES"),
+        "dive_need": (dive, "DIVE_TO_NEED")}
 
 
 def varied(text: str | None) -> tuple[Any, str, list[int]]:

@@ -288,6 +288,46 @@ def test_the_dive_completes_the_board_on_the_allowed_squares(n: int) -> None:
     assert (out == -1).all()
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_dive_to_the_need_finds_a_completion_worth_it(seed: int) -> None:
+    # dive_to with room enough ends at a completion worth the need whenever one exists
+    # (the brute force's), keeps the placed queen and gives the lines back; with no need
+    # it is the dive's first completion
+    import itertools
+
+    from nqmip.bnb.dive import dive, dive_to
+
+    rng = np.random.default_rng(seed)
+    n = 7
+    w = rng.integers(0, 20, (n, n)).astype(float)
+    allowed = (rng.random((n, n)) < 0.85).astype(np.int8)
+    allowed[1, 2] = 1
+    key = rng.random((n, n))
+    values = [sum(w[r, p[r]] for r in range(n)) for p in itertools.permutations(range(n))
+              if p[1] == 2 and nqmip.is_solution(p) and allowed[np.arange(n), p].all()]
+
+    def lines() -> list[np.ndarray]:
+        rowf, colf = np.ones(n, np.int8), np.ones(n, np.int8)
+        d1f, d2f = np.ones(2 * n - 1, np.int8), np.ones(2 * n - 1, np.int8)
+        rowf[1] = colf[2] = d1f[1 - 2 + n - 1] = d2f[3] = 0
+        return [rowf, colf, d1f, d2f]
+
+    for need in (max(values, default=0.0), max(values, default=0.0) - 5, -np.inf):
+        out = np.full(n, -1, np.int64)
+        out[1] = 2
+        given = lines()
+        found = dive_to(allowed, key, w, need, *given, 10**6, out)
+        assert found == bool(values)
+        assert all((a == b).all() for a, b in zip(lines(), given, strict=True))
+        if found:
+            assert nqmip.is_solution(tuple(out)) and out[1] == 2
+            assert allowed[np.arange(n), out].all() and w[np.arange(n), out].sum() >= need
+    first = np.full(n, -1, np.int64)
+    first[1] = 2
+    if dive(allowed, key, *lines(), 10**6, first):
+        assert (first == out).all()
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_reduced_cost_fixing_and_branching_rules_keep_the_optimum(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,19 @@ from nqmip.numba_consts import INT0
 
 #: Nodes of one dive (a few microseconds each: a tenth of a node's LP).
 DIVE_NODES = 500
+#: The dive goes on past completions below the node's need, to the first that reaches it
+#: (:func:`dive_to`); off: the first completion. Tried (docs/bnb.md, Part 14): toulbar2
+#: N = 36 seeds 123456789 and 2, one thread, the same trees (13,747 and 4,437 nodes).
+DIVE_TO_NEED = False
+
+
+def dive_at(allowed: np.ndarray, key: np.ndarray, w: np.ndarray, need: float | None,
+            free: list[np.ndarray], budget: int, out: np.ndarray) -> bool:
+    """The node's dive: :func:`dive_to` with ``DIVE_TO_NEED`` and a need, else :func:`dive`."""
+    if DIVE_TO_NEED and need is not None:
+        return bool(dive_to(allowed, key, w, float(need), free[0], free[1], free[2], free[3],
+                            budget, out))
+    return bool(dive(allowed, key, free[0], free[1], free[2], free[3], budget, out))
 
 
 @njit(cache=True, nogil=True)
@@ -116,3 +129,108 @@ def _undo(row: np.ndarray, out: np.ndarray, depth: int, rowf: np.ndarray, colf: 
         d2f[r + c] = 1
         if not keep:
             out[r] = -1
+
+
+@njit(cache=True, nogil=True)
+def dive_to(allowed: np.ndarray, key: np.ndarray, w: np.ndarray, need: float,
+            rowf: np.ndarray, colf: np.ndarray, d1f: np.ndarray, d2f: np.ndarray,
+            budget: int, out: np.ndarray) -> bool:
+    """:func:`dive` that does not stop at a completion worth less than ``need`` (by the
+    weights ``w``, n x n): its first completion is the dive's, then it goes on within the
+    budget for better ones, skipping a square whose queen cannot beat the best so far (the
+    queens so far, and each row still free its best allowed square), and ends at the first
+    completion worth ``need``, else with the best it met. True with ``out`` complete (the
+    best), False when it met none."""
+    n = allowed.shape[0]
+    free = 0
+    acc = 0.0  # the queens' weights: the board's, then the dive's
+    rowbest = np.zeros(n)
+    rest = 0.0  # the best allowed square of each row the dive has still to fill
+    for r in range(n):
+        if rowf[r]:
+            free += 1
+            top = -1e300
+            for c in range(n):
+                if allowed[r, c] and w[r, c] > top:
+                    top = w[r, c]
+            rowbest[r] = top
+            rest += top
+        else:
+            acc += w[r, out[r]]
+    if free == 0:
+        return True
+    best = out.copy()
+    best_value = -1e300
+    cand = np.empty((free, n), np.int64)
+    ncand = np.zeros(free, np.int64)
+    pos = np.zeros(free, np.int64)
+    row = np.empty(free, np.int64)
+    nodes = 0
+    e = INT0
+    opened = False
+    while True:
+        if not opened:
+            pick = -1
+            fewest = n + 1
+            for r in range(n):
+                if rowf[r]:
+                    count = 0
+                    for c in range(n):
+                        if allowed[r, c] and colf[c] and d1f[r - c + n - 1] and d2f[r + c]:
+                            count += 1
+                    if count < fewest:
+                        fewest, pick = count, r
+            row[e] = pick
+            t = 0
+            for c in range(n):
+                if allowed[pick, c] and colf[c] and d1f[pick - c + n - 1] and d2f[pick + c]:
+                    q = t
+                    while q > 0 and key[pick, cand[e, q - 1]] > key[pick, c]:
+                        cand[e, q] = cand[e, q - 1]
+                        q -= 1
+                    cand[e, q] = c
+                    t += 1
+            ncand[e] = t
+            pos[e] = 0
+            opened = True
+        r = row[e]
+        if pos[e] < ncand[e] and nodes < budget:
+            c = cand[e, pos[e]]
+            pos[e] += 1
+            nodes += 1
+            if acc + w[r, c] + rest - rowbest[r] <= best_value + 1e-9:
+                continue
+            out[r] = c
+            acc += w[r, c]
+            rest -= rowbest[r]
+            rowf[r] = 0
+            colf[c] = 0
+            d1f[r - c + n - 1] = 0
+            d2f[r + c] = 0
+            if e + 1 < free:
+                e += 1
+                opened = False
+                continue
+            if acc > best_value:
+                best_value = acc
+                best[:] = out
+            if acc >= need:
+                _undo(row, out, e + 1, rowf, colf, d1f, d2f, keep=np.True_)
+                return True
+            e += 1  # the leaf taken back below, as a failed depth
+        if e == 0 or nodes >= budget:
+            _undo(row, out, e, rowf, colf, d1f, d2f, keep=np.False_)
+            if best_value > -1e300:
+                out[:] = best
+                return True
+            return False
+        e -= 1
+        r = row[e]
+        c = out[r]
+        acc -= w[r, c]
+        rest += rowbest[r]
+        rowf[r] = 1
+        colf[c] = 1
+        d1f[r - c + n - 1] = 1
+        d2f[r + c] = 1
+        out[r] = -1

@@ -40,7 +40,7 @@ import numpy as np
 
 from nqmip.bnb import binary, conflicts, ordering, parallel, reliability
 from nqmip.bnb.common import NONE_OPEN, Outcome, bnb_weights, global_bound, need_step
-from nqmip.bnb.dive import DIVE_NODES, dive
+from nqmip.bnb.dive import DIVE_NODES, dive_at
 from nqmip.bnb.lp import NodeLP, NodeSolution, OutOfTime, root_cliques
 from nqmip.bnb.rins import RINS_SECONDS, Rins, improve
 from nqmip.bnb.rounds import in_rounds
@@ -243,8 +243,7 @@ class Tree:
         allowed = self.live(upper).reshape(n, n).astype(np.int8)
         key = ordering.dive_key(sol, self.pseudo).reshape(n, n)
         out = self.qcol.copy()
-        if dive(allowed, key, self.free[0], self.free[1], self.free[2], self.free[3],
-                self.dives, out):
+        if dive_at(allowed, key, self.w, self.need(), self.free, self.dives, out):
             self._offer_placement(out)
 
     def _rins(self, sol: NodeSolution) -> None:
