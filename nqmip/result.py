@@ -294,7 +294,10 @@ class Result:
 
 
 def interrupted(result: Result) -> Result:
-    """``result`` of a call Ctrl-C stopped: termination interrupted, unless it is proven."""
-    if result.termination in (Termination.OPTIMAL, Termination.INFEASIBLE):
+    """``result`` of a call Ctrl-C stopped: termination interrupted, unless it is proven
+    (an exact method's proof, or a heuristic's placement that meets its bound: it had
+    stopped on its own, its solution found)."""
+    if result.termination in (Termination.OPTIMAL, Termination.INFEASIBLE) or \
+            result.status in (Status.OPTIMAL, Status.INFEASIBLE):
         return result
     return result.with_(termination=Termination.INTERRUPTED)

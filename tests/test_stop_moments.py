@@ -326,6 +326,9 @@ def test_a_stop_once_the_method_has_answered_keeps_its_answer(
                         white=None if "dense" in spec.weights else 1,
                         sense="min" if costs else "max", time_limit=20)
     assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
+    if alone.status == "optimal":  # proven before the stop: why it stopped is its own
+        # (a heuristic's placement at its bound said interrupted where a proof said optimal)
+        assert data["termination"] == alone.termination, data
 
 
 #: Counts split into sub-trees (over processes, in classes, completions, with a record),
