@@ -124,38 +124,45 @@ def test_a_first_run_compile_is_reported_as_progress() -> None:
 @pytest.mark.slow
 def test_the_same_command_gives_the_same_placement_cold_and_loaded_or_warm_and_quiet(
         ) -> None:
-    """The same calls twice: first in a command with a fresh numba cache folder (every
-    kernel compiled inside the run) while two processes keep both cores busy, then warm and
-    quiet in this process (a second command would add its start, ~3 s, and test nothing
-    more: the placements are compared line by line)."""
+    """The same calls twice: first cold and loaded, a command per method, each with a fresh
+    numba cache folder (every kernel it needs compiled inside the run), the four started
+    together beside two processes that keep both cores busy (one command after another took
+    126 s of a loaded machine's full run, bnb's and sa's compiles one after the other at a
+    third of a core each), then warm and quiet in this process (a second command each would
+    add its start, ~3 s, and test nothing more: the placements are compared line by line)."""
     methods = ["sa", "bnb", "highs", "cpsat"]
     script = ("import json, sys, nqmip\n"
-              f"cases = {json.dumps({m: CASES[m] for m in methods})}\n"
-              "for m, (n, w, limit) in cases.items():\n"
-              "    r = nqmip.solve(n, w, method=m, work_limit=limit)\n"
-              "    print(json.dumps([m, str(r.termination), r.objective,"
+              "m, (n, w, limit) = json.loads(sys.argv[1])\n"
+              "r = nqmip.solve(n, w, method=m, work_limit=limit)\n"
+              "print(json.dumps([m, str(r.termination), r.objective,"
               " list(map(int, r.placement or []))]))\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with tempfile.TemporaryDirectory() as cache:
-        env["NUMBA_CACHE_DIR"] = cache
+    with tempfile.TemporaryDirectory() as caches:
         load = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                 for _ in range(2)]
+        runs = []
         try:
-            cold = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                                  text=True, env=env, timeout=1200)
+            for m in methods:
+                env = {**os.environ, "PYTHONPATH": str(ROOT),
+                       "NUMBA_CACHE_DIR": os.path.join(caches, m)}
+                runs.append(subprocess.Popen(
+                    [sys.executable, "-c", script, json.dumps([m, CASES[m]])],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            outs = [run.communicate(timeout=1200) for run in runs]
         finally:
-            for busy in load:
+            for busy in load + runs:
                 busy.kill()
                 busy.wait()
-    assert cold.returncode == 0, cold.stderr
+    for m, run, (_, err) in zip(methods, runs, outs, strict=True):
+        assert run.returncode == 0, (m, err)
+    cold = "".join(out for out, _ in outs)
     warm = ""
     for m in methods:
         n, w, limit = CASES[m]
         r = nqmip.solve(n, w, method=m, work_limit=limit)
         warm += json.dumps([m, str(r.termination), r.objective,
                             list(map(int, r.placement or []))]) + "\n"
-    assert cold.stdout == warm
-    assert all(json.loads(line)[1] == "iteration_limit" for line in cold.stdout.splitlines())
+    assert cold == warm
+    assert all(json.loads(line)[1] == "iteration_limit" for line in cold.splitlines())
 
 
 def test_a_highs_work_limit_of_one_node_bounds_the_root_too(
