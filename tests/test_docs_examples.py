@@ -31,6 +31,8 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -229,14 +231,18 @@ def environment() -> dict[str, str]:
             "MPLBACKEND": "Agg"}
 
 
-@pytest.fixture
-def scratch(tmp_path: Path) -> Path:
+def make_scratch(folder: Path) -> Path:
     """A folder like the checkout's root for what the examples read, empty for what they
     write: docs/examples and docs/data linked in."""
-    (tmp_path / "docs").mkdir()
+    (folder / "docs").mkdir()
     for name in ("examples", "data"):
-        (tmp_path / "docs" / name).symlink_to(ROOT / "docs" / name)
-    return tmp_path
+        (folder / "docs" / name).symlink_to(ROOT / "docs" / name)
+    return folder
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    return make_scratch(tmp_path)
 
 
 def run_python(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
@@ -248,6 +254,38 @@ def run_python(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
     script.write_text(code)
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           cwd=folder, env=environment(), timeout=TIMEOUT)
+
+
+#: A python block's run (by the block's id) as it goes on or ends.
+Runs = dict[int, Future[subprocess.CompletedProcess[str]]]
+
+
+def _runs_python(block: Block) -> bool:
+    return block.lang == "python" and not block.skip and block.key not in LONG_BLOCKS
+
+
+@pytest.fixture(scope="module")
+def python_runs(request: pytest.FixtureRequest,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+    """Every python block this session selected, two interpreters at once (CI has two
+    cores), each in its own scratch folder, started when the first block's test asks and in
+    the tests' order: a block's test waits for its own (one after another, the 13 took 80 s
+    of a loaded machine's full run, each most of its time in its interpreter's start and
+    import)."""
+    chosen = [block for item in request.session.items
+              if isinstance(item, pytest.Function) and hasattr(item, "callspec")
+              and item.module is request.module
+              and isinstance(block := item.callspec.params.get("block"), Block)]
+    pool = ThreadPoolExecutor(max_workers=2)
+    runs: Runs = {}
+    for block in chosen:
+        if _runs_python(block) and id(block) not in runs:
+            runs[id(block)] = pool.submit(run_python, block.code,
+                                          make_scratch(tmp_path_factory.mktemp("example")))
+    yield runs
+    for future in runs.values():
+        future.cancel()
+    pool.shutdown(wait=True)
 
 
 def params() -> list[object]:
@@ -294,11 +332,11 @@ def in_process(argv: list[str], folder: Path,
 
 @pytest.mark.parametrize("block", params())
 def test_a_documented_example_runs(block: Block, scratch: Path,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                   monkeypatch: pytest.MonkeyPatch, python_runs: Runs) -> None:
     if block.skip or block.key in LONG_BLOCKS:
         pytest.skip(block.skip or LONG_BLOCKS[block.key])
     if block.lang == "python":
-        done = run_python(block.code, scratch)
+        done = python_runs[id(block)].result()
         assert done.returncode == 0, f"{block.page}:{block.line}\n{done.stderr[-3000:]}"
         return
     ran = 0

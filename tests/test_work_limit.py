@@ -124,38 +124,56 @@ def test_a_first_run_compile_is_reported_as_progress() -> None:
 @pytest.mark.slow
 def test_the_same_command_gives_the_same_placement_cold_and_loaded_or_warm_and_quiet(
         ) -> None:
-    """The same calls twice: first in a command with a fresh numba cache folder (every
-    kernel compiled inside the run) while two processes keep both cores busy, then warm and
-    quiet in this process (a second command would add its start, ~3 s, and test nothing
-    more: the placements are compared line by line)."""
+    """The same calls twice: first cold and loaded, a command per method, each with a fresh
+    numba cache folder (every kernel it needs compiled inside the run), the four started
+    together, each sharing the two cores with at least two other busy processes all along
+    (the other commands, and as they end, processes that only spin: one command after
+    another beside two spinning ones took 126 s of a loaded machine's full run), then warm
+    and quiet in this process (a second command each would add its start, ~3 s, and test
+    nothing more: the placements are compared line by line)."""
+    import time
+
     methods = ["sa", "bnb", "highs", "cpsat"]
     script = ("import json, sys, nqmip\n"
-              f"cases = {json.dumps({m: CASES[m] for m in methods})}\n"
-              "for m, (n, w, limit) in cases.items():\n"
-              "    r = nqmip.solve(n, w, method=m, work_limit=limit)\n"
-              "    print(json.dumps([m, str(r.termination), r.objective,"
+              "m, (n, w, limit) = json.loads(sys.argv[1])\n"
+              "r = nqmip.solve(n, w, method=m, work_limit=limit)\n"
+              "print(json.dumps([m, str(r.termination), r.objective,"
               " list(map(int, r.placement or []))]))\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with tempfile.TemporaryDirectory() as cache:
-        env["NUMBA_CACHE_DIR"] = cache
-        load = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(2)]
+    busy: list[subprocess.Popen[bytes]] = []
+    runs: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory() as caches:
+        folder = Path(caches)
         try:
-            cold = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                                  text=True, env=env, timeout=1200)
+            for m in methods:
+                env = {**os.environ, "PYTHONPATH": str(ROOT),
+                       "NUMBA_CACHE_DIR": str(folder / m)}
+                with open(folder / f"{m}.out", "w") as out, \
+                        open(folder / f"{m}.err", "w") as err:
+                    runs.append(subprocess.Popen(
+                        [sys.executable, "-c", script, json.dumps([m, CASES[m]])],
+                        stdout=out, stderr=err, env=env))
+            deadline = time.monotonic() + 1200
+            while running := [run for run in runs if run.poll() is None]:
+                assert time.monotonic() < deadline, "the cold commands took over 20 min"
+                while len(running) + len(busy) < 3:  # three runnable on two cores
+                    busy.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+                time.sleep(0.05)
         finally:
-            for busy in load:
-                busy.kill()
-                busy.wait()
-    assert cold.returncode == 0, cold.stderr
+            for process in busy + runs:
+                process.kill()
+                process.wait()
+        errs = {m: (folder / f"{m}.err").read_text() for m in methods}
+        cold = "".join((folder / f"{m}.out").read_text() for m in methods)
+    for m, run in zip(methods, runs, strict=True):
+        assert run.returncode == 0, (m, errs[m])
     warm = ""
     for m in methods:
         n, w, limit = CASES[m]
         r = nqmip.solve(n, w, method=m, work_limit=limit)
         warm += json.dumps([m, str(r.termination), r.objective,
                             list(map(int, r.placement or []))]) + "\n"
-    assert cold.stdout == warm
-    assert all(json.loads(line)[1] == "iteration_limit" for line in cold.stdout.splitlines())
+    assert cold == warm
+    assert all(json.loads(line)[1] == "iteration_limit" for line in cold.splitlines())
 
 
 def test_a_highs_work_limit_of_one_node_bounds_the_root_too(
