@@ -126,46 +126,35 @@ def test_the_same_command_gives_the_same_placement_cold_and_loaded_or_warm_and_q
         ) -> None:
     """The same calls twice: first cold and loaded, a command per method, each with a fresh
     numba cache folder (every kernel it needs compiled inside the run), the four started
-    together, each sharing the two cores with at least two other busy processes all along
-    (the other commands, and as they end, processes that only spin: one command after
-    another beside two spinning ones took 126 s of a loaded machine's full run), then warm
-    and quiet in this process (a second command each would add its start, ~3 s, and test
-    nothing more: the placements are compared line by line)."""
-    import time
-
+    together beside two processes that keep both cores busy (one command after another took
+    126 s of a loaded machine's full run, bnb's and sa's compiles one after the other at a
+    third of a core each), then warm and quiet in this process (a second command each would
+    add its start, ~3 s, and test nothing more: the placements are compared line by line)."""
     methods = ["sa", "bnb", "highs", "cpsat"]
     script = ("import json, sys, nqmip\n"
               "m, (n, w, limit) = json.loads(sys.argv[1])\n"
               "r = nqmip.solve(n, w, method=m, work_limit=limit)\n"
               "print(json.dumps([m, str(r.termination), r.objective,"
               " list(map(int, r.placement or []))]))\n")
-    busy: list[subprocess.Popen[bytes]] = []
-    runs: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory() as caches:
-        folder = Path(caches)
+        load = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(2)]
+        runs = []
         try:
             for m in methods:
                 env = {**os.environ, "PYTHONPATH": str(ROOT),
-                       "NUMBA_CACHE_DIR": str(folder / m)}
-                with open(folder / f"{m}.out", "w") as out, \
-                        open(folder / f"{m}.err", "w") as err:
-                    runs.append(subprocess.Popen(
-                        [sys.executable, "-c", script, json.dumps([m, CASES[m]])],
-                        stdout=out, stderr=err, env=env))
-            deadline = time.monotonic() + 1200
-            while running := [run for run in runs if run.poll() is None]:
-                assert time.monotonic() < deadline, "the cold commands took over 20 min"
-                while len(running) + len(busy) < 3:  # three runnable on two cores
-                    busy.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
-                time.sleep(0.05)
+                       "NUMBA_CACHE_DIR": os.path.join(caches, m)}
+                runs.append(subprocess.Popen(
+                    [sys.executable, "-c", script, json.dumps([m, CASES[m]])],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            outs = [run.communicate(timeout=1200) for run in runs]
         finally:
-            for process in busy + runs:
-                process.kill()
-                process.wait()
-        errs = {m: (folder / f"{m}.err").read_text() for m in methods}
-        cold = "".join((folder / f"{m}.out").read_text() for m in methods)
-    for m, run in zip(methods, runs, strict=True):
-        assert run.returncode == 0, (m, errs[m])
+            for busy in load + runs:
+                busy.kill()
+                busy.wait()
+    for m, run, (_, err) in zip(methods, runs, outs, strict=True):
+        assert run.returncode == 0, (m, err)
+    cold = "".join(out for out, _ in outs)
     warm = ""
     for m in methods:
         n, w, limit = CASES[m]
