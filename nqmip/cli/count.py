@@ -235,7 +235,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             return deliver(lambda: _list(args), "nqmip-count") or 0
         if args.plot:
             return 0
-        result = _count(args, stop.hold)
+        result = _count(args, stop.hold, stop.check)
     except KeyboardInterrupt as stopped:
         return _stopped(stop, argv, stopped)
     except UsageError as exc:
@@ -287,9 +287,11 @@ def _counted_so_far(stopped: KeyboardInterrupt) -> str:
             f"{stopped.what} in those {part}")
 
 
-def _count(args: argparse.Namespace, answered: Callable[[], None]) -> Any:
+def _count(args: argparse.Namespace, answered: Callable[[], None],
+           check: Callable[[], None]) -> Any:
     """Count (with a progress bar on a terminal); the count's result. ``answered`` is
-    called as soon as the count is known (the command's :meth:`Stop.hold`)."""
+    called as soon as the count is known (the command's :meth:`Stop.hold`), ``check``
+    between sub-trees (:meth:`Stop.check`: a stop the kernels' load absorbed)."""
     from nqmip.enumeration.count import MAX_N, check_record, run_count
 
     if args.record is not None and args.fix and args.n > MAX_N:
@@ -310,7 +312,7 @@ def _count(args: argparse.Namespace, answered: Callable[[], None]) -> Any:
         result = run_count(args.n, _queens(args), args.unique,
                            workers=1 if split else args.workers,
                            scheduler=args.scheduler, record=args.record,
-                           progress=progress)
+                           progress=progress, check=check)
         answered()  # the count is known: a stop from here (the bar's end) does not lose it
         return result
 

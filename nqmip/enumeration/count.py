@@ -223,6 +223,7 @@ def run_count(
     record: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     tasks_per_worker: int = 8,
+    check: Callable[[], None] | None = None,
 ) -> Count:
     """:func:`count_solutions` with its timings and how the work was split.
 
@@ -234,6 +235,8 @@ def run_count(
     thread, boards below :data:`SPLIT_FROM` in one kernel call. Ctrl-C (a
     :class:`KeyboardInterrupt`) stops the count at once, in one process or over many, as
     :class:`CountInterrupted`: the part of the count its finished sub-trees hold.
+    ``check`` is called before the sub-trees and after each one; a KeyboardInterrupt it
+    raises stops the count the same way (a command's stop that the kernels' load absorbed).
     """
     unique, workers = _checked(unique, workers, scheduler)
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
@@ -287,6 +290,8 @@ def run_count(
     sink = path.open("a") if path is not None else None
     closed = _closer(sink, opened)
     try:
+        if check is not None:
+            check()
         for task, found in execute(size, fixed_pairs, todo, n_workers, client, border):
             done[task] = found
             if sink is not None:
@@ -296,6 +301,8 @@ def run_count(
                 os.fsync(sink.fileno())
             if progress is not None:
                 progress(len(done), len(tasks))
+            if check is not None and len(done) < len(tasks):
+                check()
     except KeyboardInterrupt:  # what the finished sub-trees hold, said to be a part
         if len(done) < len(tasks):
             raise _part(done, len(tasks), size, fix, border, unique) from None
