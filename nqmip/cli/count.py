@@ -23,6 +23,7 @@ from nqmip.cli.parser import (
     Parser,
     UsageError,
     board_and_fixed,
+    check_record_file,
     check_writable,
     fixed_queen,
     glue_values,
@@ -169,7 +170,8 @@ def _plot(args: argparse.Namespace) -> None:
     what = "fundamental solutions (class size)" if args.unique else "solutions"
     fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(args.plot, dpi=90)
+    # the format said: without a suffix matplotlib wrote FILE.png, not the file named
+    fig.savefig(args.plot, dpi=90, format=Path(args.plot).suffix.lstrip(".").lower() or "png")
     plt.close(fig)
 
 
@@ -297,6 +299,7 @@ def _count(args: argparse.Namespace, answered: Callable[[], None]) -> Any:
                          "one call on the free rows, with no sub-trees to record; drop "
                          "--record")
     if args.record is not None:  # refused before the kernels compile
+        check_record_file(args.record)
         try:
             check_record(args.record, args.n, _queens(args),
                          args.unique)

@@ -239,6 +239,9 @@ def read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int,
     depth: int | None = None
     if not path.exists():
         return depth, done
+    if not path.is_file():  # /dev/zero is read until memory runs out
+        raise CountError(f"record {path} is not a regular file; give a file that can be "
+                         "read and written")
     text = path.read_text()
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]

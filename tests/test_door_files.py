@@ -1,0 +1,84 @@
+"""The files a door reads back and writes, generated over the doors and the kinds of path
+a user can give: a record (``--record``, read then written) that is a device or a pipe is
+refused before any work in one line (exit 2), never read until memory runs out or waited
+on; a picture is written to the very file named, or said not written."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SOLVE = [sys.executable, "-m", "nqmip"]
+COUNT = [sys.executable, "-m", "nqmip.cli.count"]
+
+#: The doors that take ``--record FILE``, each with the rest of a valid command.
+RECORD_DOORS = {
+    "solve-bnb": [*SOLVE, "--n", "6", "--method", "bnb", "--workers", "1", "--time-limit", "20"],
+    "solve-lex": [*SOLVE, "--n", "6", "--lex-first", "--method", "first-fail",
+                  "--workers", "1", "--time-limit", "20"],
+    "count": [*COUNT, "--n", "6"],
+    "count-fixed": [*COUNT, "--n", "7", "--fix", "0,1"],
+}
+
+#: Paths that are neither a record nor a new file: devices and a pipe with no writer.
+SPECIALS = ["/dev/zero", "/dev/full", "/dev/null", "fifo"]
+
+
+def _limited() -> None:
+    """2 GB of address space: the bug read /dev/zero until the machine's memory ran out."""
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=cwd,
+                          preexec_fn=_limited)
+
+
+@pytest.mark.parametrize("special", SPECIALS)
+@pytest.mark.parametrize("door", sorted(RECORD_DOORS))
+def test_a_record_that_is_not_a_file_is_refused_at_once(door: str, special: str,
+                                                        tmp_path: Path) -> None:
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    try:
+        done = _run(RECORD_DOORS[door] + ["--record", path], tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{door} --record {special}: still running after 60 s")
+    assert done.returncode == 2, (door, special, done.returncode, done.stderr[-500:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr, done.stderr
+    assert done.stdout == ""
+    if special.startswith("/dev/"):
+        assert Path(special).is_char_device()  # not replaced by a file
+
+
+def test_the_api_refuses_a_record_that_is_not_a_file() -> None:
+    from nqmip.enumeration.count import CountError, check_record
+
+    with pytest.raises(CountError, match="not a regular file"):
+        check_record("/dev/zero", 6)
+
+
+@pytest.mark.parametrize("name", ["board", "board.png", "board.svg"])
+def test_count_plot_writes_the_file_named(name: str, tmp_path: Path) -> None:
+    """``--plot board`` wrote board.png beside it (matplotlib's default suffix)."""
+    done = _run([*COUNT, "--n", "5", "--plot", name], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    head = (tmp_path / name).read_bytes()[:8]
+    assert head.startswith(b"<?xml") if name.endswith(".svg") else head[1:4] == b"PNG"
+
+
+def test_count_plot_to_a_full_device_says_not_written() -> None:
+    """``--plot /dev/full`` wrote /dev/full.png and said nothing (exit 0)."""
+    done = _run([*COUNT, "--n", "5", "--plot", "/dev/full"], Path("/tmp"))
+    assert done.returncode == 1, done.stderr
+    assert "could not be written" in done.stderr and "Traceback" not in done.stderr
+    assert not Path("/dev/full.png").exists()
