@@ -82,3 +82,27 @@ def test_count_plot_to_a_full_device_says_not_written() -> None:
     assert done.returncode == 1, done.stderr
     assert "could not be written" in done.stderr and "Traceback" not in done.stderr
     assert not Path("/dev/full.png").exists()
+
+
+#: Every door with a small run: started with standard output closed (``>&-``).
+STREAM_DOORS = {
+    "solve": [*SOLVE, "--n", "6", "--method", "highs", "--time-limit", "20"],
+    "count": [*COUNT, "--n", "6"],
+    "count-list": [*COUNT, "--n", "6", "--list"],
+    "compare": [sys.executable, "-m", "nqmip.compare", "--n", "5", "--methods", "highs",
+                "--time-limit", "10", "--no-progress"],
+}
+
+
+@pytest.mark.parametrize("door", sorted(STREAM_DOORS))
+def test_a_closed_stdout_is_said_in_one_line_at_every_door(door: str,
+                                                           tmp_path: Path) -> None:
+    """nqmip-compare ran its sweep and then ended in a traceback (AttributeError: None
+    has no write) where the other doors say so in one line."""
+    done = subprocess.run(STREAM_DOORS[door], stdout=subprocess.DEVNULL, text=True,
+                          stderr=subprocess.PIPE, timeout=120, cwd=tmp_path,
+                          preexec_fn=lambda: os.close(1))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (1, 74), (door, done.returncode, done.stderr)
+    assert "standard output is closed" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
