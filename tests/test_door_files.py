@@ -106,3 +106,25 @@ def test_a_closed_stdout_is_said_in_one_line_at_every_door(door: str,
     assert done.returncode in (1, 74), (door, done.returncode, done.stderr)
     assert "standard output is closed" in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+#: Files that are not nqmip-compare's and do not end in a newline: the rule for a sweep
+#: killed while writing its last row took them for one, dropped them and wrote over them.
+FOREIGN = {"binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)),
+           "text": b"hello",
+           "rows-then-text": b'{"n": 5}\nhello'}
+
+
+@pytest.mark.parametrize("option", ["--resume", "--output"])
+@pytest.mark.parametrize("kind", sorted(FOREIGN))
+def test_compare_refuses_a_file_not_its_own_and_leaves_it(option: str, kind: str,
+                                                           tmp_path: Path) -> None:
+    """python -m nqmip.compare --n 5 --methods highs --resume FILE, FILE the first 300
+    bytes of /bin/ls: 'the last line was unfinished', exit 0, the file written over."""
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(FOREIGN[kind])
+    done = _run([sys.executable, "-m", "nqmip.compare", "--n", "5", "--methods", "highs",
+                 "--time-limit", "5", "--no-progress", option, str(path)], tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert path.read_bytes() == FOREIGN[kind]
