@@ -128,3 +128,30 @@ def test_compare_refuses_a_file_not_its_own_and_leaves_it(option: str, kind: str
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert path.read_bytes() == FOREIGN[kind]
+
+
+#: The doors whose record is JSON lines appended by the run (the count's, the lex-first
+#: cubes'), each with the rest of a valid command.
+LINE_RECORDS = {"count": RECORD_DOORS["count"], "solve-lex": RECORD_DOORS["solve-lex"]}
+
+
+@pytest.mark.parametrize("door", sorted(LINE_RECORDS))
+@pytest.mark.parametrize("kind", ["text", "rows-then-text"])
+def test_a_record_not_the_runs_own_is_refused_and_left(door: str, kind: str,
+                                                       tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 9 --record FILE, FILE 'hello' with no newline: the
+    line was dropped as one a killed run left, exit 0, the file written over."""
+    path = tmp_path / "record.jsonl"
+    path.write_bytes(FOREIGN[kind])
+    done = _run([*LINE_RECORDS[door], "--record", str(path)], tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert path.read_bytes() == FOREIGN[kind]
+
+
+def test_the_one_rule_for_a_line_cut_short() -> None:
+    from nqmip.jsonlines import torn_tail
+
+    assert torn_tail('{"a": 1}\n{"b": ') and torn_tail(b'{"a')
+    assert not torn_tail("hello") and not torn_tail('{"a": 1}\n') and not torn_tail("")
+    assert not torn_tail(b"\x7fELF{") and not torn_tail('{"a": 1}\nhello')

@@ -46,6 +46,7 @@ from nqmip.compare.grid import (
     params_key,
 )
 from nqmip.compare.harness import HARNESS_STATUSES
+from nqmip.jsonlines import torn_tail
 from nqmip.result import Status
 
 #: The statuses a run's row may hold: a result's, or the harness's own for a cell that did
@@ -256,10 +257,7 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        # a row cut short is the start of a JSON object: anything else (a binary file, a
-        # line of text) is not this command's, and was dropped and written over
-        last_unfinished = (number == len(lines) and not text.endswith("\n")
-                           and line.lstrip().startswith("{"))
+        last_unfinished = number == len(lines) and torn_tail(text)
         try:
             row = json.loads(line)
             if _is_header(row):
@@ -285,8 +283,7 @@ def unfinished_tail(path: Path) -> bool:
     without a last newline (a binary file was dropped and written over)."""
     if not path.exists() or path.stat().st_size == 0:
         return False
-    data = path.read_bytes()
-    return not data.endswith(b"\n") and data[data.rfind(b"\n") + 1:].lstrip().startswith(b"{")
+    return torn_tail(path.read_bytes())
 
 
 class RowWriter:
