@@ -155,3 +155,29 @@ def test_the_one_rule_for_a_line_cut_short() -> None:
     assert torn_tail('{"a": 1}\n{"b": ') and torn_tail(b'{"a')
     assert not torn_tail("hello") and not torn_tail('{"a": 1}\n') and not torn_tail("")
     assert not torn_tail(b"\x7fELF{") and not torn_tail('{"a": 1}\nhello')
+
+
+#: Run a door as ``python -m MODULE --version`` and print, as numpy starts to load, whether
+#: Ctrl-C would still raise KeyboardInterrupt there (Python's own handler).
+_HANDLER_AT_NUMPY = """
+import runpy, signal, sys
+class Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            sys.meta_path.remove(self)
+            print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)
+        return None
+sys.meta_path.insert(0, Hook())
+sys.argv = [sys.argv[1], "--version"]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("module", ["nqmip", "nqmip.cli.count"])
+def test_a_door_run_with_dash_m_hears_a_stop_before_numpy_loads(module: str,
+                                                                tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 9, Ctrl-C 0.15 s in: a KeyboardInterrupt traceback
+    from numpy's import (exit -2), where the launcher's doors say 'interrupted' (130)."""
+    done = subprocess.run([sys.executable, "-c", _HANDLER_AT_NUMPY, module], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[:1] == ["False"], (done.stdout, done.stderr[-300:])

@@ -10,6 +10,11 @@ and one line on stderr; Ctrl-C, SIGTERM and SIGHUP stop it with 128 + the signal
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # as nqmip.cli.launch does: Ctrl-C while numpy loads was a
+    from nqmip.cli.signals import listen_early  # KeyboardInterrupt traceback, exit -2
+
+    listen_early()
+
 import argparse
 import json
 import sys
