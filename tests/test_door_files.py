@@ -173,7 +173,7 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
 
 
-@pytest.mark.parametrize("module", ["nqmip", "nqmip.cli.count"])
+@pytest.mark.parametrize("module", ["nqmip", "nqmip.cli.count", "nqmip.compare"])
 def test_a_door_run_with_dash_m_hears_a_stop_before_numpy_loads(module: str,
                                                                 tmp_path: Path) -> None:
     """python -m nqmip.cli.count --n 9, Ctrl-C 0.15 s in: a KeyboardInterrupt traceback
