@@ -181,3 +181,16 @@ def test_a_door_run_with_dash_m_hears_a_stop_before_numpy_loads(module: str,
     done = subprocess.run([sys.executable, "-c", _HANDLER_AT_NUMPY, module], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines()[:1] == ["False"], (done.stdout, done.stderr[-300:])
+
+
+@pytest.mark.parametrize("extra", [[], ["--unique"], ["--fix", "0,1"]])
+def test_a_count_run_again_on_its_own_record_resumes_it(extra: list[str],
+                                                        tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 10 --unique --record FILE, twice: the second run
+    refused FILE as 'another count (by=classes), not by=constellations' (exit 2): the
+    check before the count left --unique out of the record's key."""
+    argv = [*COUNT, "--n", "10", *extra, "--record", str(tmp_path / "r.jsonl")]
+    first = _run(argv, tmp_path)
+    again = _run(argv, tmp_path)
+    assert first.returncode == 0 and again.returncode == 0, (first.stderr, again.stderr)
+    assert first.stdout == again.stdout and first.stdout.strip().isdigit()
