@@ -10,6 +10,11 @@ and one line on stderr; Ctrl-C, SIGTERM and SIGHUP stop it with 128 + the signal
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # as nqmip.cli.launch does: Ctrl-C while numpy loads was a
+    from nqmip.cli.signals import listen_early  # KeyboardInterrupt traceback, exit -2
+
+    listen_early()
+
 import argparse
 import json
 import sys
@@ -23,6 +28,7 @@ from nqmip.cli.parser import (
     Parser,
     UsageError,
     board_and_fixed,
+    check_record_file,
     check_writable,
     fixed_queen,
     glue_values,
@@ -169,7 +175,8 @@ def _plot(args: argparse.Namespace) -> None:
     what = "fundamental solutions (class size)" if args.unique else "solutions"
     fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(args.plot, dpi=90)
+    # the format said: without a suffix matplotlib wrote FILE.png, not the file named
+    fig.savefig(args.plot, dpi=90, format=Path(args.plot).suffix.lstrip(".").lower() or "png")
     plt.close(fig)
 
 
@@ -299,6 +306,7 @@ def _count(args: argparse.Namespace, answered: Callable[[], None],
                          "one call on the free rows, with no sub-trees to record; drop "
                          "--record")
     if args.record is not None:  # refused before the kernels compile
+        check_record_file(args.record)
         try:
             check_record(args.record, args.n, _queens(args),
                          args.unique)

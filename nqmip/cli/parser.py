@@ -460,6 +460,18 @@ def check_writable(path: str | os.PathLike[str], option: str,
         raise error(f"{option}: cannot write {target}: {exc.strerror or exc}") from None
 
 
+def check_record_file(path: str | os.PathLike[str], option: str = "--record",
+                      error: type[Exception] = UsageError) -> None:
+    """A record (read, then written) is a regular file or a new one: a device or a pipe is
+    refused before any work (``/dev/zero`` was read until memory ran out), then the
+    checks of :func:`check_writable`."""
+    target = Path(path)
+    if target.exists() and not target.is_dir() and not target.is_file():
+        raise error(f"{option} {target}: not a regular file (a device or a pipe); give a "
+                    "file that can be read and written")
+    check_writable(target, option, error)
+
+
 def write_file(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a regular file (or a new one) is
     written beside it and renamed over it, so a failure (a full disk) leaves what was

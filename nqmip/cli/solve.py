@@ -33,6 +33,7 @@ from nqmip.cli.parser import (
     as_flags,
     board_and_fixed,
     check_method_floor,
+    check_record_file,
     check_values,
     check_writable,
     command_seconds,
@@ -271,6 +272,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         instance = _instance(args, make_instance, started)  # drawn by the limit
     options = _options(args)
     check_output(args.output)
+    check_record(args.record)
     note = time_limit_note(args.time_limit, "--time-limit")
     if note is not None:  # the input is good: a note, and the run has no limit
         print(f"solve_weighted: note: {note}", file=sys.stderr)
@@ -419,6 +421,13 @@ def check_output(path: Path | None) -> None:
     """``--output FILE`` can be written: checked before the work (:func:`check_writable`)."""
     if path is not None:
         check_writable(path, "--output")
+
+
+def check_record(path: str | None) -> None:
+    """``--record FILE`` (bnb's search, the lex-first cubes) is a file that can be read
+    and written: checked before the work (:func:`check_record_file`)."""
+    if path is not None:
+        check_record_file(path)
 
 
 def check_available(method: str) -> None:

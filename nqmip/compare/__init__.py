@@ -37,19 +37,46 @@ input answer at once.
 
 from __future__ import annotations
 
-from nqmip.compare.cli import build_parser, main
-from nqmip.compare.grid import Cell, UsageError, build_grid, parse_sizes
-from nqmip.compare.harness import (
-    FAULT_ENV,
-    HARNESS_STATUSES,
-    ROW_FIELDS,
-    Outcome,
-    run_cell,
-    run_in_process,
-)
-from nqmip.compare.store import RowWriter, read_rows
-from nqmip.compare.summary import summarize
-from nqmip.compare.tables import summary_csv, summary_markdown
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nqmip.compare.cli import build_parser, main
+    from nqmip.compare.grid import Cell, UsageError, build_grid, parse_sizes
+    from nqmip.compare.harness import (
+        FAULT_ENV,
+        HARNESS_STATUSES,
+        ROW_FIELDS,
+        Outcome,
+        run_cell,
+        run_in_process,
+    )
+    from nqmip.compare.store import RowWriter, read_rows
+    from nqmip.compare.summary import summarize
+    from nqmip.compare.tables import summary_csv, summary_markdown
+
+#: Where each public name lives, imported on first use: ``python -m nqmip.compare``
+#: imports this package before its ``__main__`` can hear a stop (Ctrl-C while numpy
+#: loaded was a KeyboardInterrupt traceback).
+_HOMES = {
+    **dict.fromkeys(("build_parser", "main"), "cli"),
+    **dict.fromkeys(("Cell", "UsageError", "build_grid", "parse_sizes"), "grid"),
+    **dict.fromkeys(("FAULT_ENV", "HARNESS_STATUSES", "ROW_FIELDS", "Outcome", "run_cell",
+                     "run_in_process"), "harness"),
+    **dict.fromkeys(("RowWriter", "read_rows"), "store"),
+    "summarize": "summary",
+    **dict.fromkeys(("summary_csv", "summary_markdown"), "tables"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'nqmip.compare' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"nqmip.compare.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FAULT_ENV",
@@ -76,5 +103,6 @@ def entry() -> None:
     """The console command ``nqmip-compare``: :func:`main`'s status, by
     :func:`nqmip.cli.streams.leave`."""
     from nqmip.cli.streams import leave
+    from nqmip.compare.cli import main
 
     leave(main())

@@ -7,6 +7,11 @@ LLVM's) took 0.7-0.8 s of every heuristic's cell after its result was already th
 import os
 import sys
 
+if __name__ == "__main__" and "--worker" not in sys.argv[1:]:
+    from nqmip.cli.signals import listen_early  # a stop heard before numpy loads
+
+    listen_early()
+
 from nqmip.cli.streams import leave
 from nqmip.compare.cli import main
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -57,12 +58,15 @@ def show_results(args: argparse.Namespace, csv: Path | None, output: Path | None
                       interrupted=interrupted)
         _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
                problems)
+    saved = [f for f in (output, csv, args.report) if f is not None]
+    where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
+    if sys.stdout is None:  # started with >&-: print_summary raised an AttributeError
+        problems.append(f"standard output is closed: the summary is not printed{where}")
+        return
     try:
         from nqmip.compare.console import print_summary
 
         print_summary(args, summary, interrupted)
     except (OSError, UnicodeError) as exc:
-        saved = [f for f in (output, csv, args.report) if f is not None]
-        where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
         problems.append(f"cannot print the summary: {type(exc).__name__}: "
                         f"{' '.join(str(exc).split())[:200]}{where}")

@@ -46,6 +46,7 @@ from nqmip.compare.grid import (
     params_key,
 )
 from nqmip.compare.harness import HARNESS_STATUSES
+from nqmip.jsonlines import torn_tail
 from nqmip.result import Status
 
 #: The statuses a run's row may hold: a result's, or the harness's own for a cell that did
@@ -256,7 +257,7 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        last_unfinished = number == len(lines) and not text.endswith("\n")
+        last_unfinished = number == len(lines) and torn_tail(text)
         try:
             row = json.loads(line)
             if _is_header(row):
@@ -277,10 +278,12 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
 
 
 def unfinished_tail(path: Path) -> bool:
-    """Whether the file ends in a partial line (a sweep killed while writing it)."""
+    """Whether the file ends in a partial line (a sweep killed while writing it): the
+    start of a row, a JSON object (as :func:`read_rows` reads it), and not any file
+    without a last newline (a binary file was dropped and written over)."""
     if not path.exists() or path.stat().st_size == 0:
         return False
-    return not path.read_bytes().endswith(b"\n")
+    return torn_tail(path.read_bytes())
 
 
 class RowWriter:
@@ -315,6 +318,12 @@ class RowWriter:
             if unfinished_tail(path):  # a killed sweep's partial line: its cell runs again
                 data = path.read_bytes()
                 os.truncate(handle.fileno(), data.rfind(b"\n") + 1)
+            elif path.is_file() and path.stat().st_size and \
+                    not path.read_bytes().endswith(b"\n"):  # a row would be glued to it
+                handle.close()
+                self.handle = None
+                raise StoreError(f"{path} does not end in a line of rows (not a file of "
+                                 "nqmip-compare's); give another file")
             self.start(grid)
 
     def start(self, grid: dict[str, Any] | None) -> None:

@@ -207,7 +207,7 @@ def check_record(record: str | Path, n: int | Instance, fixed: FixedSpec = None,
     compiles), so a command can refuse a bad record at once."""
     size, fix = _board(n, fixed, unique)
     try:
-        return len(read_record(Path(record), job_key(size, fix))[1])
+        return len(read_record(Path(record), job_key(size, fix, unique))[1])
     except UnicodeDecodeError:
         raise CountError(f"record {record} is not a text file; give a new file to start "
                          "over") from None

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.jsonlines import torn_tail
+
 
 class CountError(ValueError):
     """A count that cannot be run as asked (a board too large, unique with fixed queens, a
@@ -239,8 +241,11 @@ def read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int,
     depth: int | None = None
     if not path.exists():
         return depth, done
+    if not path.is_file():  # /dev/zero is read until memory runs out
+        raise CountError(f"record {path} is not a regular file; give a file that can be "
+                         "read and written")
     text = path.read_text()
-    if text and not text.endswith("\n"):
+    if torn_tail(text):  # an entry cut short by a killed run
         text = text[: text.rfind("\n") + 1]
         path.write_text(text)
     for number, line in enumerate(text.splitlines(), 1):

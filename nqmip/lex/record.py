@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+from nqmip.jsonlines import torn_tail
+
 Key = tuple[tuple[int, int], ...]
 
 
@@ -56,7 +58,7 @@ class CubeRecord:
         if not self.path.exists():
             return
         text = self.path.read_text()
-        if text and not text.endswith("\n"):  # a torn last line: the run killed writing it
+        if torn_tail(text):  # a torn last line: the run killed writing it
             text = text[: text.rfind("\n") + 1]
             self.path.write_text(text)
         for number, line in enumerate(text.splitlines(), 1):

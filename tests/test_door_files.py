@@ -1,0 +1,196 @@
+"""The files a door reads back and writes, generated over the doors and the kinds of path
+a user can give: a record (``--record``, read then written) that is a device or a pipe is
+refused before any work in one line (exit 2), never read until memory runs out or waited
+on; a picture is written to the very file named, or said not written."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SOLVE = [sys.executable, "-m", "nqmip"]
+COUNT = [sys.executable, "-m", "nqmip.cli.count"]
+
+#: The doors that take ``--record FILE``, each with the rest of a valid command.
+RECORD_DOORS = {
+    "solve-bnb": [*SOLVE, "--n", "6", "--method", "bnb", "--workers", "1", "--time-limit", "20"],
+    "solve-lex": [*SOLVE, "--n", "6", "--lex-first", "--method", "first-fail",
+                  "--workers", "1", "--time-limit", "20"],
+    "count": [*COUNT, "--n", "6"],
+    "count-fixed": [*COUNT, "--n", "7", "--fix", "0,1"],
+}
+
+#: Paths that are neither a record nor a new file: devices and a pipe with no writer.
+SPECIALS = ["/dev/zero", "/dev/full", "/dev/null", "fifo"]
+
+
+def _limited() -> None:
+    """2 GB of address space: the bug read /dev/zero until the machine's memory ran out."""
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=cwd,
+                          preexec_fn=_limited)
+
+
+@pytest.mark.parametrize("special", SPECIALS)
+@pytest.mark.parametrize("door", sorted(RECORD_DOORS))
+def test_a_record_that_is_not_a_file_is_refused_at_once(door: str, special: str,
+                                                        tmp_path: Path) -> None:
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    try:
+        done = _run(RECORD_DOORS[door] + ["--record", path], tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{door} --record {special}: still running after 60 s")
+    assert done.returncode == 2, (door, special, done.returncode, done.stderr[-500:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr, done.stderr
+    assert done.stdout == ""
+    if special.startswith("/dev/"):
+        assert Path(special).is_char_device()  # not replaced by a file
+
+
+def test_the_api_refuses_a_record_that_is_not_a_file() -> None:
+    from nqmip.enumeration.count import CountError, check_record
+
+    with pytest.raises(CountError, match="not a regular file"):
+        check_record("/dev/zero", 6)
+
+
+@pytest.mark.parametrize("name", ["board", "board.png", "board.svg"])
+def test_count_plot_writes_the_file_named(name: str, tmp_path: Path) -> None:
+    """``--plot board`` wrote board.png beside it (matplotlib's default suffix)."""
+    done = _run([*COUNT, "--n", "5", "--plot", name], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    head = (tmp_path / name).read_bytes()[:8]
+    assert head.startswith(b"<?xml") if name.endswith(".svg") else head[1:4] == b"PNG"
+
+
+def test_count_plot_to_a_full_device_says_not_written() -> None:
+    """``--plot /dev/full`` wrote /dev/full.png and said nothing (exit 0)."""
+    done = _run([*COUNT, "--n", "5", "--plot", "/dev/full"], Path("/tmp"))
+    assert done.returncode == 1, done.stderr
+    assert "could not be written" in done.stderr and "Traceback" not in done.stderr
+    assert not Path("/dev/full.png").exists()
+
+
+#: Every door with a small run: started with standard output closed (``>&-``).
+STREAM_DOORS = {
+    "solve": [*SOLVE, "--n", "6", "--method", "highs", "--time-limit", "20"],
+    "count": [*COUNT, "--n", "6"],
+    "count-list": [*COUNT, "--n", "6", "--list"],
+    "compare": [sys.executable, "-m", "nqmip.compare", "--n", "5", "--methods", "highs",
+                "--time-limit", "10", "--no-progress"],
+}
+
+
+@pytest.mark.parametrize("door", sorted(STREAM_DOORS))
+def test_a_closed_stdout_is_said_in_one_line_at_every_door(door: str,
+                                                           tmp_path: Path) -> None:
+    """nqmip-compare ran its sweep and then ended in a traceback (AttributeError: None
+    has no write) where the other doors say so in one line."""
+    done = subprocess.run(STREAM_DOORS[door], stdout=subprocess.DEVNULL, text=True,
+                          stderr=subprocess.PIPE, timeout=120, cwd=tmp_path,
+                          preexec_fn=lambda: os.close(1))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (1, 74), (door, done.returncode, done.stderr)
+    assert "standard output is closed" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+#: Files that are not nqmip-compare's and do not end in a newline: the rule for a sweep
+#: killed while writing its last row took them for one, dropped them and wrote over them.
+FOREIGN = {"binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)),
+           "text": b"hello",
+           "rows-then-text": b'{"n": 5}\nhello'}
+
+
+@pytest.mark.parametrize("option", ["--resume", "--output"])
+@pytest.mark.parametrize("kind", sorted(FOREIGN))
+def test_compare_refuses_a_file_not_its_own_and_leaves_it(option: str, kind: str,
+                                                           tmp_path: Path) -> None:
+    """python -m nqmip.compare --n 5 --methods highs --resume FILE, FILE the first 300
+    bytes of /bin/ls: 'the last line was unfinished', exit 0, the file written over."""
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(FOREIGN[kind])
+    done = _run([sys.executable, "-m", "nqmip.compare", "--n", "5", "--methods", "highs",
+                 "--time-limit", "5", "--no-progress", option, str(path)], tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert path.read_bytes() == FOREIGN[kind]
+
+
+#: The doors whose record is JSON lines appended by the run (the count's, the lex-first
+#: cubes'), each with the rest of a valid command.
+LINE_RECORDS = {"count": RECORD_DOORS["count"], "solve-lex": RECORD_DOORS["solve-lex"]}
+
+
+@pytest.mark.parametrize("door", sorted(LINE_RECORDS))
+@pytest.mark.parametrize("kind", ["text", "rows-then-text"])
+def test_a_record_not_the_runs_own_is_refused_and_left(door: str, kind: str,
+                                                       tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 9 --record FILE, FILE 'hello' with no newline: the
+    line was dropped as one a killed run left, exit 0, the file written over."""
+    path = tmp_path / "record.jsonl"
+    path.write_bytes(FOREIGN[kind])
+    done = _run([*LINE_RECORDS[door], "--record", str(path)], tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert path.read_bytes() == FOREIGN[kind]
+
+
+def test_the_one_rule_for_a_line_cut_short() -> None:
+    from nqmip.jsonlines import torn_tail
+
+    assert torn_tail('{"a": 1}\n{"b": ') and torn_tail(b'{"a')
+    assert not torn_tail("hello") and not torn_tail('{"a": 1}\n') and not torn_tail("")
+    assert not torn_tail(b"\x7fELF{") and not torn_tail('{"a": 1}\nhello')
+
+
+#: Run a door as ``python -m MODULE --version`` and print, as numpy starts to load, whether
+#: Ctrl-C would still raise KeyboardInterrupt there (Python's own handler).
+_HANDLER_AT_NUMPY = """
+import runpy, signal, sys
+class Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            sys.meta_path.remove(self)
+            print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)
+        return None
+sys.meta_path.insert(0, Hook())
+sys.argv = [sys.argv[1], "--version"]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("module", ["nqmip", "nqmip.cli.count", "nqmip.compare"])
+def test_a_door_run_with_dash_m_hears_a_stop_before_numpy_loads(module: str,
+                                                                tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 9, Ctrl-C 0.15 s in: a KeyboardInterrupt traceback
+    from numpy's import (exit -2), where the launcher's doors say 'interrupted' (130)."""
+    done = subprocess.run([sys.executable, "-c", _HANDLER_AT_NUMPY, module], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[:1] == ["False"], (done.stdout, done.stderr[-300:])
+
+
+@pytest.mark.parametrize("extra", [[], ["--unique"], ["--fix", "0,1"]])
+def test_a_count_run_again_on_its_own_record_resumes_it(extra: list[str],
+                                                        tmp_path: Path) -> None:
+    """python -m nqmip.cli.count --n 10 --unique --record FILE, twice: the second run
+    refused FILE as 'another count (by=classes), not by=constellations' (exit 2): the
+    check before the count left --unique out of the record's key."""
+    argv = [*COUNT, "--n", "10", *extra, "--record", str(tmp_path / "r.jsonl")]
+    first = _run(argv, tmp_path)
+    again = _run(argv, tmp_path)
+    assert first.returncode == 0 and again.returncode == 0, (first.stderr, again.stderr)
+    assert first.stdout == again.stdout and first.stdout.strip().isdigit()
