@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import IO, Any, Literal, overload
 
 import numpy as np
 
@@ -294,11 +294,7 @@ def run_count(
             check()
         for task, found in execute(size, fixed_pairs, todo, n_workers, client, border):
             done[task] = found
-            if sink is not None:
-                sink.write(json.dumps({"job": job, "depth": depth, "task": list(task),
-                                       "value": list(found)}) + "\n")
-                sink.flush()
-                os.fsync(sink.fileno())
+            _keep(sink, {"job": job, "depth": depth, "task": list(task), "value": list(found)})
             if progress is not None:
                 progress(len(done), len(tasks))
             if check is not None and len(done) < len(tasks):
@@ -317,6 +313,14 @@ def run_count(
         lambda: _tally(done, by_classes(size, fix) and not border, unique))
     return Count(size, value, total, unique, fixed_pairs, time.perf_counter() - start,
                  compile_time, engine, tasks=len(tasks), resumed=resumed, workers=n_workers)
+
+
+def _keep(sink: IO[str] | None, entry: dict[str, Any]) -> None:
+    """``entry`` appended to the record (if any) and synced to the disk."""
+    if sink is not None:
+        sink.write(json.dumps(entry) + "\n")
+        sink.flush()
+        os.fsync(sink.fileno())
 
 
 def _part(done: dict[Any, tuple[int, ...]], total: int, size: int, fix: dict[int, int],
