@@ -194,3 +194,41 @@ def test_a_count_run_again_on_its_own_record_resumes_it(extra: list[str],
     again = _run(argv, tmp_path)
     assert first.returncode == 0 and again.returncode == 0, (first.stderr, again.stderr)
     assert first.stdout == again.stdout and first.stdout.strip().isdigit()
+
+
+#: The doors that read an input file, each with the rest of a valid command.
+INPUT_DOORS = {
+    "solve-weights": [*SOLVE, "--weights", "PATH", "--time-limit", "5"],
+    "solve-fixed": [*SOLVE, "--n", "8", "--fixed", "PATH", "--time-limit", "5"],
+    "count-fixed": [*COUNT, "--n", "8", "--fixed", "PATH"],
+    "compare-weights": [sys.executable, "-m", "nqmip.compare", "--weights", "PATH",
+                        "--methods", "sa", "--time-limit", "1", "--no-progress"],
+    "compare-fixed": [sys.executable, "-m", "nqmip.compare", "--n", "8", "--fixed", "PATH",
+                      "--methods", "sa", "--time-limit", "1", "--no-progress"],
+}
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize("door", sorted(INPUT_DOORS))
+def test_an_endless_device_given_as_input_is_refused_unread(door: str, device: str,
+                                                            tmp_path: Path) -> None:
+    """``--weights /dev/zero`` (or ``--fixed``) read the device whole: a MemoryError
+    traceback under a 2 GB limit, the machine's memory filled without one."""
+    argv = [device if part == "PATH" else part for part in INPUT_DOORS[door]]
+    done = _run(argv, tmp_path)
+    assert done.returncode == 2, (door, device, done.returncode, done.stderr[-500:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"{device} is a device, not a file" in done.stderr and done.stdout == ""
+
+
+def test_the_api_refuses_an_endless_device_unread(tmp_path: Path) -> None:
+    # in a child under the 2 GB limit: the bug read the device until the memory ran out
+    code = ("import nqmip\n"
+            "try:\n"
+            "    nqmip.read_weights('/dev/zero')\n"
+            "except nqmip.InstanceError as exc:\n"
+            "    print(exc)\n")
+    done = _run([sys.executable, "-c", code], tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert done.stdout == "/dev/zero is a device, not a file: give a file (or - for " \
+                          "standard input)\n"

@@ -53,22 +53,18 @@ def read_text_input(path: str | Path, what: str) -> str:
     """The text of an input file as spreadsheets and shells give it: ``-`` is standard
     input, a UTF-8 byte-order mark at the start is dropped; a folder, a missing file or
     bytes that are not text are an InstanceError naming ``what`` and the path."""
-    import sys
+    from nqmip.instances.weights_file import decode_text, read_input
 
-    if str(path) == "-":
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") \
-            else sys.stdin.read().encode()
-    else:
-        target = Path(path)
-        if target.is_dir():
-            raise FixedFileError(f"{what}: {path} is a folder; give a file (or - for "
-                                 "standard input)")
-        try:
-            data = target.read_bytes()
-        except OSError as exc:
-            raise FixedFileError(f"{what}: cannot read {path} "
-                                 f"({exc.strerror or type(exc).__name__})") from None
-    from nqmip.instances.weights_file import decode_text
+    if str(path) != "-" and Path(path).is_dir():
+        raise FixedFileError(f"{what}: {path} is a folder; give a file (or - for "
+                             "standard input)")
+    try:
+        data = read_input(path)
+    except InstanceError as exc:
+        raise FixedFileError(f"{what}: {exc}") from None
+    except OSError as exc:
+        raise FixedFileError(f"{what}: cannot read {path} "
+                             f"({exc.strerror or type(exc).__name__})") from None
 
     try:  # as a weights file: UTF-8 or UTF-16 with its mark, a bad byte named by place
         return decode_text(data, str(path) if str(path) != "-" else "standard input")

@@ -33,6 +33,7 @@ import csv
 import io
 import os
 import re
+import stat
 import sys
 import warnings
 from pathlib import Path
@@ -96,6 +97,36 @@ def read_weights(source: str | os.PathLike[str] | IO[Any]) -> np.ndarray:
     return parse_weights_text(data.removeprefix("\ufeff"), name)
 
 
+#: The most bytes an input file is read for (a dense board of 10,000 queens written with
+#: 8 characters a weight is 0.8 GB): beyond, it is not an input of this package.
+MAX_INPUT_BYTES = 1 << 31
+
+
+def read_input(path: Path | str) -> bytes:
+    """The bytes of the input at ``path`` (``-``: standard input), read to at most
+    :data:`MAX_INPUT_BYTES`: a device that is not a terminal (``/dev/zero`` and
+    ``/dev/urandom`` never end: read whole, they filled the memory) is refused unread, as
+    is more. An OSError for a path that cannot be opened."""
+    if str(path) == "-":
+        stream: Any = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        return _bounded(stream, "standard input")
+    with Path(path).open("rb") as file:
+        mode = os.fstat(file.fileno()).st_mode
+        if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not os.isatty(file.fileno()):
+            raise InstanceError(f"{path} is a device, not a file: give a file (or - for "
+                                "standard input)")
+        return _bounded(file, str(path))
+
+
+def _bounded(stream: Any, name: str) -> bytes:
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    data = data.encode() if isinstance(data, str) else data
+    if len(data) > MAX_INPUT_BYTES:
+        raise InstanceError(f"{name} holds more than {MAX_INPUT_BYTES >> 30} GiB: not an "
+                            "input of this package")
+    return bytes(data)
+
+
 def _read(source: Any) -> tuple[bytes | str, str, str]:
     """``(content, name for messages, lower-case suffix)``."""
     if isinstance(source, str | os.PathLike):
@@ -103,15 +134,14 @@ def _read(source: Any) -> tuple[bytes | str, str, str]:
             raise InstanceError("read_weights takes a path or an open file; for text, pass "
                                 "io.StringIO(text)")
         if str(source) == "-":
-            stream: Any = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-            return stream.read(), "standard input", ""
+            return read_input("-"), "standard input", ""
         path = Path(source)
         if path.is_dir():
             raise InstanceError(f"{path} is a folder; give a file (or - for standard input)")
         if not path.exists():
             raise InstanceError(f"file not found: {path}")
         try:
-            return path.read_bytes(), str(path), path.suffix.lower()
+            return read_input(path), str(path), path.suffix.lower()
         except OSError as exc:
             raise InstanceError(f"cannot read {path} ({exc.strerror or type(exc).__name__})"
                                 ) from None
