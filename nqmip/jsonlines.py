@@ -4,6 +4,8 @@ the one rule each reader follows before it drops that line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def torn_tail(text: str | bytes) -> bool:
     """Whether ``text`` ends in an entry cut short: a last line with no newline that starts
@@ -14,3 +16,13 @@ def torn_tail(text: str | bytes) -> bool:
         text = text.decode("utf-8", errors="replace")
     return bool(text) and not text.endswith("\n") \
         and text[text.rfind("\n") + 1:].lstrip().startswith("{")
+
+
+def read_kept(path: Path) -> str:
+    """The text of the record at ``path``, its torn last line (:func:`torn_tail`) dropped,
+    from the file too: what the killed run had finished writing."""
+    text = path.read_text()
+    if torn_tail(text):
+        text = text[: text.rfind("\n") + 1]
+        path.write_text(text)
+    return text

@@ -23,16 +23,21 @@ SPELLINGS = ["0", "-1", "-0", "nan", "inf", "-inf", "1e30", "2e9", "1e9", "5s", 
              "1_0", " 5 ", "+5"]
 
 
-def _parse(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[bool, str]:
-    """Whether ``main`` takes ``argv``'s first option, ``--time-limit`` (the unknown
-    method after it stops the command before any run); its stderr."""
+def _said(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[object, str]:
+    """``main(argv)``'s exit status and its stderr."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
             code: object = main(argv)
         except SystemExit as exc:
             code = exc.code
-    said = err.getvalue()
+    return code, err.getvalue()
+
+
+def _parse(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[bool, str]:
+    """Whether ``main`` takes ``argv``'s first option, ``--time-limit`` (the unknown
+    method after it stops the command before any run); its stderr."""
+    code, said = _said(main, argv)
     return code != 2 or "--time-limit" not in said, said
 
 
@@ -93,16 +98,6 @@ BOARDS = {
     "random": (["--random-weights", "0"], ["--weights", "random", "--seeds", "0"],
                {"weights": "random", "weights_seed": 0}),
 }
-
-
-def _said(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[object, str]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            code: object = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    return code, err.getvalue()
 
 
 @pytest.mark.parametrize("method", ["sa", "tabu", "minconflicts"])

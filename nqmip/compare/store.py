@@ -315,11 +315,10 @@ class RowWriter:
             self.handle = handle
             if fresh and path.is_file():
                 os.truncate(handle.fileno(), 0)
-            if unfinished_tail(path):  # a killed sweep's partial line: its cell runs again
-                data = path.read_bytes()
+            data = path.read_bytes() if path.is_file() else b""
+            if torn_tail(data):  # a killed sweep's partial line: its cell runs again
                 os.truncate(handle.fileno(), data.rfind(b"\n") + 1)
-            elif path.is_file() and path.stat().st_size and \
-                    not path.read_bytes().endswith(b"\n"):  # a row would be glued to it
+            elif data and not data.endswith(b"\n"):  # a row would be glued to it
                 handle.close()
                 self.handle = None
                 raise StoreError(f"{path} does not end in a line of rows (not a file of "

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.jsonlines import torn_tail
+from nqmip.jsonlines import read_kept
 
 
 class CountError(ValueError):
@@ -244,10 +244,7 @@ def read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int,
     if not path.is_file():  # /dev/zero is read until memory runs out
         raise CountError(f"record {path} is not a regular file; give a file that can be "
                          "read and written")
-    text = path.read_text()
-    if torn_tail(text):  # an entry cut short by a killed run
-        text = text[: text.rfind("\n") + 1]
-        path.write_text(text)
+    text = read_kept(path)  # an entry cut short by a killed run dropped
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from nqmip.jsonlines import torn_tail
+from nqmip.jsonlines import read_kept
 
 Key = tuple[tuple[int, int], ...]
 
@@ -57,10 +57,7 @@ class CubeRecord:
     def _read(self) -> None:
         if not self.path.exists():
             return
-        text = self.path.read_text()
-        if torn_tail(text):  # a torn last line: the run killed writing it
-            text = text[: text.rfind("\n") + 1]
-            self.path.write_text(text)
+        text = read_kept(self.path)  # a torn last line (the run killed writing it) dropped
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 self._entry(number, line)
