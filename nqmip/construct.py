@@ -122,6 +122,8 @@ COMPLETION_SECONDS = 0.1
 STAND_IN = {"explicit": ("explicit construction", "the explicit construction"),
             "climbed": ("swap climb (numpy)",
                         "the explicit construction improved by a short swap climb"),
+            "every": ("every placement (numpy)",
+                      "the best of every placement, listed in numpy"),
             "completion": ("completion",
                            "the completion of the fixed queens by a short search")}
 

@@ -51,7 +51,8 @@ class Provenance:
       ``"colour_bound"`` (a placement reaching the colour bound, :mod:`nqmip.colour.proof`),
       ``"bound"`` (an incumbent meeting a cheap bound), ``"fixed_queens"`` (the fixed
       queens fill the board, or leave a row or column no square), ``"exhaustive"`` (a
-      heuristic on a small board: every placement looked at, none or one exists), or
+      small board: every placement looked at, none or one exists, or the best of them
+      answered by a search stopped before its own answer), or
       None (nothing proven).
     - ``bound_source``: where ``bound`` comes from: ``"solver"``, ``"colour_bound"``,
       ``"lp_relaxation"``, ``"row_column_maxima"``, ``"exhaustive"`` (the optimum of a
@@ -64,9 +65,10 @@ class Provenance:
       explicit construction), ``"climbed"`` (the construction improved by a short swap climb)
       and ``"completion"`` (a short search's completion of the fixed queens): what a search
       stopped before it held a placement answers; ``"exhaustive"`` (a small board's only
-      placement); ``"outside"`` (a model of :func:`~nqmip.formulation.build_model` solved
-      by the caller, :func:`~nqmip.formulation.roundtrip.result_from_model`); or a
-      heuristic's name.
+      placement); ``"every"`` (the best of a small board's placements, every one listed:
+      what a search stopped before its answer gives there); ``"outside"`` (a model of
+      :func:`~nqmip.formulation.build_model` solved by the caller,
+      :func:`~nqmip.formulation.roundtrip.result_from_model`); or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a
       heuristic's name, or the exact pipeline's own start under a time limit,
       ``"explicit"`` or ``"climbed"`` (then also the ``incumbent_source`` when it is the

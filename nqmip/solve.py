@@ -429,9 +429,12 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     best placement reported while it ran (auto's parts hand theirs over), else a stand-in of
     :mod:`nqmip.construct` (the explicit construction, a short swap climb from it; with
     fixed queens a short search's completion, or its proof that none exists), with the best
-    bound reported. ``instance`` is the maximisation."""
+    bound reported; on a board of few free rows the optimum itself, every placement listed
+    in numpy (:func:`nqmip.heuristics.exhaustive.best_listed`), proven.
+    ``instance`` is the maximisation."""
     from nqmip.construct import STAND_IN
     from nqmip.heuristics.common import weight_bound
+    from nqmip.heuristics.exhaustive import best_listed
     from nqmip.heuristics.swapclimb import stand_in_for
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
@@ -444,22 +447,29 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     bound = min(bounds) if bounds else None
     placement: Any = trajectory.placement
     source, none = "reported", False
-    if placement is None:
+    if (listed := best_listed(instance)) is not None:  # a small board: the optimum, at once
+        (placement, none), source = listed, "every"
+        bound = None if placement is None else instance.objective(placement)
+    elif placement is None:
         placement, source, none = stand_in_for(instance)
     state = "stopped before it held a placement" if returned else "did not stop in time"
-    what = ("so this is the best placement it had reported" if source == "reported" else
-            f"so this is {STAND_IN[source][1]}, not its best (a kernel may have been compiling)"
-            if placement is not None else f"and no placement {'exists' if none else 'is known'}")
+    what = (f"and no placement {'exists' if none else 'is known'}" if placement is None else
+            "so this is the best placement it had reported" if source == "reported" else
+            f"so this is {STAND_IN[source][1]}, the optimum" if source == "every" else
+            f"so this is {STAND_IN[source][1]}, not its best (a kernel may have been compiling)")
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
     steps, bound_from, incumbent_from = trajectory.sources(
         bound, source if placement is not None else None)
+    bound_from = "exhaustive" if source == "every" and bound is not None else bound_from
     return make_result(
         instance, method, placement, termination,  # why it stopped; a proof of none: status
         solver="" if placement is None else STAND_IN.get(source, (method,))[0],
         proven=proven or none, bound=None if none else bound,
         message=f"{why}: the {method} search {state}, {what}",
-        provenance=Provenance(plan=steps or (method,), proof="bound" if proven else None,
+        provenance=Provenance(plan=steps or (method,), proof=(
+                                  "exhaustive" if source == "every" else "bound" if proven
+                                  else None),
                               bound_source=bound_from, incumbent_source=incumbent_from))
 
 

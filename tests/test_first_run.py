@@ -22,6 +22,7 @@ from nqmip.budget import Deadline
 from nqmip.heuristics.common import explicit_result
 from nqmip.heuristics.swapclimb import climb_result, swap_climb
 from nqmip.instance import make_instance
+from nqmip.sense import to_maximisation
 from nqmip.solve import fallback
 from nqmip.trajectory import Trajectory
 from nqmip.warmup import Background, is_ready, mark_ready, ready_mark
@@ -163,6 +164,43 @@ def test_the_numpy_climb_stops_at_its_deadline() -> None:
     start = np.asarray(explicit_result(instance, 0).placement)
     placement, weight, swaps = swap_climb(instance, start, Deadline(0.0), seed=0)
     assert swaps == 0 and weight == 150 and list(placement) == list(start)
+
+
+@pytest.mark.parametrize("n", [8, 11, 14])
+def test_the_numpy_climb_goes_on_when_every_row_is_tabu(n: int) -> None:
+    # each swap leaves its two rows alone for 5 to 7 steps: on a small board every row was
+    # tabu after n / 2 swaps and the climb stopped there (n = 8: 4 swaps, the cost 48 of
+    # the explicit construction answered where 32 was a few swaps away)
+    instance = to_maximisation(make_instance(n, "random", weights_seed=2, sense="min"))[0]
+    start = np.asarray(explicit_result(instance, 0).placement)
+    placement, weight, swaps = swap_climb(instance, start, Deadline(10.0), seed=0)
+    assert swaps > 2 * n and weight == instance.objective(placement)
+
+
+SMALL_BOARDS = [(n, weights, sense, fixed) for n in (1, 2, 3, 4, 6, 8, 10)
+                for weights, sense in ((None, "max"), ("chess", "max"), ("random", "max"),
+                                       ("random", "min"))
+                for fixed in ({}, {0: 1}) if n > 1 or not fixed]
+
+
+@pytest.mark.parametrize(("n", "weights", "sense", "fixed"), SMALL_BOARDS)
+def test_a_stopped_search_on_a_small_board_answers_its_optimum(
+        n: int, weights: str | None, sense: str, fixed: dict[int, int]) -> None:
+    # a method stopped before its first answer (lns on random n = 8, costs, its kernels
+    # compiling past a 10 s limit) answered the explicit construction (cost 48; optimum 23):
+    # on a board of few free rows every placement is listed at once, the optimum answered
+    instance = make_instance(n, weights, fixed, weights_seed=3, sense=sense)
+    maximised, offset = to_maximisation(instance)
+    found = fallback(maximised, "lns", Trajectory(Deadline(None)), interrupted=False)
+    exact = nqmip.solve(n, weights, fixed, weights_seed=3, sense=sense, method="highs")
+    assert found.status.value == exact.status.value  # optimal, or infeasible (n = 2, 3)
+    if exact.objective is not None:
+        mine = offset - found.objective if sense == "min" else found.objective
+        assert mine == exact.objective
+        assert found.bound == found.objective and found.provenance.bound_source == "exhaustive"
+        assert found.provenance.incumbent_source == "every"
+        assert found.provenance.proof == "exhaustive"
+        assert nqmip.is_solution(found.placement, fixed)
 
 
 #: The README's example on an empty cache, with a margin for a loaded machine: before,

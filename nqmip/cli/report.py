@@ -37,13 +37,15 @@ BOUND_WORDS = {
     "colour_bound": "the colour bound (a count of the queens black squares can hold)",
     "lp_relaxation": "the LP relaxation",
     "row_column_maxima": "the best square of each row",
+    "exhaustive": "every placement, each looked at",
 }
 #: What proves optimality, in words.
 PROOF_WORDS = {
     "solver": "the solver's branch and bound",
     "colour_bound": "the colour bound: it reaches the most black-square queens possible",
-    "bound": "reaching an upper bound",
+    "bound": "reaching {side} bound",
     "fixed_queens": "the fixed queens: they leave no other way to finish",
+    "exhaustive": "looking at every placement",
 }
 LEGEND = ("objective: the queens' total weight (higher is better)\n"
           "bound: no placement can score more · gap: (bound - objective) / objective")
@@ -125,7 +127,8 @@ def verdict(result: Result) -> str:
                 "smallest solution found so far.")
     if result.status == Status.OPTIMAL:
         proof = PROOF_WORDS.get(how.proof or "", how.proof or "the solver")
-        return f"Proven optimal by {proof}."
+        side = "a lower" if result.sense == "min" else "an upper"
+        return f"Proven optimal by {proof.format(side=side)}."
     if result.status == Status.INFEASIBLE:
         return "Proven infeasible: no placement of n queens exists here."
     if result.placement is None:
@@ -136,7 +139,8 @@ def verdict(result: Result) -> str:
     head = f"{stopped} after {result.wall_time:.1f} s: best" if stopped else "Best"
     text = f"{head} placement found, objective {number(result.objective)}"
     if result.bound is None or result.gap is None:
-        return text + "; no upper bound known, so not proven optimal."
+        side = "lower" if result.sense == "min" else "upper"
+        return text + f"; no {side} bound known, so not proven optimal."
     source = BOUND_WORDS.get(how.bound_source or "", how.bound_source or "a bound")
     side = "lower" if result.sense == "min" else "upper"
     return (text + f"; {side} bound {number(result.bound)} from {source}, "

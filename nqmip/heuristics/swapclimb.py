@@ -78,8 +78,12 @@ def swap_climb(instance: Instance, start: np.ndarray, deadline: Deadline,
                              | ((attacks + added == 0) & (weight + gain > best + 1e-9)))
         score = np.where(allowed, gain - penalty * added, -np.inf)
         top = score.max()
-        if top == -np.inf:
-            break
+        if top == -np.inf:  # every row tabu (a small board: n / 2 swaps ban them all)
+            if not (free_after > swaps).any():
+                break
+            free_after[:] = 0
+            since += 1
+            continue
         moves = np.flatnonzero(score >= top - 1e-9)
         move = int(moves[rng.integers(moves.size)])
         i, k = int(first[move]), int(second[move])
@@ -140,3 +144,4 @@ def stand_in_for(instance: Instance) -> tuple[np.ndarray | None, str, bool]:
     if value > instance.objective(placement) + 1e-9 * max(1.0, abs(value)):
         return better, "climbed", none
     return placement, "explicit", none
+
