@@ -29,6 +29,12 @@ COMMANDS = {
     "--n 40": ["scripts/solve_weighted.py", "--n", "40"],
     "--n 100 --time-limit 5": ["-m", "nqmip", "--n", "100", "--time-limit", "5"],
     "--n 8": ["-m", "nqmip", "--n", "8"],
+    "--method sa --n 14 --random-weights 2 --minimize --time-limit 10":
+        ["-m", "nqmip", "--method", "sa", "--n", "14", "--random-weights", "2", "--minimize",
+         "--time-limit", "10"],
+    "--method lns --n 14 --random-weights 2 --minimize --time-limit 10":
+        ["-m", "nqmip", "--method", "lns", "--n", "14", "--random-weights", "2", "--minimize",
+         "--time-limit", "10"],
 }
 
 
@@ -61,15 +67,23 @@ def main() -> None:
     parser.add_argument("--before", type=Path, required=True)
     parser.add_argument("--after", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--commands", default=None,
+                        help="the commands to run, by their name's first word after --: "
+                             "'n' (the first three) or 'method' (the named heuristics)")
     args = parser.parse_args()
+    chosen = {name: command for name, command in COMMANDS.items()
+              if args.commands is None or name.split()[0] == f"--{args.commands}"}
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     warm = {side: Path(tempfile.mkdtemp(prefix=f"warm-{side}-")) for side in sides}
     for side, checkout in sides.items():
         run(checkout, warm[side], ["-m", "nqmip", "--n", "100", "--time-limit", "60"])
         run(checkout, warm[side], COMMANDS["--n 40"])
+        subprocess.run([sys.executable, "-m", "nqmip", "--warm-up"], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(checkout),
+                            "NUMBA_CACHE_DIR": str(warm[side])}, cwd=checkout, check=True)
     rows: dict[tuple[str, str, str], list[dict[str, float]]] = {}
     for repeat in range(args.repeats):
-        for name, command in COMMANDS.items():
+        for name, command in chosen.items():
             for side, checkout in sides.items():
                 for state in ("cold", "warm"):
                     cache = (Path(tempfile.mkdtemp(prefix="cold-")) if state == "cold"
@@ -85,7 +99,7 @@ def main() -> None:
     print("| command | cache | before: wall s | CPU s | objective "
           "| after: wall s | CPU s | objective |")
     print("|---|---|--:|--:|--:|--:|--:|--:|")
-    for name in COMMANDS:
+    for name in chosen:
         for state in ("cold", "warm"):
             cells = []
             for side in sides:

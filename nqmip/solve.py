@@ -393,14 +393,19 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                                scheduler=scheduler, record=record)
         return solve_exact(instance, spec.name, options, warm_start=warm_start,
                            bound_proof=bool(bound_proof))
+    from nqmip.auto.first import first_run, mark_compiled
     from nqmip.heuristics import run_heuristic
 
     if work_limit is not None and spec.work is not None:  # the heuristic's own budget
         params = {**params, spec.work: int(work_limit)}
-
-    return verified(instance, run_heuristic(spec.name, instance, seed=seed,
-                                            time_limit=deadline, on_progress=on_progress,
-                                            **params))
+    elif (cold := first_run(spec.name, instance, deadline, seed, on_progress,
+                            params)) is not None:
+        return cold  # a first run: its kernels compiled beside, numpy climbs here
+    result = run_heuristic(spec.name, instance, seed=seed, time_limit=deadline,
+                           on_progress=on_progress, **params)
+    if result.timing.compile:  # its warm-up ran here (0: settled without a search)
+        mark_compiled(spec.name, instance)
+    return verified(instance, result)
 
 
 def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,

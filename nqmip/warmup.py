@@ -56,6 +56,19 @@ def run_group(target: str) -> Group:
     return run_ready(target)
 
 
+def warm_up_named(names: Sequence[str]) -> float:
+    """:func:`nqmip.methods.warm_up_all` for the named methods, in this process, each group
+    marked ready (:func:`is_ready`) as it ends; the seconds it took. nqmip-compare's warm-up:
+    a cell's run then loads the kernels, and is not taken for a first run
+    (:func:`nqmip.auto.first.first_run`, which would compile them in a child)."""
+    from nqmip.methods import warm_up_targets
+
+    begin = time.perf_counter()
+    for target in warm_up_targets(names):
+        run_ready(target)
+    return time.perf_counter() - begin
+
+
 def warm_up_every(processes: int | None = None,
                   on_group: Callable[[Group], None] | None = None) -> list[Group]:
     """Compile (or load) every kernel group, ``processes`` at a time (default: the cores),

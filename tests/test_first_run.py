@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from nqmip.budget import Deadline
 from nqmip.heuristics.common import explicit_result
 from nqmip.heuristics.swapclimb import climb_result, swap_climb
 from nqmip.instance import make_instance
+from nqmip.methods import METHODS
 from nqmip.sense import to_maximisation
 from nqmip.solve import fallback
 from nqmip.trajectory import Trajectory
@@ -201,6 +203,56 @@ def test_a_stopped_search_on_a_small_board_answers_its_optimum(
         assert found.provenance.incumbent_source == "every"
         assert found.provenance.proof == "exhaustive"
         assert nqmip.is_solution(found.placement, fixed)
+
+
+#: The heuristics of the method table that compile kernels and take any weights.
+KERNEL_HEURISTICS = [m.name for m in METHODS.values()
+                     if m.kind == "heuristic" and m.warm_up is not None and "dense" in m.weights]
+#: Random n = 14, costs (seed 2): the explicit construction's cost.
+CONSTRUCTION_14 = 73.0
+
+
+@pytest.mark.parametrize("method", KERNEL_HEURISTICS)
+def test_a_named_heuristics_first_run_climbs_while_a_child_compiles(
+        method: str, tmp_path: Path) -> None:
+    # a named heuristic compiled its kernels in the command's process before its first step:
+    # on an empty cache that ate the limit (sa: 8.7 s of 9.1 at n = 12), and the answer was
+    # the construction, past the limit ("did not stop in time"); now a child compiles them
+    # while numpy climbs here, and the method runs for the time left once they are there
+    begin = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    p = subprocess.run([sys.executable, "-m", "nqmip", "--n", "14", "--random-weights", "2",
+                        "--minimize", "--method", method, "--time-limit", "6", "--json"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    elapsed = time.perf_counter() - begin
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert "did not stop in time" not in data["message"], data["message"]
+    assert data["method"] == method and data["provenance"]["plan"][:2] == [
+        "explicit", "swap climb"], data["provenance"]
+    assert data["objective"] < CONSTRUCTION_14 and elapsed < 6.0 + 4.0
+    assert nqmip.is_solution(data["placement"])
+
+
+def test_a_run_that_compiled_its_kernels_here_marks_them_for_the_next_first_run(
+        tmp_path: Path) -> None:
+    # the kernels a run compiled in its own process (no limit: no child), or nqmip-compare's
+    # warm-up, are marked ready: the next run under a limit loads them, and does not take
+    # itself for a first run (a child started for kernels already there, climbs meanwhile)
+    code = ("import nqmip, sys\n"
+            "from nqmip.auto.first import compiled\n"
+            "from nqmip.warmup import warm_up_named\n"
+            "board = nqmip.make_instance(10, 'random', weights_seed=1)\n"
+            "before = compiled('tabu', board)\n"
+            "nqmip.solve(10, 'random', weights_seed=1, method='tabu', max_iterations=50)\n"
+            "after = compiled('tabu', board)\n"
+            "warm_up_named(['topsquares'])\n"
+            "print(before, after, compiled('topsquares', board))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["False", "True", "True"]
 
 
 #: The README's example on an empty cache, with a margin for a loaded machine: before,

@@ -22,12 +22,13 @@ def warm_kernels(cells: Sequence[Cell]) -> float:
     this process (the method table's warm-ups, no solve); seconds taken. On a cold cache
     each cell's fresh process would otherwise compile inside its hard limit (ga at n = 8
     was killed at 32 s while two other methods compiled beside it)."""
-    from nqmip.methods import METHODS, warm_up_all
+    from nqmip.methods import METHODS
+    from nqmip.warmup import warm_up_named
 
     names = sorted({c.method for c in cells if c.method in METHODS})
     if "auto" in names:  # auto runs the heuristics and nqmip's own engines
         names = [m.name for m in METHODS.values() if m.warm_up is not None]
-    return warm_up_all(names)
+    return warm_up_named(names)
 
 
 class Events(Protocol):

@@ -1,0 +1,98 @@
+"""A named heuristic's first run under a time limit: its kernels compiled by a child process
+while this one climbs with numpy, as auto's first runs do (:mod:`nqmip.auto.cold`).
+
+A heuristic compiled its kernels in the call's own process before its first step: on an
+empty numba cache that took 5 to 10 s (more on a loaded machine), so ``--method sa --n 12
+--random-weights 2 --time-limit 10`` answered at 9.1 s, 8.7 s of it compiling, and ``--method
+lns --n 14 --random-weights 2 --minimize --time-limit 10`` answered the construction (the
+search had not started). Now, when the method's kernels are not marked ready in the cache
+(:func:`nqmip.warmup.is_ready`), a child compiles them (:class:`ColdKernels`) while this
+process holds the explicit construction and climbs it by numpy swaps (an iterated local
+search, :func:`nqmip.auto.cold.climb_while_compiling`); once they are compiled the method
+loads them and searches for the time left, and the answer is the better of the two, the
+steps said in ``provenance.plan``. Without a time limit, under a work limit (an answer that
+must not depend on the clock), on a warm cache, with fixed queens, or where the climb does
+not run (no weights, n < 4 or n > ``swapclimb.MAX_N``), the method runs as before.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nqmip.budget import Deadline
+from nqmip.instance import Instance
+from nqmip.progress import ProgressCallback
+from nqmip.result import Result
+
+
+def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | None,
+              on_progress: ProgressCallback | None, params: dict[str, Any]) -> Result | None:
+    """The heuristic ``name`` on ``instance`` (the maximisation) with its kernels compiled
+    beside (see the module), or None where it runs as before (a warm cache, no limit, a
+    board the climb does not take)."""
+    from nqmip.auto.cold import ColdKernels
+    from nqmip.heuristics.swapclimb import MAX_N
+    from nqmip.methods import METHODS
+    from nqmip.watchdog import loading
+
+    if not deadline.limited or METHODS[name].warm_up is None or instance.is_feasibility \
+            or instance.fixed or not 4 <= instance.n <= MAX_N:
+        return None
+    with loading():  # numba's import (kind_of): the watchdog answers at the limit
+        if compiled(name, instance):
+            return None
+        kernels = ColdKernels([name], instance, on_progress)
+        if not kernels.missing:
+            return None
+        kernels.start()
+    return _climb_then_search(name, instance, deadline, 0 if seed is None else seed,
+                              on_progress, params, kernels)
+
+
+def compiled(name: str, instance: Instance) -> bool:
+    """Whether ``name``'s kernels for ``instance``'s kind of weights are in numba's cache:
+    a warm-up of them ran to its end here (:func:`nqmip.warmup.is_ready`), in a child or in
+    a run of the method (:func:`mark_compiled`)."""
+    from nqmip.auto.kernels import kind_of
+    from nqmip.methods import METHODS
+    from nqmip.warmup import is_ready
+
+    target = METHODS[name].warm_up
+    return target is None or is_ready(target, kind_of(instance))
+
+
+def mark_compiled(name: str, instance: Instance) -> None:
+    """Note that a run of ``name`` on ``instance`` compiled (or loaded) its kernels for its
+    kind of weights in this process (each heuristic runs its warm-up on the instance before
+    its first step): a later first run of it is not taken for a cold one."""
+    from nqmip.auto.kernels import kind_of
+    from nqmip.methods import METHODS
+    from nqmip.warmup import mark_ready
+
+    if (target := METHODS[name].warm_up) is not None:
+        mark_ready(target, kind_of(instance))
+
+
+def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: int,
+                       on_progress: ProgressCallback | None, params: dict[str, Any],
+                       kernels: Any) -> Result:
+    """The construction, climbed until ``name``'s kernels are compiled, then ``name``
+    itself for the time left (when its kernels load in time): the better answer, labelled
+    ``name``."""
+    from nqmip.auto.cold import CLIMB_SHARE, climb_while_compiling
+    from nqmip.auto.portfolio import Portfolio
+    from nqmip.heuristics.common import explicit_result
+
+    begin = time.perf_counter()
+    run = Portfolio(instance, deadline, seed, on_progress)
+    run.kernels = kernels
+    try:
+        run.guard("explicit", lambda: run.offer(explicit_result(instance, seed), "explicit"))
+        climb_while_compiling(run, kernels.until_ready(name, deadline.sub(share=CLIMB_SHARE)))
+        if not run.proven() and run.kernels_ready(name, deadline):
+            run.offer(run.search(deadline, name, params), name)  # its failure is raised
+    finally:
+        kernels.stop()
+    result = run.finish(begin)
+    return result.with_(method=name)
