@@ -148,10 +148,12 @@ class ColdKernels:
 
         return name in self.loaded or (name in self.groups and is_ready(*self.groups[name]))
 
-    def get(self, name: str, deadline: Deadline, *, wait: bool = True) -> bool:
+    def get(self, name: str, deadline: Deadline, *, wait: bool = True,
+            spare: float = LOAD_SECONDS) -> bool:
         """``name``'s kernels loaded in this process: at once when ready, else (``wait``)
-        once the child has compiled them, if that is before ``deadline``; whether they
-        are. A method the plan does not list, or one whose child failed, compiles here."""
+        once the child has compiled them, if that is before ``deadline`` with ``spare``
+        seconds left for the load; whether they are. A method the plan does not list, or
+        one whose child failed, compiles here."""
         if name in self.loaded:
             return True
         group = self.groups.get(name)
@@ -162,7 +164,7 @@ class ColdKernels:
                     return False
                 if not background.wait_for(*group, deadline) and deadline.expired():
                     return False
-            if deadline.remaining() < max(LOAD_SECONDS, 2 * self.slowest):
+            if deadline.remaining() < max(spare, 2 * self.slowest):
                 return False  # the load would hold the GIL past the limit
         with self.lock:
             if name not in self.loaded:

@@ -25,6 +25,18 @@ from nqmip.instance import Instance
 from nqmip.progress import ProgressCallback
 from nqmip.result import Result
 
+#: Seconds a first run keeps for loading its kernels and a search: the climbs stop this
+#: long before the limit unless the kernels are compiled sooner (sa's load from the cache:
+#: 0.5 to 0.7 s; auto keeps ``nqmip.auto.kernels.LOAD_SECONDS`` for several groups).
+LOAD_SPARE = 1.5
+#: The climbs before the kernels are there: at most this long, or this share of the time
+#: (then the compile has the cores; the climbs go on at the end if it is not done): at
+#: random n = 14, load 4, climbing all the time slowed sa's compile in the child past a
+#: 10 s limit (the climb's 35 answered; in the command's process it compiled in 9 s and
+#: answered 29); the climbs had their 35 within 0.1 s.
+CLIMB_SECONDS = 2.0
+CLIMB_SHARE = 0.3
+
 
 def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | None,
               on_progress: ProgressCallback | None, params: dict[str, Any]) -> Result | None:
@@ -80,7 +92,7 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     """The construction, climbed until ``name``'s kernels are compiled, then ``name``
     itself for the time left (when its kernels load in time): the better answer, labelled
     ``name``."""
-    from nqmip.auto.cold import CLIMB_SHARE, climb_while_compiling
+    from nqmip.auto.cold import climb_while_compiling
     from nqmip.auto.portfolio import Portfolio
     from nqmip.heuristics.common import explicit_result
 
@@ -89,9 +101,18 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     run.kernels = kernels
     try:
         run.guard("explicit", lambda: run.offer(explicit_result(instance, seed), "explicit"))
-        climb_while_compiling(run, kernels.until_ready(name, deadline.sub(share=CLIMB_SHARE)))
-        if not run.proven() and run.kernels_ready(name, deadline):
+        before_load = deadline.sub(max(deadline.remaining() - LOAD_SPARE, 0.0))
+        climb_while_compiling(run, kernels.until_ready(name, before_load.sub(
+            CLIMB_SECONDS, share=CLIMB_SHARE)))
+        if not run.proven() and kernels.background is not None:  # the cores to the compile
+            kernels.background.wait_for(*kernels.groups[name], before_load)
+        if run.proven():
+            pass
+        elif kernels.get(name, deadline, wait=False, spare=LOAD_SPARE):
             run.offer(run.search(deadline, name, params), name)  # its failure is raised
+        else:  # not compiled in time: the climbs go on to the limit
+            run.plan.append(f"{name} (not compiled yet)")
+            climb_while_compiling(run, deadline)
     finally:
         kernels.stop()
     result = run.finish(begin)
