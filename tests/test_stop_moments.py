@@ -51,6 +51,22 @@ def verified(done: Stopped, n: int, seed: int) -> None:
     assert data["objective"] == pytest.approx(float(weights[range(n), placement].sum()))
 
 
+#: The three stop signals. A command hears each with one handler
+#: (nqmip.cli.signals.Stop._as_ctrl_c: a KeyboardInterrupt where the stop lands); the signal
+#: chooses only the exit status, 128 + its number (tests/test_interrupt.py and
+#: tests/test_launch.py check each door's). A test of where a stop lands takes them in turn
+#: over its cases: each case with one of them, each of them in some case (a case per
+#: signal ran the same path three times over: 2-3 s a case, a command each).
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def in_turn(cases: list[str], signums: list[signal.Signals] = SIGNALS) -> list[object]:
+    """``(case, signal)`` parameters, the signals in turn over the cases."""
+    turn = [signums[i % len(signums)] for i in range(len(cases))]
+    return [pytest.param(case, signum, id=f"{case}-{signum.name}")
+            for case, signum in zip(cases, turn, strict=True)]
+
+
 WARMED = sorted(name for name, m in METHODS.items() if m.warm_up is not None and name != "auto")
 
 
@@ -225,13 +241,16 @@ def test_a_stop_while_the_answer_is_written_keeps_it_whole(door: str, signals: l
     assert "Traceback" not in done.err, done.err
 
 
-@pytest.mark.parametrize("fixed", [["0,0", "1,2"], ["b1", "2,5", "5,10"]], ids=["two", "three"])
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+FIXED = {"two": ["0,0", "1,2"], "three": ["b1", "2,5", "5,10"]}
+
+
+@pytest.mark.parametrize(("queens", "signum"), in_turn(list(FIXED)))
 def test_a_stop_before_the_search_with_fixed_queens_answers_a_completion(
-        fixed: list[str], signum: int, tmp_path: Path) -> None:
+        queens: str, signum: int, tmp_path: Path) -> None:
     """A stop before the search held a placement, with fixed queens (the construction
     cannot keep them): a completion found by a short search, verified, keeping them. It
     answered with no placement (status unknown)."""
+    fixed = FIXED[queens]
     argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "highs", "--time-limit", "5",
             "--json", *[a for square in fixed for a in ("--fix", square)]]
     done = stop_at(argv, "check_available", [signum], tmp_path, own=True)  # before the watch
@@ -254,8 +273,7 @@ COUNT_MOMENTS = ["_raw_object_cache_getbuffer", "_object_getbuffer_hook",
                  "_raw_object_cache_notify", "_object_compiled_hook", "_on_type_disposal"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("moment", COUNT_MOMENTS)
+@pytest.mark.parametrize(("moment", "signum"), in_turn(COUNT_MOMENTS))
 def test_a_stop_absorbed_as_the_kernels_load_ends_the_count(moment: str, signum: int,
                                                            tmp_path: Path) -> None:
     """A stop in a C callback or a finaliser as the count's kernels load: its one line and
@@ -347,9 +365,7 @@ COUNTS_DONE = {"solutions": (["--n", "10", "--workers", "2"], 724),
                "record": (["--n", "10", "--record", "RECORD"], 724)}
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
-                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
-@pytest.mark.parametrize("kind", list(COUNTS_DONE))
+@pytest.mark.parametrize(("kind", "signum"), in_turn(list(COUNTS_DONE)))
 def test_a_stop_once_every_sub_tree_is_counted_keeps_the_count(kind: str, signum: int,
                                                                tmp_path: Path) -> None:
     """A stop once every sub-tree is counted (as the tally is made, the pool closed): the
