@@ -51,11 +51,16 @@ print(json.dumps({name: len(k.signatures) for name, k in kernels.items()}))
 @pytest.fixture(scope="module")
 def probes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subprocess.Popen[str]]]:
     """Both probes below (:data:`PROBE`, :data:`BNB_PROBE`), started together, each in a
-    fresh interpreter on its own empty cache: their compiles (about 25 s and 12 s of CPU)
-    take a core each, side by side, rather than one after the other."""
+    fresh interpreter on its own empty cache: their compiles take a core each, side by
+    side, rather than one after the other. LLVM's optimisation is off (``NUMBA_OPT=0``):
+    what they count, the signatures and the functions compiled, is numba's typing, done
+    before LLVM sees the code, and the same at every level; the optimising passes were
+    most of the compile (the kernels' probe: 34 s of CPU at numba's default level 3, 21 s
+    at 0, side by side on a loaded machine)."""
     started = {}
     for name, code in (("kernels", PROBE), ("bnb", BNB_PROBE)):
-        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"cache-{name}"))}
+        env = {**os.environ, "NUMBA_OPT": "0",
+               "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"cache-{name}"))}
         started[name] = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, env=env)
     yield started

@@ -19,6 +19,7 @@ import json
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -50,16 +51,34 @@ def verified(done: Stopped, n: int, seed: int) -> None:
     assert data["objective"] == pytest.approx(float(weights[range(n), placement].sum()))
 
 
+#: The three stop signals. A command hears each with one handler
+#: (nqmip.cli.signals.Stop._as_ctrl_c: a KeyboardInterrupt where the stop lands); the signal
+#: chooses only the exit status, 128 + its number (tests/test_interrupt.py and
+#: tests/test_launch.py check each door's). A test of where a stop lands takes them in turn
+#: over its cases: each case with one of them, each of them in some case (a case per
+#: signal ran the same path three times over: 2-3 s a case, a command each).
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def in_turn(cases: list[str], signums: list[signal.Signals] = SIGNALS) -> list[object]:
+    """``(case, signal)`` parameters, the signals in turn over the cases."""
+    turn = [signums[i % len(signums)] for i in range(len(cases))]
+    return [pytest.param(case, signum, id=f"{case}-{signum.name}")
+            for case, signum in zip(cases, turn, strict=True)]
+
+
 WARMED = sorted(name for name, m in METHODS.items() if m.warm_up is not None and name != "auto")
 
 
 @pytest.mark.parametrize("method", WARMED)
 def test_a_stop_a_warm_up_search_absorbed_ends_the_sweep(method: str, tmp_path: Path) -> None:
     """SIGINT as the sweep's warm-up enters a search's chunk loop (in the command's own
-    thread): the sweep ends there (it ran to its end and exited 0)."""
+    thread): the sweep ends there (it ran to its end and exited 0). One cell: a sweep that
+    went on after the stop would run it and exit 0; a method whose warm-up runs no chunk
+    loop (sa, tabu, quota, topsquares) runs the whole sweep, once."""
     weights = "chess" if "colour" in METHODS[method].weights else "random"
     target = ["--target", "none"] if METHODS[method].kind == "heuristic" else []
-    argv = ["scripts/compare.py", "--n", "8", "--methods", method, "--repeats", "2",
+    argv = ["scripts/compare.py", "--n", "8", "--methods", method, "--repeats", "1",
             "--time-limit", "1", "--weights", weights, *target, "--no-progress",
             "--output"]
     for attempt in range(2):  # a loaded machine (and the hook's profile) may be slow: once more
@@ -222,13 +241,16 @@ def test_a_stop_while_the_answer_is_written_keeps_it_whole(door: str, signals: l
     assert "Traceback" not in done.err, done.err
 
 
-@pytest.mark.parametrize("fixed", [["0,0", "1,2"], ["b1", "2,5", "5,10"]], ids=["two", "three"])
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+FIXED = {"two": ["0,0", "1,2"], "three": ["b1", "2,5", "5,10"]}
+
+
+@pytest.mark.parametrize(("queens", "signum"), in_turn(list(FIXED)))
 def test_a_stop_before_the_search_with_fixed_queens_answers_a_completion(
-        fixed: list[str], signum: int, tmp_path: Path) -> None:
+        queens: str, signum: int, tmp_path: Path) -> None:
     """A stop before the search held a placement, with fixed queens (the construction
     cannot keep them): a completion found by a short search, verified, keeping them. It
     answered with no placement (status unknown)."""
+    fixed = FIXED[queens]
     argv = ["scripts/solve_weighted.py", "--n", "30", "--method", "highs", "--time-limit", "5",
             "--json", *[a for square in fixed for a in ("--fix", square)]]
     done = stop_at(argv, "check_available", [signum], tmp_path, own=True)  # before the watch
@@ -251,8 +273,7 @@ COUNT_MOMENTS = ["_raw_object_cache_getbuffer", "_object_getbuffer_hook",
                  "_raw_object_cache_notify", "_object_compiled_hook", "_on_type_disposal"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("moment", COUNT_MOMENTS)
+@pytest.mark.parametrize(("moment", "signum"), in_turn(COUNT_MOMENTS))
 def test_a_stop_absorbed_as_the_kernels_load_ends_the_count(moment: str, signum: int,
                                                            tmp_path: Path) -> None:
     """A stop in a C callback or a finaliser as the count's kernels load: its one line and
@@ -317,14 +338,19 @@ def test_a_stop_once_the_method_has_answered_keeps_its_answer(
                ["--black", "3", "--white", "1"])
     argv = ["scripts/solve_weighted.py", "--n", "8", "--method", method, *weights,
             *(["--minimize"] if costs else []), "--time-limit", "20", "--json"]
-    done = stop_at(argv, moment, [signum], tmp_path, own=True)
+    # the command signals itself (own): it runs on the other core while the same call is
+    # made here (one after the other, the two took up to 10 s a case on a loaded machine)
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        stopped = beside.submit(stop_at, argv, moment, [signum], tmp_path, own=True)
+        alone = nqmip.solve(8, "random" if "dense" in spec.weights else "chess",
+                            method=method, weights_seed=2,
+                            black=None if "dense" in spec.weights else 3,
+                            white=None if "dense" in spec.weights else 1,
+                            sense="min" if costs else "max", time_limit=20)
+        done = stopped.result()
     assert done.reached and done.status == 128 + signum, (done.status, done.err)
     data = json.loads(done.out)
     assert data["solver"] != "explicit construction", data["message"]
-    alone = nqmip.solve(8, "random" if "dense" in spec.weights else "chess", method=method,
-                        weights_seed=2, black=None if "dense" in spec.weights else 3,
-                        white=None if "dense" in spec.weights else 1,
-                        sense="min" if costs else "max", time_limit=20)
     assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
     if alone.status == "optimal":  # proven before the stop: why it stopped is its own
         # (a heuristic's placement at its bound said interrupted where a proof said optimal)
@@ -339,9 +365,7 @@ COUNTS_DONE = {"solutions": (["--n", "10", "--workers", "2"], 724),
                "record": (["--n", "10", "--record", "RECORD"], 724)}
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
-                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
-@pytest.mark.parametrize("kind", list(COUNTS_DONE))
+@pytest.mark.parametrize(("kind", "signum"), in_turn(list(COUNTS_DONE)))
 def test_a_stop_once_every_sub_tree_is_counted_keeps_the_count(kind: str, signum: int,
                                                                tmp_path: Path) -> None:
     """A stop once every sub-tree is counted (as the tally is made, the pool closed): the
