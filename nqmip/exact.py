@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from nqmip.backends.base import RawSolution, SolveOptions, get_backend
 from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.chunks import why_stopped
+from nqmip.colour.stop import colour_stop
 from nqmip.instance import Instance
 from nqmip.methods import METHODS, check_options
 from nqmip.outcome import make_result, settled_by_fixed
@@ -102,6 +103,13 @@ def solve_exact(
         # Never empty-handed: a limit that stops the proof still returns this placement.
         warm_start, start_label = _explicit_start(instance, start_label,
                                                   climb=options.work_limit is None)
+    # a placement at the colour bound ends the solver's run: optimal, whatever its own bound
+    stop = colour_stop(instance, deadline, strengthened=options.strengthen,
+                       bound=None if colour is None else colour.bound)
+    if stop is not None:
+        deadline = stop.deadline
+        options = replace(options, deadline=deadline,
+                          on_progress=stop.listen(options.on_progress))
     start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
@@ -133,6 +141,8 @@ def solve_exact(
         from nqmip.colour.proof import with_colour_bound
 
         result = with_colour_bound(instance, result, colour)
+    if stop is not None:
+        result = stop.settle(instance, result)
     return result
 
 
