@@ -109,7 +109,11 @@ def solve_exact(
     if stop is not None:
         deadline = stop.deadline
         options = replace(options, deadline=deadline,
-                          on_progress=stop.listen(options.on_progress))
+                          on_progress=stop.listen(options.on_progress),
+                          # the solver's own stop where it has one (toulbar2's reports
+                          # nothing live, Gurobi's BestObjStop, SCIP's limits/primal)
+                          target=stop.bound if options.target is None
+                          else min(options.target, stop.bound))
     start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
