@@ -11,7 +11,9 @@
    without one and with a time limit, the explicit solution of :mod:`nqmip.construct`
    (never empty-handed; ``warm_start=False`` turns it off);
 3. the backend with what is left; its answer is verified, the start kept when the solver
-   ends with nothing better, and the colour proof's bound applied.
+   ends with nothing better, and the colour proof's bound applied. For weights constant
+   per colour, an incumbent at the colour bound ends the solver's run as optimal
+   (:mod:`nqmip.colour.stop`).
 
 How the result was obtained is in ``result.provenance``.
 """
