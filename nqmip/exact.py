@@ -106,7 +106,8 @@ def solve_exact(
         warm_start, start_label = _explicit_start(instance, start_label,
                                                   climb=options.work_limit is None)
     # a placement at the colour bound ends the solver's run: optimal, whatever its own bound
-    stop = colour_stop(instance, deadline, strengthened=options.strengthen,
+    stop = colour_stop(instance, deadline,
+                       strengthened=options.strengthen and spec.honour("strengthen"),
                        bound=None if colour is None else colour.bound)
     if stop is not None:
         deadline = stop.deadline
