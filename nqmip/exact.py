@@ -109,7 +109,13 @@ def solve_exact(
     stop = colour_stop(instance, deadline,
                        strengthened=options.strengthen and spec.honour("strengthen"),
                        bound=None if colour is None else colour.bound)
-    if stop is not None:
+    # the start is reported past the stop: a start at the bound still runs the solver
+    # (its log, its own proof), which stops at its first report of it; a deadline
+    # cancelled before the solver starts sent glpsol's log to stdout (c_stdout_to_stderr)
+    report_start = options.on_progress
+    # a run with a record (bnb on a cluster) searches its tree to the end: the record
+    # stays the whole run's, open subtrees none (its answer is settled by the bound still)
+    if stop is not None and options.record is None:
         deadline = stop.deadline
         options = replace(options, deadline=deadline,
                           on_progress=stop.listen(options.on_progress),
@@ -123,7 +129,7 @@ def solve_exact(
         # the start is the first incumbent: the call's trajectory begins with it (and a
         # target it meets stops the call before the solver runs)
         # with its placement: a call whose limit ends before the solver runs answers it
-        ProgressReporter(method, options.on_progress)(
+        ProgressReporter(method, report_start)(
             incumbent=start.objective, placement=lambda: start.placement)
     if deadline.limited:
         # The solver's limit is what is left now; building its model is not counted against
