@@ -27,8 +27,8 @@ ACCEPTS_STARTS = {"highs": True, "highs-pyomo": True, "gurobi": True, "cpsat": T
 
 @pytest.fixture(scope="module")
 def start30() -> nqmip.Result:
-    # below the colour bound (52): a start at it is optimal, and the solver never runs
-    # (nqmip.colour.stop)
+    # below the colour bound (52): a start at it is optimal, and the solver stops at its
+    # first report of it (nqmip.colour.stop), whatever it did with the start
     r = nqmip.solve(30, "chess", method="sa", seed=5, work_limit=3000)
     assert r.placement is not None and r.bound is not None and r.objective < r.bound
     return r
