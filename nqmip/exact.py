@@ -11,7 +11,9 @@
    without one and with a time limit, the explicit solution of :mod:`nqmip.construct`
    (never empty-handed; ``warm_start=False`` turns it off);
 3. the backend with what is left; its answer is verified, the start kept when the solver
-   ends with nothing better, and the colour proof's bound applied.
+   ends with nothing better, and the colour proof's bound applied. For weights constant
+   per colour, an incumbent at the colour bound ends the solver's run as optimal
+   (:mod:`nqmip.colour.stop`).
 
 How the result was obtained is in ``result.provenance``.
 """
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from nqmip.backends.base import RawSolution, SolveOptions, get_backend
 from nqmip.budget import MIN_SOLVER_SECONDS
 from nqmip.chunks import why_stopped
+from nqmip.colour.stop import colour_stop
 from nqmip.instance import Instance
 from nqmip.methods import METHODS, check_options
 from nqmip.outcome import make_result, settled_by_fixed
@@ -102,13 +105,31 @@ def solve_exact(
         # Never empty-handed: a limit that stops the proof still returns this placement.
         warm_start, start_label = _explicit_start(instance, start_label,
                                                   climb=options.work_limit is None)
+    # a placement at the colour bound ends the solver's run: optimal, whatever its own bound
+    stop = colour_stop(instance, deadline,
+                       strengthened=options.strengthen and spec.honour("strengthen"),
+                       bound=None if colour is None else colour.bound)
+    # the start is reported past the stop: a start at the bound still runs the solver
+    # (its log, its own proof), which stops at its first report of it; a deadline
+    # cancelled before the solver starts sent glpsol's log to stdout (c_stdout_to_stderr)
+    report_start = options.on_progress
+    # a run with a record (bnb on a cluster) searches its tree to the end: the record
+    # stays the whole run's, open subtrees none (its answer is settled by the bound still)
+    if stop is not None and options.record is None:
+        deadline = stop.deadline
+        options = replace(options, deadline=deadline,
+                          on_progress=stop.listen(options.on_progress),
+                          # the solver's own stop where it has one (toulbar2's reports
+                          # nothing live, Gurobi's BestObjStop, SCIP's limits/primal)
+                          target=stop.bound if options.target is None
+                          else min(options.target, stop.bound))
     start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
         options = replace(options, warm_start=start.placement)
         # the start is the first incumbent: the call's trajectory begins with it (and a
         # target it meets stops the call before the solver runs)
         # with its placement: a call whose limit ends before the solver runs answers it
-        ProgressReporter(method, options.on_progress)(
+        ProgressReporter(method, report_start)(
             incumbent=start.objective, placement=lambda: start.placement)
     if deadline.limited:
         # The solver's limit is what is left now; building its model is not counted against
@@ -133,6 +154,8 @@ def solve_exact(
         from nqmip.colour.proof import with_colour_bound
 
         result = with_colour_bound(instance, result, colour)
+    if stop is not None:
+        result = stop.settle(instance, result)
     return result
 
 

@@ -27,8 +27,10 @@ ACCEPTS_STARTS = {"highs": True, "highs-pyomo": True, "gurobi": True, "cpsat": T
 
 @pytest.fixture(scope="module")
 def start30() -> nqmip.Result:
-    r = nqmip.solve(30, "chess", method="sa", seed=5)
-    assert r.placement is not None
+    # below the colour bound (52): a start at it is optimal, and the solver stops at its
+    # first report of it (nqmip.colour.stop), whatever it did with the start
+    r = nqmip.solve(30, "chess", method="sa", seed=5, work_limit=3000)
+    assert r.placement is not None and r.bound is not None and r.objective < r.bound
     return r
 
 
@@ -78,15 +80,18 @@ def test_no_start_means_none(backend: str) -> None:
     assert r.provenance.start_accepted is None and r.provenance.start_objective is None
 
 
-def test_named_heuristic_start_is_timed(start30: nqmip.Result) -> None:
-    # no limit: the annealing runs its default budget, as for start30 (under a limit its
-    # share of the time decides how far it gets, which a loaded machine changes)
-    r = nqmip.solve(30, "chess", method="highs", warm_start="sa", seed=5)
+def test_named_heuristic_start_is_timed() -> None:
+    # no limit: the annealing runs its default budget (under a limit its share of the time
+    # decides how far it gets, which a loaded machine changes). Random weights: on chess
+    # it reaches the colour bound, and the solver has nothing left to do
+    board = nqmip.make_instance(30, "random", weights_seed=1)
+    r = nqmip.solve(board, method="highs", warm_start="sa", seed=5)
     assert r.provenance.start_accepted is True
     assert r.timing.start is not None and r.timing.start > 0
     assert r.timing.solve is not None and r.timing.solve > 0
     assert r.wall_time >= r.timing.solve
-    assert r.provenance.start_objective == start30.objective  # same seed, same heuristic run
+    # same seed, same heuristic run
+    assert r.provenance.start_objective == nqmip.solve(board, method="sa", seed=5).objective
 
 
 def test_result_as_start(start30: nqmip.Result) -> None:

@@ -28,6 +28,7 @@ from nqmip.backends.base import (
     SolveOptions,
     SolverLog,
     c_stdout_to_stderr,
+    pass_on_ctrl_c,
     solution,
     termination_of,
 )
@@ -177,9 +178,12 @@ class GurobiBackend(Backend):
                 report(cb_model.cbGet(GRB.Callback.MIPSOL_OBJBST),
                        cb_model.cbGet(GRB.Callback.MIPSOL_OBJBND), force=True)
 
-        # gurobipy catches Ctrl-C itself: optimize() returns with status INTERRUPTED.
+        # gurobipy catches Ctrl-C itself: optimize() returns with status INTERRUPTED, and
+        # the process never hears it; it is passed on (pass_on_ctrl_c)
         with c_stdout_to_stderr(options.deadline):
             model.optimize(callback)
+        if model.Status == GRB.INTERRUPTED:
+            pass_on_ctrl_c(options.deadline)
         if options.warm_start is not None:
             accepted = log.contains("Loaded user MIP start") or log.contains(
                 "User MIP start produced solution")

@@ -65,6 +65,9 @@ class ScipBackend(Backend):
             model.setParam("constraints/linear/extractcliques", False)
         if lm.offset:
             model.addObjoffset(float(lm.offset))
+        # Ctrl-C is the process's to hear (the call's deadline then stops SCIP): SCIP's own
+        # handler took it and only SCIP stopped (auto went on beside it)
+        model.setParam("misc/catchctrlc", False)
         limit = options.time_limit()
         if limit is not None:
             model.setParam("limits/time", limit)

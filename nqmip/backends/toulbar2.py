@@ -19,6 +19,7 @@ wall clock, a cancel, the stop signals through the watchdog); then it stops the 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -166,6 +167,9 @@ class Toulbar2Backend(Backend):
         limit = options.time_limit(self.name)
         # toulbar2's own CPU timer, as a safety: this process stops it on the wall clock
         spec["cpu_seconds"] = None if limit is None else limit
+        if options.target is not None and scale == 1:  # whole costs: the target's, exactly
+            to_weight = len(rows) * top + board.fixed_value
+            spec["best_cost"] = max(math.ceil(to_weight - options.target - 1e-9), 0)
         kind, value, stopped = run_search(spec, options.deadline, options.verbose)
         if kind == "contradiction":  # propagation alone proves no completion
             return solution(Termination.INFEASIBLE)

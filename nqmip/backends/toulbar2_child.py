@@ -81,6 +81,11 @@ def search(spec: dict[str, Any], results: Connection) -> None:
         signal.setitimer(signal.ITIMER_VIRTUAL, NO_LIMIT if seconds is None
                          else max(seconds, 1e-3))
         results.send(("ready", None))
+        if spec.get("best_cost") is not None:  # it stops at a placement of this cost (the
+            # colour bound's: optimal); Solve's bestSol sets it by a name pytoulbar2 1.4.0.1
+            # lacks (setVnsOptimum): an AttributeError
+            pytoulbar2.pytb2.option.vnsOptimum = problem.CFN.wcsp.DoubletoCost(
+                float(spec["best_cost"]))
         found = problem.Solve(showSolutions=0, timeLimit=0)
     except pytoulbar2.pytb2.Contradiction:
         results.send(("contradiction", None))
@@ -88,6 +93,9 @@ def search(spec: dict[str, Any], results: Connection) -> None:
     # ended before its timer: ran to its end, unless the caller stopped it (it knows)
     complete = signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0
     answer = None if not found else ([int(v) for v in found[0]], float(found[1]))
+    if answer is not None and spec.get("best_cost") is not None \
+            and answer[1] <= spec["best_cost"]:
+        complete = False  # stopped at the target: its search proved nothing
     results.send(("done", {"found": answer, "complete": complete,
                            "dual": float(problem.GetDDualBound()),
                            "nodes": int(problem.GetNbNodes())}))
