@@ -37,7 +37,8 @@ from nqmip.cli.parser import (
 )
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
-from nqmip.cli.streams import deliver, plain_fallback, say
+from nqmip.cli.streams import deliver, final_status, plain_fallback, say
+from nqmip.jsonlines import RecordUnwritten
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,7 +238,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             except OSError as exc:
                 say(f"nqmip-count: --plot {args.plot} could not be written "
                     f"({exc.strerror or exc})")
-                return EXIT_FAILED
+                return final_status(written=False)
         if args.list:
             return deliver(lambda: _list(args), "nqmip-count") or 0
         if args.plot:
@@ -248,6 +249,11 @@ def _count_main(argv: list[str], stop: Stop) -> int:
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
+    except RecordUnwritten as exc:  # a full disk under --record: not bad input
+        if stop.signum is not None:
+            return _stopped(stop, argv)
+        say(f"nqmip-count: --record {exc.strerror}")
+        return final_status(written=False)
     except (ValueError, TypeError, OSError) as exc:  # an InstanceError is a ValueError
         if stop.signum is not None:  # a stop that broke what it interrupted: still a stop
             return _stopped(stop, argv)
