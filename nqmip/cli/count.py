@@ -225,6 +225,8 @@ def _count_main(argv: list[str], stop: Stop) -> int:
     try:
         stop.replay()  # one heard before the launcher handed over: a stop from here
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+        if args.plot == "":  # read as no --plot: the count printed, nothing drawn, exit 0
+            raise UsageError("--plot: give a file name (.png, .svg, .pdf)")
         args.n, args.fix = board_and_fixed(args.n, args.fix, args.fixed, default_n=None)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")

@@ -185,6 +185,9 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     with stops_as_ctrl_c(deferred=True) as stop:
         try:
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+            if args.scheduler == "":  # read as none: the solve ran here, said nothing
+                raise UsageError("--scheduler: give the address of a Dask scheduler "
+                                 "(tcp://host:8786)")
             if args.warm_up:
                 stop.replay()
                 return warm_up(stop)
