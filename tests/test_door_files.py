@@ -363,3 +363,23 @@ def test_a_record_the_disk_cannot_take_is_74_in_one_line(door: str, tmp_path: Pa
     assert done.returncode == 74, (door, done.returncode, done.stderr[-500:])
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"--record {record}: cannot write (File too large)" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+@pytest.mark.parametrize("bad", [False, True], ids=["good", "bad-input"])
+@pytest.mark.parametrize("door", ["solve", "count", "compare"])
+def test_a_failing_stderr_keeps_every_doors_exit_status(door: str, bad: bool, stderr: str,
+                                                        tmp_path: Path) -> None:
+    """``2> /dev/full``: bad input (--n -3) exited 1 at the solve command and the
+    compare (the one line's print raised, its traceback unprinted), a good sweep 1;
+    ``2>&-``: the same. The lines are lost; the statuses are the ones a working stderr
+    gets, and standard output holds only the answer."""
+    argv = [part for part in STREAM_DOORS[door] if part != "--no-progress"]  # its lines too
+    argv += ["--n", "-3"] if bad else []
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, timeout=120,
+                              cwd=tmp_path, stderr=full if stderr == "full" else None,
+                              preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None)
+    assert done.returncode == (2 if bad else 0), (door, bad, stderr, done.returncode)
+    assert (done.stdout == "") == bad, done.stdout[-300:]
+    assert "rror" not in done.stdout and "Traceback" not in done.stdout

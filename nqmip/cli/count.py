@@ -348,8 +348,9 @@ def _show(args: argparse.Namespace, result: Any) -> None:
 def entry() -> None:
     """The console command: :func:`count_main`'s status, by :func:`nqmip.cli.streams.leave`
     (a count a signal stopped leaves without the interpreter's teardown)."""
-    from nqmip.cli.streams import leave
+    from nqmip.cli.streams import leave, steady_stderr
 
+    steady_stderr()
     leave(count_main())
 
 

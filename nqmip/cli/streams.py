@@ -78,6 +78,39 @@ def plain_fallback(*streams: TextIO | None) -> None:
             reconfigure(errors=PLAIN)
 
 
+class _SteadyErrors:
+    """Standard error that never fails the command: a write or flush that fails (``2>
+    /dev/full``) is dropped, the rest delegated to the stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def steady_stderr() -> None:
+    """A door's standard error, whatever it is connected to, never changes the command's
+    exit status: ``2> /dev/full`` turned bad input (2) into an unprinted traceback and
+    exit 1 (the one line's ``print`` raised), a finished sweep into 1; ``2>&-`` (no
+    stream: ``print(file=None)`` writes to standard output) put the error line into the
+    answer's stream. Its lines are lost then, the statuses kept."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    elif not isinstance(sys.stderr, _SteadyErrors):
+        sys.stderr = _SteadyErrors(sys.stderr)
+
+
 def say(line: str) -> None:
     """One line on standard error, if it can be written at all."""
     try:
