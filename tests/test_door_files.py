@@ -383,3 +383,19 @@ def test_a_failing_stderr_keeps_every_doors_exit_status(door: str, bad: bool, st
     assert done.returncode == (2 if bad else 0), (door, bad, stderr, done.returncode)
     assert (done.stdout == "") == bad, done.stdout[-300:]
     assert "rror" not in done.stdout and "Traceback" not in done.stdout
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize("door", sorted(INPUT_DOORS))
+def test_an_endless_device_as_standard_input_is_refused_unread(door: str, device: str,
+                                                               tmp_path: Path) -> None:
+    """``--weights - < /dev/zero``: 2 GiB read into memory before 'holds more than 2 GiB'
+    (a MemoryError traceback under the 2 GB limit), where ``--weights /dev/zero`` is
+    refused unread."""
+    argv = ["-" if part == "PATH" else part for part in INPUT_DOORS[door]]
+    with open(device, "rb") as endless:
+        done = subprocess.run(argv, stdin=endless, capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, preexec_fn=_limited)
+    assert done.returncode == 2, (door, device, done.returncode, done.stderr[-500:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "standard input is a device, not a file" in done.stderr and done.stdout == ""

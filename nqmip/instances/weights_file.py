@@ -109,6 +109,9 @@ def read_input(path: Path | str) -> bytes:
     is more. An OSError for a path that cannot be opened."""
     if str(path) == "-":
         stream: Any = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        if _endless(stream):  # < /dev/zero: 2 GiB read into memory before the refusal
+            raise InstanceError("standard input is a device, not a file: give a file (or "
+                                "- with a file or a pipe as standard input)")
         return _bounded(stream, "standard input")
     with Path(path).open("rb") as file:
         mode = os.fstat(file.fileno()).st_mode
@@ -116,6 +119,16 @@ def read_input(path: Path | str) -> bytes:
             raise InstanceError(f"{path} is a device, not a file: give a file (or - for "
                                 "standard input)")
         return _bounded(file, str(path))
+
+
+def _endless(stream: Any) -> bool:
+    """Whether ``stream`` is a device that is not a terminal (``/dev/zero``)."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):  # io.BytesIO, a closed stream
+        return False
+    return (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not os.isatty(fd)
 
 
 def _bounded(stream: Any, name: str) -> bytes:
