@@ -399,3 +399,52 @@ def test_an_endless_device_as_standard_input_is_refused_unread(door: str, device
     assert done.returncode == 2, (door, device, done.returncode, done.stderr[-500:])
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert "standard input is a device, not a file" in done.stderr and done.stdout == ""
+
+
+#: Each door's inputs (option, the file's text) and outputs, each with a valid command.
+_CLASH_DOORS = {
+    "solve": ([*SOLVE, "--time-limit", "10", "--quiet"],
+              {"--weights": "1,2,3,4\n" * 4, "--fixed": "0,1\n"},
+              ["--output", "--svg", "--png"]),
+    "count": ([*COUNT, "--n", "6"], {"--fixed": "0,1\n"}, ["--record"]),
+    "compare": ([sys.executable, "-m", "nqmip.compare", "--methods", "sa", "--time-limit",
+                 "1", "--no-progress"], {"--weights": "1,2,3,4\n" * 4, "--fixed": "0,1\n"},
+                ["--output", "--csv"]),
+}
+_CLASHES = [(door, given, output) for door, (_, inputs, outputs) in _CLASH_DOORS.items()
+            for given in inputs for output in outputs]
+
+
+@pytest.mark.parametrize(("door", "given", "output"), _CLASHES)
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(
+        door: str, given: str, output: str, tmp_path: Path) -> None:
+    """``--weights w.csv --output w.csv`` wrote the result over the weights (exit 0), the
+    compare's ``--csv w.csv`` its summary; now one line, exit 2, the file as it was."""
+    argv, inputs, _ = _CLASH_DOORS[door]
+    path = tmp_path / "input.csv"
+    path.write_text(inputs[given])
+    extra = ["--n", "6"] if given == "--fixed" and door != "count" else []
+    done = _run([*argv, *extra, given, str(path), output, str(path)], tmp_path)
+    assert done.returncode == 2, (door, given, output, done.returncode, done.stderr[-300:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"is the {given} file too" in done.stderr and done.stdout == ""
+    assert path.read_text() == inputs[given]
+
+
+def test_two_outputs_on_one_file_are_refused(tmp_path: Path) -> None:
+    """``--output r.json --svg r.json``: the picture replaced the result (exit 0)."""
+    done = _run([*SOLVE, "--n", "6", "--output", "r.json", "--svg", "r.json"], tmp_path)
+    assert done.returncode == 2 and "--svg r.json is the --output file too" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("door", sorted(INPUT_DOORS))
+def test_a_small_input_is_read_under_a_limit_on_memory(door: str, tmp_path: Path) -> None:
+    """Under a 2 GB address-space limit (``ulimit -v``) every input file, however small,
+    ended in a MemoryError traceback: its read asked for a 2 GiB buffer first."""
+    path = tmp_path / "input.csv"
+    path.write_text("1,2,3,4\n" * 4 if door.endswith("weights") else "0,1\n")
+    done = _run([str(path) if part == "PATH" else part for part in INPUT_DOORS[door]],
+                tmp_path)
+    assert done.returncode == 0, (door, done.returncode, done.stderr[-300:])
+    assert "Error" not in done.stderr, done.stderr

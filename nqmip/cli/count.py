@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nqmip.cli.clash import check_distinct
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     Parser,
@@ -227,6 +228,8 @@ def _count_main(argv: list[str], stop: Stop) -> int:
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
         if args.plot == "":  # read as no --plot: the count printed, nothing drawn, exit 0
             raise UsageError("--plot: give a file name (.png, .svg, .pdf)")
+        check_distinct([("--fixed", args.fixed)],
+                       [("--plot", args.plot), ("--record", args.record)], UsageError)
         args.n, args.fix = board_and_fixed(args.n, args.fix, args.fixed, default_n=None)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")

@@ -23,6 +23,7 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.capacity import cores
 from nqmip.cli import picture
+from nqmip.cli.clash import check_distinct
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     EXIT_SOLVER_FAILED,
@@ -193,6 +194,10 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
                 return warm_up(stop)
             check_method_floor(args.method, args.time_limit)
             picture.check_pictures(args)  # before the work: a file that cannot be written
+            check_distinct([("--weights", args.weights), ("--costs", args.costs),
+                            ("--fixed", args.fixed)],
+                           [("--output", args.output), ("--svg", args.svg),
+                            ("--png", args.png), ("--record", args.record)], UsageError)
             outcome, instance = _run(args, started, stop)
         except UsageError as exc:
             return _bad_input(str(exc))

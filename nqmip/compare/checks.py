@@ -232,6 +232,13 @@ def check_files(args: Any, output: Path | None) -> Path | None:
     csv = None if args.csv in (None, "-") else Path(args.csv)
     if output is not None:  # read back and appended to, as the other doors' records
         check_record_file(output, "--output" if args.output else "--resume", UsageError)
+    from nqmip.cli.clash import check_distinct
+    from nqmip.compare.grid import WEIGHT_CHOICES
+
+    check_distinct([("--weights", None if args.weights in WEIGHT_CHOICES else args.weights),
+                    ("--costs", args.costs), ("--fixed", args.fixed)],
+                   [("--output" if args.output else "--resume", output), ("--csv", csv),
+                    ("--report", args.report), ("--plot", args.plot)], UsageError)
     plots = list(plot_files(args.plot).values()) if args.plot is not None else []
     check_outputs([("--output" if args.output else "--resume", output),
                    *[("--plot", p) for p in plots], ("--report", args.report),
