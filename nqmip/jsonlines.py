@@ -26,3 +26,9 @@ def read_kept(path: Path) -> str:
         text = text[: text.rfind("\n") + 1]
         path.write_text(text)
     return text
+
+
+class RecordUnwritten(OSError):
+    """A record could not be written as the run went on (a full disk): the run stopped
+    there, the entries written before kept for a rerun. Its ``strerror`` names the file
+    and why; a command says it in one line with exit status 74."""

@@ -695,3 +695,47 @@ def test_every_option_of_one_value_refuses_a_second(door: str) -> None:
     stores = [a for a in parser._actions if isinstance(a, argparse._StoreAction)]
     assert stores and all(isinstance(a, _StoreOnce) for a in stores), [
         a.option_strings for a in stores if not isinstance(a, _StoreOnce)]
+
+
+def _valued_options() -> list[tuple[str, str]]:
+    """(door, option) for every option of every door that takes a value, from the
+    doors' own parsers (a new option is in the test the day it is added)."""
+    from nqmip.cli.count import build_parser as count_parser
+    from nqmip.cli.solve import build_parser as solve_parser
+    from nqmip.compare.cli import build_parser as compare_parser
+
+    cases = []
+    for door, parser in (("solve", solve_parser()), ("count", count_parser()),
+                         ("compare", compare_parser())):
+        for action in parser._actions:
+            if action.option_strings and action.nargs != 0 and action.dest not in (
+                    "help", "version", "worker"):
+                cases.append((door, action.option_strings[-1]))
+    return cases
+
+
+#: A valid command of each door that an option given an empty value is added to.
+_BASES = {"solve": ["--n", "6", "--time-limit", "3", "--quiet"], "count": ["--n", "6"],
+          "compare": ["--n", "5", "--methods", "sa", "--time-limit", "1", "--no-progress"]}
+
+
+@pytest.mark.parametrize(("door", "option"), _valued_options())
+def test_an_empty_value_is_refused_by_every_option_of_every_door(
+        door: str, option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nqmip-count --n 6 --plot ''`` printed the count and drew nothing (exit 0): the
+    empty name read as no --plot."""
+    monkeypatch.chdir(tmp_path)
+    base = list(_BASES[door])
+    if option in base:  # the option itself is in the base command: given empty there
+        at = base.index(option)
+        del base[at:at + 2]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = COMMANDS[door]([*base, option, ""])
+        except SystemExit as exc:
+            status = exc.code  # type: ignore[assignment]
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and len(lines) == 1, (door, option, status, lines)
+    assert "Traceback" not in err.getvalue() and out.getvalue() == ""
+    assert list(tmp_path.iterdir()) == []

@@ -212,14 +212,23 @@ def test_the_report_is_the_same_for_the_same_rows(
 # -- outputs --------------------------------------------------------------------------------
 
 
-def test_rows_that_cannot_be_written_are_said_and_the_summary_printed() -> None:
-    # /dev/full opens for appending but every write fails (ENOSPC): found at the first row
-    p = run("--n", "5", "--methods", "highs", "--time-limit", "10", "--output", "/dev/full",
-            "--csv")
-    assert p.returncode == 1
-    assert p.stdout.startswith("n,method,weights") and "\n5,highs," in p.stdout
-    assert "cannot write /dev/full: No space left on device" in p.stderr
-    assert "Traceback" not in p.stderr
+def test_rows_that_cannot_be_written_are_said_and_the_summary_printed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # a disk that fills during the sweep: every row's write fails (ENOSPC); /dev/full, the
+    # way this was tried before, is refused before the sweep as a record that is no file
+    def full(*args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("nqmip.compare.store.RowWriter.write", full)
+    runs = tmp_path / "runs.jsonl"
+    code = cli.main(["--n", "5", "--methods", "highs", "--time-limit", "10", "--output",
+                     str(runs), "--csv", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 74  # EX_IOERR: a file not written, as at every door
+    assert out.startswith("n,method,weights") and "\n5,highs," in out
+    assert f"cannot write {runs}: No space left on device" in err
+    assert "Traceback" not in err
 
 
 def test_a_report_that_cannot_be_written_at_the_end_is_said(
@@ -234,7 +243,7 @@ def test_a_report_that_cannot_be_written_at_the_end_is_said(
     code = cli.main([*GRID, "--resume", str(folder / "runs.jsonl"), "--report",
                      str(folder / "again.html"), "--markdown", "--no-progress"])
     out, err = capsys.readouterr()
-    assert code == 1
+    assert code == 74  # EX_IOERR: a file not written, as at every door
     assert out.startswith("| n | method |") and "| 6 | sa |" in out
     assert f"--report: cannot write {folder / 'again.html'}: No space left on device" in err
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nqmip.cli.clash import check_distinct
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     Parser,
@@ -37,7 +38,8 @@ from nqmip.cli.parser import (
 )
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
-from nqmip.cli.streams import deliver, plain_fallback, say
+from nqmip.cli.streams import deliver, final_status, plain_fallback, say
+from nqmip.jsonlines import RecordUnwritten
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -224,6 +226,10 @@ def _count_main(argv: list[str], stop: Stop) -> int:
     try:
         stop.replay()  # one heard before the launcher handed over: a stop from here
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+        if args.plot == "":  # read as no --plot: the count printed, nothing drawn, exit 0
+            raise UsageError("--plot: give a file name (.png, .svg, .pdf)")
+        check_distinct([("--fixed", args.fixed)],
+                       [("--plot", args.plot), ("--record", args.record)], UsageError)
         args.n, args.fix = board_and_fixed(args.n, args.fix, args.fixed, default_n=None)
         if (args.list or args.plot) and (args.workers or args.scheduler or args.record):
             raise UsageError("--list/--plot run in one process: no --workers/--scheduler/--record")
@@ -237,7 +243,7 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             except OSError as exc:
                 say(f"nqmip-count: --plot {args.plot} could not be written "
                     f"({exc.strerror or exc})")
-                return EXIT_FAILED
+                return final_status(written=False)
         if args.list:
             return deliver(lambda: _list(args), "nqmip-count") or 0
         if args.plot:
@@ -248,6 +254,11 @@ def _count_main(argv: list[str], stop: Stop) -> int:
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
+    except RecordUnwritten as exc:  # a full disk under --record: not bad input
+        if stop.signum is not None:
+            return _stopped(stop, argv)
+        say(f"nqmip-count: --record {exc.strerror}")
+        return final_status(written=False)
     except (ValueError, TypeError, OSError) as exc:  # an InstanceError is a ValueError
         if stop.signum is not None:  # a stop that broke what it interrupted: still a stop
             return _stopped(stop, argv)
@@ -340,8 +351,9 @@ def _show(args: argparse.Namespace, result: Any) -> None:
 def entry() -> None:
     """The console command: :func:`count_main`'s status, by :func:`nqmip.cli.streams.leave`
     (a count a signal stopped leaves without the interpreter's teardown)."""
-    from nqmip.cli.streams import leave
+    from nqmip.cli.streams import leave, steady_stderr
 
+    steady_stderr()
     leave(count_main())
 
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 import sys
 
 from nqmip.cli.signals import listen_early
+from nqmip.cli.streams import steady_stderr
 
 
 def solve() -> None:
     """``solve-weighted`` (and ``nqmip-solve``, ``python -m nqmip``)."""
     listen_early()
+    steady_stderr()
     from nqmip.cli.solve import entry
 
     entry()
@@ -29,6 +31,7 @@ def compare() -> None:
     """``nqmip-compare``; its isolated runs (``--worker``) keep the default handlers."""
     if "--worker" not in sys.argv[1:]:
         listen_early()
+    steady_stderr()
     from nqmip.compare import entry
 
     entry()
@@ -37,6 +40,7 @@ def compare() -> None:
 def count() -> None:
     """``nqmip-count``."""
     listen_early()
+    steady_stderr()
     from nqmip.cli.count import entry
 
     entry()

@@ -233,3 +233,59 @@ def stops_as_ctrl_c(deferred: bool = False) -> Iterator[Stop]:
         sys.unraisablehook = hook
         for number, before in stop._installed.items():
             signal.signal(number, before)
+
+
+#: The least seconds an input that waits is given (:func:`waiting_inputs`), even when the
+#: start-up ate the time limit: input already in the pipe is read in far less.
+WAIT_FLOOR = 0.2
+
+
+class InputWait(BaseException):
+    """An input that waits (standard input, a pipe) gave nothing within the command's time
+    limit (:func:`waiting_inputs`); its message is the door's one line. A BaseException, as
+    :class:`KeyboardInterrupt` is: the readers' ``except OSError``/``except ValueError``
+    must not turn it into a message about the file."""
+
+
+def waits(path: Any) -> bool:
+    """Whether reading the input at ``path`` may wait for ever: standard input (``-``), a
+    pipe (``<(...)`` too), a socket; a regular file or a folder does not (a device is
+    refused unread: :func:`nqmip.instances.weights_file.read_input`)."""
+    import os
+    import stat
+
+    try:
+        mode = os.fstat(0).st_mode if str(path) == "-" else os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (str(path) == "-" and
+                                                          stat.S_ISCHR(mode))  # a terminal
+
+
+@contextmanager
+def waiting_inputs(inputs: list[tuple[str, Any]], seconds: float | None,
+                   limit: str) -> Iterator[None]:
+    """Within the block the inputs ``(option, path)`` are read; those that may wait
+    (:func:`waits`) are waited on for at most ``seconds``, then :class:`InputWait` says so
+    (``limit``: the option that set them, e.g. "--time-limit 2"): a door's time limit
+    covers reading its input, and a pipe no program writes to (``mkfifo``) ends the
+    command at its limit, in one line, as standard input left open does. Nothing without
+    such an input, without ``seconds``, or outside the main thread (no SIGALRM there)."""
+    waiting = [f"{option} {path}" for option, path in inputs if waits(path)]
+    if (not waiting or seconds is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    said = (f"{', '.join(waiting)}: nothing to read within {limit}, which covers reading "
+            "the input: give a file, or write the input before then")
+
+    def alarm(signum: int, frame: FrameType | None) -> None:
+        raise InputWait(said)
+
+    before = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, WAIT_FLOOR))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)

@@ -23,6 +23,7 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.capacity import cores
 from nqmip.cli import picture
+from nqmip.cli.clash import check_distinct
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     EXIT_SOLVER_FAILED,
@@ -46,9 +47,10 @@ from nqmip.cli.parser import (
     work_amount,
     write_file,
 )
-from nqmip.cli.signals import Stop, stops_as_ctrl_c
-from nqmip.cli.streams import deliver, hard_exit, plain_fallback, say
+from nqmip.cli.signals import InputWait, Stop, stops_as_ctrl_c, waiting_inputs
+from nqmip.cli.streams import deliver, final_status, hard_exit, plain_fallback, say
 from nqmip.instance import InstanceError
+from nqmip.jsonlines import RecordUnwritten
 from nqmip.result import Result
 
 DESCRIPTION = (
@@ -60,7 +62,8 @@ DESCRIPTION = (
     "(--fix 0,4 is e1). Exit status: 0 done, 2 bad input, 1 solver failure, 130 "
     "interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (the best placement so far is "
     "printed and --output written), 74 standard output could not be written (the result "
-    "is in --output), 141 the reader of standard output went away.")
+    "is in --output) or a result file could not be written (the result is printed), 141 "
+    "the reader of standard output went away.")
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -183,17 +186,32 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     with stops_as_ctrl_c(deferred=True) as stop:
         try:
             args = build_parser().parse_args(glue_values(argv, ("--fix",)))
+            if args.scheduler == "":  # read as none: the solve ran here, said nothing
+                raise UsageError("--scheduler: give the address of a Dask scheduler "
+                                 "(tcp://host:8786)")
             if args.warm_up:
                 stop.replay()
                 return warm_up(stop)
             check_method_floor(args.method, args.time_limit)
             picture.check_pictures(args)  # before the work: a file that cannot be written
+            check_distinct([("--weights", args.weights), ("--costs", args.costs),
+                            ("--fixed", args.fixed)],
+                           [("--output", args.output), ("--svg", args.svg),
+                            ("--png", args.png), ("--record", args.record)], UsageError)
             outcome, instance = _run(args, started, stop)
         except UsageError as exc:
             return _bad_input(str(exc))
         except KeyboardInterrupt:  # before the board was known: nothing to print
             say("solve_weighted: interrupted before the solve started")
             return stop.status
+        except InputWait as exc:  # no board to place queens on within the time limit
+            return _bad_input(str(exc))
+        except OSError as exc:  # a full disk under --record (EX_IOERR): not bad input
+            said = [str(exc.strerror)] if isinstance(exc, RecordUnwritten) else [
+                str(p) for p in (args.record or exc.filename,) if p] + [
+                str(exc.strerror or exc)]
+            say(f"solve_weighted: {'--record ' if args.record else ''}{': '.join(said)}")
+            return final_status(written=False)
         except (InstanceError, ValueError, TypeError) as exc:
             return _bad_input(str(exc))
         except RuntimeError as exc:  # BackendError, BackendUnavailable, VerificationError
@@ -225,9 +243,7 @@ def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:
                      f"it is in {', '.join(kept + pictures)}" if kept + pictures else "")
     for line in problems:
         say(line)
-    if failed is not None:
-        return failed
-    return 0 if written and drawn else EXIT_SOLVER_FAILED
+    return final_status(printed=failed, written=written and drawn)
 
 
 def _show(args: argparse.Namespace, result: Result, instance: Any) -> None:
@@ -265,11 +281,15 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     from nqmip.option_types import time_limit_note
     from nqmip.weights import draws_long
 
-    reads = [p for p in (args.weights, args.costs, args.fixed) if p is not None]
-    waits = any(str(p) == "-" or not Path(p).is_file() for p in reads)  # stdin, a pipe
+    reads = [(o, p) for o, p in (("--weights", args.weights), ("--costs", args.costs),
+                                 ("--fixed", args.fixed)) if p is not None]
+    waits = any(str(p) == "-" or not Path(p).is_file() for _, p in reads)  # stdin, a pipe
     draws = args.random_weights is not None and draws_long(args.n)  # seconds at n = 10^4
-    with stop.interruptible(bool(reads) or draws, waits=waits or draws):
-        instance = _instance(args, make_instance, started)  # drawn by the limit
+    left = None if args.time_limit is None or time_limit_note(args.time_limit) else \
+        args.time_limit - (time.perf_counter() - started)
+    with stop.interruptible(bool(reads) or draws, waits=waits or draws), \
+            waiting_inputs(reads, left, f"--time-limit {args.time_limit}"):
+        instance = _instance(args, make_instance, started)  # drawn, read by the limit
     options = _options(args)
     check_output(args.output)
     check_record(args.record)

@@ -14,6 +14,10 @@
   reader that went away (``| head -1``) ends the command quietly with
   :data:`EXIT_BROKEN_PIPE` (141 = 128 + SIGPIPE, the status of a Unix tool that
   ``head`` stopped reading).
+- **A result file that fails** (``--output /dev/full``, a disk full at the end): one line
+  names it, and the command exits :data:`EXIT_IO_ERROR` too, at every door
+  (:func:`final_status`): the same status as a standard output that fails, never the
+  solver failure's 1.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-#: Standard output could not be written (closed, or the device full): EX_IOERR.
+#: Standard output or a result file could not be written (closed, or the device full):
+#: EX_IOERR.
 EXIT_IO_ERROR = 74
+#: The work itself failed (a solver's error, a failed run of a sweep).
+EXIT_FAILED = 1
 #: The reader of standard output went away (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
 
@@ -71,6 +78,39 @@ def plain_fallback(*streams: TextIO | None) -> None:
             reconfigure(errors=PLAIN)
 
 
+class _SteadyErrors:
+    """Standard error that never fails the command: a write or flush that fails (``2>
+    /dev/full``) is dropped, the rest delegated to the stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def steady_stderr() -> None:
+    """A door's standard error, whatever it is connected to, never changes the command's
+    exit status: ``2> /dev/full`` turned bad input (2) into an unprinted traceback and
+    exit 1 (the one line's ``print`` raised), a finished sweep into 1; ``2>&-`` (no
+    stream: ``print(file=None)`` writes to standard output) put the error line into the
+    answer's stream. Its lines are lost then, the statuses kept."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    elif not isinstance(sys.stderr, _SteadyErrors):
+        sys.stderr = _SteadyErrors(sys.stderr)
+
+
 def say(line: str) -> None:
     """One line on standard error, if it can be written at all."""
     try:
@@ -91,13 +131,15 @@ def _silence_stdout() -> None:
         pass
 
 
-def deliver(show: Callable[[], None], prog: str, kept: str = "") -> int | None:
-    """Run ``show`` (which prints the answer) and flush standard output; None when it was
+def deliver(show: Callable[[], None], prog: str, kept: str = "",
+            what: str = "the result") -> int | None:
+    """Run ``show`` (which prints ``what``) and flush standard output; None when it was
     all written, else the exit status (one line on standard error says why; ``kept``:
-    where the result is kept all the same, e.g. "it is in --output r.json")."""
+    where the result is kept all the same, e.g. "it is in --output r.json"). Every door
+    prints its answer through it: the same statuses for the same console."""
     tail = f"; {kept}" if kept else ""
     if sys.stdout is None:
-        say(f"{prog}: standard output is closed: the result is not printed{tail}")
+        say(f"{prog}: standard output is closed: {what} is not printed{tail}")
         return EXIT_IO_ERROR
     try:
         show()
@@ -105,12 +147,25 @@ def deliver(show: Callable[[], None], prog: str, kept: str = "") -> int | None:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:
         _silence_stdout()
-        say(f"{prog}: the result could not be printed "
-            f"({exc.strerror or type(exc).__name__}){tail}")
+        why = getattr(exc, "strerror", None) or type(exc).__name__
+        say(f"{prog}: {what} could not be printed ({why}){tail}")
         return EXIT_IO_ERROR
     return None
+
+
+def final_status(*, failed: bool = False, printed: int | None = None,
+                 written: bool = True) -> int:
+    """A door's exit status once its answer is known: :data:`EXIT_FAILED` when the work
+    failed (a run of a sweep), else the status :func:`deliver` gave for standard output
+    (141, 74), else :data:`EXIT_IO_ERROR` when a result file could not be written
+    (``written`` false), else 0."""
+    if failed:
+        return EXIT_FAILED
+    if printed is not None:
+        return printed
+    return 0 if written else EXIT_IO_ERROR
 
 
 def flush_all() -> None:

@@ -12,10 +12,12 @@ if __name__ == "__main__" and "--worker" not in sys.argv[1:]:
 
     listen_early()
 
-from nqmip.cli.streams import leave
+from nqmip.cli.streams import leave, steady_stderr
 from nqmip.compare.cli import main
 
 if __name__ == "__main__":
+    if "--worker" not in sys.argv[1:]:
+        steady_stderr()
     code = main()
     if "--worker" in sys.argv[1:]:
         sys.stdout.flush()

@@ -64,13 +64,38 @@ def _sizes(args: argparse.Namespace, read: tuple[str, Path, Any] | None) -> list
     return [n]
 
 
-def grid_instance(args: argparse.Namespace) -> GridInstance:
-    """The grid's instance from the command line (bad input: :class:`UsageError`)."""
-    read = _matrix(args)
+def _read(args: argparse.Namespace, stop: Any, hard: float | None
+          ) -> tuple[tuple[str, Path, Any] | None, list[int], list[tuple[int, int]]]:
+    """The weights file and the sizes and fixed queens; an input that may wait (standard
+    input, a pipe) is waited on for one run's hard limit at most (``hard`` seconds:
+    :class:`~nqmip.cli.signals.InputWait`), and a stop signal ends the wait (``stop``:
+    the command's :class:`~nqmip.cli.signals.Stop`; a pipe no program writes to held
+    the sweep past SIGTERM, whose handler only recorded it)."""
+    from contextlib import nullcontext
+
+    from nqmip.cli.signals import waiting_inputs, waits
+
+    files = [(option, path) for option, path in (
+        ("--weights", None if args.weights in WEIGHT_CHOICES else args.weights),
+        ("--costs", args.costs), ("--fixed", args.fixed)) if path is not None]
+    waiting = any(waits(path) for _, path in files)
+    limit = (f"--hard-limit {hard:g}" if args.hard_limit is not None else
+             f"one run's hard limit ({hard:g} s: --time-limit + --grace)")
+    with stop.interruptible(waiting, waits=waiting) if stop is not None else nullcontext(), \
+            waiting_inputs(files, hard, limit):
+        read = _matrix(args)
+        sized_by = None if read is None or args.n is not None else f"{read[0]} {read[1]}"
+        sizes, fixed = sizes_and_fixed(_sizes(args, read), args.fix, args.fixed, DEFAULT_N,
+                                       sized_by)
+    return read, sizes, fixed
+
+
+def grid_instance(args: argparse.Namespace, stop: Any = None,
+                  hard: float | None = None) -> GridInstance:
+    """The grid's instance from the command line (bad input: :class:`UsageError`);
+    ``stop``, ``hard``: see :func:`_read`."""
+    read, sizes, fixed = _read(args, stop, hard)
     kind = WEIGHTS_FILE if read is not None else (args.weights or "chess")
-    sized_by = None if read is None or args.n is not None else f"{read[0]} {read[1]}"
-    sizes, fixed = sizes_and_fixed(_sizes(args, read), args.fix, args.fixed, DEFAULT_N,
-                                   sized_by)
     source = f"a weights file ({read[1]})" if read is not None else f"--weights {kind}"
     check_values(args.black, args.white, args.minimize, kind == "chess", source,
                  kind != "none")

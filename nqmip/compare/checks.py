@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from nqmip.cli.parser import check_writable
+from nqmip.cli.parser import check_record_file, check_writable
 from nqmip.compare.grid import UsageError
 
 #: Keywords the grid sets itself (or that make no sense in a row): refused as ``--param``.
@@ -224,17 +224,37 @@ def check_files(args: Any, output: Path | None) -> Path | None:
     if args.retry_failed and args.resume is None:
         raise UsageError("--retry-failed needs --resume FILE")
     if args.resume is not None and not args.resume.is_file():
-        raise UsageError(f"--resume: no such file: {args.resume}")
+        _not_a_record(args.resume)
     if args.csv == "-" and (args.json or args.markdown):
         other = "--json" if args.json else "--markdown"
         raise UsageError(f"argument --csv: not allowed with argument {other} (both print "
                          "to stdout); give --csv a FILE")
     csv = None if args.csv in (None, "-") else Path(args.csv)
+    if output is not None:  # read back and appended to, as the other doors' records
+        check_record_file(output, "--output" if args.output else "--resume", UsageError)
+    from nqmip.cli.clash import check_distinct
+    from nqmip.compare.grid import WEIGHT_CHOICES
+
+    check_distinct([("--weights", None if args.weights in WEIGHT_CHOICES else args.weights),
+                    ("--costs", args.costs), ("--fixed", args.fixed)],
+                   [("--output" if args.output else "--resume", output), ("--csv", csv),
+                    ("--report", args.report), ("--plot", args.plot)], UsageError)
     plots = list(plot_files(args.plot).values()) if args.plot is not None else []
     check_outputs([("--output" if args.output else "--resume", output),
                    *[("--plot", p) for p in plots], ("--report", args.report),
                    ("--csv", csv)])
     return csv
+
+
+def _not_a_record(path: Path) -> NoReturn:
+    """Refuse ``--resume PATH`` that is not a file, saying what it is, as the other doors
+    say it of a record or an input (a folder, a device or a pipe, nothing)."""
+    give = "give the --output file of an earlier sweep"
+    if path.is_dir():
+        raise UsageError(f"--resume {path}: a folder, not a file; {give}")
+    if path.exists():
+        raise UsageError(f"--resume {path}: not a regular file (a device or a pipe); {give}")
+    raise UsageError(f"--resume: no such file: {path}; {give}")
 
 
 def check_processes(workers: int | None, jobs: int | None, runs: int) -> None:

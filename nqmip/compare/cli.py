@@ -4,9 +4,11 @@ append the rows to the records file, print the summary and the failed runs, draw
 pictures and write the report.
 
 Exit status: 0 when every run gave a result and every file was written; 1 when a run
-failed (timeout, crashed, error: each named in one line) or a file could not be written
-(the summary is printed all the same); 2 for bad input, refused before the sweep; 130 when
-interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal)."""
+failed (timeout, crashed, error: each named in one line); else 74 when a file could not be
+written (the summary is printed all the same) or standard output failed (closed, full;
+the files hold the results), 141 when its reader went away (``| head -1``), as at every
+door (:func:`nqmip.cli.streams.final_status`); 2 for bad input, refused before the sweep;
+130 when interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from typing import Any, NoReturn
 
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
-    EXIT_SOLVER_FAILED,
     Parser,
     add_fixed_options,
     add_value_options,
@@ -214,7 +215,7 @@ def _check_numbers(args: argparse.Namespace) -> float:
     return float(args.time_limit + args.grace if args.hard_limit is None else args.hard_limit)
 
 
-def make_plan(args: argparse.Namespace) -> Plan:
+def make_plan(args: argparse.Namespace, stop: Any = None) -> Plan:
     from nqmip.compare.board import grid_instance
     from nqmip.compare.checks import (
         check_available,
@@ -227,7 +228,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         skip_past_licence,
     )
 
-    instance = grid_instance(args)
+    hard = _check_numbers(args)
+    instance = grid_instance(args, stop, hard)  # a pipe waited on for one run's limit
     sizes, weights = instance.sizes, instance.weights
     params = [*args.param, *instance.params]
     methods = parse_methods(args.methods)
@@ -240,7 +242,6 @@ def make_plan(args: argparse.Namespace) -> Plan:
     if args.target is not None and all(runs_first(m) for m in methods):  # dropped unsaid
         raise UsageError("--target applies to the heuristics (the exact methods and auto run "
                          "without one); none is in --methods")
-    hard = _check_numbers(args)
     if args.warm_start is not None:
         from nqmip.methods import HEURISTIC_METHODS
 
@@ -412,17 +413,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.argv = argv
         if args.worker is not None:
             return worker_main(args.worker)
-        plan = make_plan(args)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    from nqmip.cli.signals import stops_as_ctrl_c
+    from nqmip.cli.signals import InputWait, stops_as_ctrl_c
 
-    # SIGTERM and SIGHUP stop the sweep as Ctrl-C does (exit 130, 143, 129: 128 + signal)
-    with stops_as_ctrl_c() as stop:
+    # SIGTERM and SIGHUP stop the sweep as Ctrl-C does (exit 130, 143, 129: 128 + signal);
+    # while the plan is made only recorded, but for a wait on an input
+    with stops_as_ctrl_c(deferred=True) as stop:
         try:
-            stop.replay()  # heard while the plan was made (nqmip.cli.launch): a stop here
+            plan = make_plan(args, stop)
+        except (UsageError, InputWait) as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted before any run finished", file=sys.stderr)
+            return stop.status
+        try:
+            stop.replay()  # heard while the plan was made: a stop here
             recorder = run_sweep(args, plan, stop)
             stop.hold()  # the sweep is done: its summary is written whole
         except UsageError as exc:
@@ -452,7 +461,7 @@ def _interrupted(args: argparse.Namespace, plan: Plan, stopped: KeyboardInterrup
             "is of those.")
     problems: list[str] = []
     show_results(args, plan.csv, plan.output, done, time.perf_counter() - begin, problems,
-                 said)
+                 said)  # a console that failed is said; the status is the stop's
     for line in problems:
         print(f"{PROG}: {line}", file=sys.stderr)
     return status
@@ -465,7 +474,8 @@ def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: fl
         "sweep are in the summary above, not in the file)"]
     rows = rows_for_grid(plan.cells, plan.previous + recorder.rows)
     wall = time.perf_counter() - begin if plan.todo else None
-    show_results(args, plan.csv, plan.output, rows, wall, problems)
+    printed = show_results(args, plan.csv, plan.output, rows, wall, problems)
+    from nqmip.cli.streams import final_status
     from nqmip.compare.summary import failures
 
     failed = failures(rows)
@@ -475,4 +485,4 @@ def _report(args: argparse.Namespace, plan: Plan, recorder: _Recorder, begin: fl
         print(f"{PROG}: {line}", file=sys.stderr)
     if plan.todo and not args.no_progress:
         print(f"{PROG}: {len(plan.todo)} runs in {wall:.0f} s", file=sys.stderr)
-    return EXIT_SOLVER_FAILED if failed or problems else 0
+    return final_status(failed=bool(failed), printed=printed, written=not problems)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,11 +32,14 @@ def _write(what: str, path: Path, work: Any, problems: list[str]) -> None:
 
 def show_results(args: argparse.Namespace, csv: Path | None, output: Path | None,
                  rows: list[dict[str, Any]], wall: float | None, problems: list[str],
-                 interrupted: str = "") -> None:
+                 interrupted: str = "") -> int | None:
     """Write the CSV file (``csv``), the pictures and the report, then print the summary in
-    the form asked (in glyphs the console can encode); what could not be written or printed
-    is added to ``problems`` (the files first: a console that fails loses nothing).
+    the form asked (in glyphs the console can encode); what could not be written is added
+    to ``problems`` (the files first: a console that fails loses nothing). None when the
+    summary was printed, else the status of the console that failed, as at every door
+    (:func:`nqmip.cli.streams.deliver`: 74 said in one line, 141 quietly).
     ``interrupted``: a stop ended the sweep, said in the summary and the report."""
+    from nqmip.cli.streams import deliver
     from nqmip.compare.summary import summarize
 
     summary = summarize(rows)
@@ -59,14 +61,11 @@ def show_results(args: argparse.Namespace, csv: Path | None, output: Path | None
         _write("--report", args.report, lambda: write_report(args.report, rows, sweep),
                problems)
     saved = [f for f in (output, csv, args.report) if f is not None]
-    where = f" (the results are in {', '.join(map(str, saved))})" if saved else ""
-    if sys.stdout is None:  # started with >&-: print_summary raised an AttributeError
-        problems.append(f"standard output is closed: the summary is not printed{where}")
-        return
-    try:
+    where = f"the results are in {', '.join(map(str, saved))}" if saved else ""
+
+    def show() -> None:
         from nqmip.compare.console import print_summary
 
         print_summary(args, summary, interrupted)
-    except (OSError, UnicodeError) as exc:
-        problems.append(f"cannot print the summary: {type(exc).__name__}: "
-                        f"{' '.join(str(exc).split())[:200]}{where}")
+
+    return deliver(show, PROG, where, what="the summary")

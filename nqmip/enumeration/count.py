@@ -39,6 +39,7 @@ from nqmip.enumeration.count_tasks import (
     tasks_at_depth,
 )
 from nqmip.instance import FixedSpec, Instance, make_instance
+from nqmip.jsonlines import RecordUnwritten
 from nqmip.watchdog import finish_heard
 
 #: The largest board the kernels count (:mod:`.count_kernels`, :mod:`.takaken_kernels`):
@@ -318,9 +319,14 @@ def run_count(
 def _keep(sink: IO[str] | None, entry: dict[str, Any]) -> None:
     """``entry`` appended to the record (if any) and synced to the disk."""
     if sink is not None:
-        sink.write(json.dumps(entry) + "\n")
-        sink.flush()
-        os.fsync(sink.fileno())
+        try:
+            sink.write(json.dumps(entry) + "\n")
+            sink.flush()
+            os.fsync(sink.fileno())
+        except OSError as exc:
+            raise RecordUnwritten(exc.errno, f"{sink.name}: cannot write "
+                                  f"({exc.strerror or exc}): the count stopped; a rerun "
+                                  "resumes from the sub-trees written before") from None
 
 
 def _part(done: dict[Any, tuple[int, ...]], total: int, size: int, fix: dict[int, int],
@@ -336,7 +342,8 @@ def _closer(sink: Any, opened: contextlib.ExitStack) -> Callable[[], None]:
     """What closes a count's record and its cluster (each once, whatever stops it)."""
     def close() -> None:
         if sink is not None:
-            sink.close()
+            with contextlib.suppress(OSError):  # a write that failed: said by _keep
+                sink.close()
         opened.close()
     return close
 

@@ -109,6 +109,9 @@ def read_input(path: Path | str) -> bytes:
     is more. An OSError for a path that cannot be opened."""
     if str(path) == "-":
         stream: Any = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        if _endless(stream):  # < /dev/zero: 2 GiB read into memory before the refusal
+            raise InstanceError("standard input is a device, not a file: give a file (or "
+                                "- with a file or a pipe as standard input)")
         return _bounded(stream, "standard input")
     with Path(path).open("rb") as file:
         mode = os.fstat(file.fileno()).st_mode
@@ -118,13 +121,38 @@ def read_input(path: Path | str) -> bytes:
         return _bounded(file, str(path))
 
 
+def _endless(stream: Any) -> bool:
+    """Whether ``stream`` is a device that is not a terminal (``/dev/zero``)."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):  # io.BytesIO, a closed stream
+        return False
+    return (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not os.isatty(fd)
+
+
+#: Bytes read at a time (:func:`_bounded`).
+CHUNK_BYTES = 1 << 20
+
+
 def _bounded(stream: Any, name: str) -> bytes:
-    data = stream.read(MAX_INPUT_BYTES + 1)
-    data = data.encode() if isinstance(data, str) else data
-    if len(data) > MAX_INPUT_BYTES:
+    """What ``stream`` holds, read a chunk at a time to at most :data:`MAX_INPUT_BYTES`:
+    one ``read(MAX_INPUT_BYTES + 1)`` allocated its 2 GiB buffer first, and under a limit
+    on the address space (``ulimit -v``, 2 GB) every input file, however small, ended in
+    a MemoryError."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_INPUT_BYTES:
+        chunk = stream.read(min(CHUNK_BYTES, MAX_INPUT_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunk = chunk.encode() if isinstance(chunk, str) else bytes(chunk)
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > MAX_INPUT_BYTES:
         raise InstanceError(f"{name} holds more than {MAX_INPUT_BYTES >> 30} GiB: not an "
                             "input of this package")
-    return bytes(data)
+    return b"".join(chunks)
 
 
 def _read(source: Any) -> tuple[bytes | str, str, str]:

@@ -14,12 +14,13 @@ it) is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 from typing import IO, Any
 
-from nqmip.jsonlines import read_kept
+from nqmip.jsonlines import RecordUnwritten, read_kept
 
 Key = tuple[tuple[int, int], ...]
 
@@ -126,15 +127,22 @@ class CubeRecord:
     def _append(self, entry: dict[str, Any]) -> None:
         if self._sink is None:
             return
-        self._sink.write(json.dumps(entry) + "\n")
-        self._sink.flush()
-        os.fsync(self._sink.fileno())
+        try:
+            self._sink.write(json.dumps(entry) + "\n")
+            self._sink.flush()
+            os.fsync(self._sink.fileno())
+        except OSError as exc:  # a full disk: said once, naming the file (not a traceback)
+            self.close()
+            raise RecordUnwritten(exc.errno, f"{self.path}: cannot write "
+                                  f"({exc.strerror or exc}): the search stopped; a rerun "
+                                  "resumes from the answers written before") from None
         self.written += 1
 
     def close(self) -> None:
         if self._sink is not None:
-            self._sink.close()
-            self._sink = None
+            sink, self._sink = self._sink, None
+            with contextlib.suppress(OSError):  # a write that failed: said by _append
+                sink.close()
 
 
 def _key(pairs: Any) -> Key:
