@@ -227,7 +227,9 @@ def test_a_named_heuristics_first_run_climbs_while_a_child_compiles(
     elapsed = time.perf_counter() - begin
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert "did not stop in time" not in data["message"], data["message"]
+    # a search's answer, not a stand-in built after it (a kernel load that ran past the
+    # limit answers the climbs' best: "the best placement it had reported")
+    assert "not its best" not in data["message"], data["message"]
     assert data["method"] == method and data["provenance"]["plan"][:2] == [
         "explicit", "swap climb"], data["provenance"]
     assert data["objective"] < CONSTRUCTION_14 and elapsed < 6.0 + 4.0
