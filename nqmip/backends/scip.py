@@ -113,7 +113,9 @@ class ScipBackend(Backend):
             "gaplimit": Termination.OPTIMAL,
         })
         return solution(termination, placement, objective,
-                        bound if np.isfinite(bound) else None, int(model.getNNodes()),
+                        # SCIP's infinity (1e20) is no bound (its gap was 1e22 %)
+                        bound if abs(bound) < model.infinity() else None,
+                        int(model.getNNodes()),
                         accepted, message=f"SCIP status {status}")
 
 
