@@ -37,6 +37,7 @@ class Termination(StrEnum):
     ITERATION_LIMIT = "iteration_limit"  # also evaluation and node limits
     SOLUTION_FOUND = "solution_found"  # a heuristic reached its goal
     TARGET = "target"  # the incumbent reached the caller's target (``target=``)
+    GAP = "gap"  # the bound came within the caller's ``mip_gap`` of the incumbent: no proof
     INTERRUPTED = "interrupted"
     ERROR = "error"
     UNKNOWN = "unknown"  # the solver did not say why it stopped

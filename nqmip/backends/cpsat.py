@@ -16,6 +16,7 @@ from nqmip.backends.base import (
     stop_when_cancelled,
     termination_of,
 )
+from nqmip.formulation.cpsat import exact_gaps, solver_bound
 from nqmip.formulation.strengthen import cpsat_model
 from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter
@@ -61,7 +62,7 @@ class CpSatBackend(Backend):
             params.max_deterministic_time = float(options.work_limit)
             params.interleave_search = True
             params.num_workers = int(options.threads or WORK_LIMIT_WORKERS)
-        params.relative_gap_limit = float(options.mip_gap)
+        exact_gaps(params, options.mip_gap)
         callback = _Progress(ProgressReporter(self.name, options.on_progress)) \
             if options.on_progress is not None else None
         started = time.perf_counter()
@@ -72,7 +73,7 @@ class CpSatBackend(Backend):
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             placement = cps.placement(solver)
             objective = float(solver.objective_value)
-            bound = float(solver.best_objective_bound)
+            bound = solver_bound(solver, status == cp_model.OPTIMAL, instance.sense)
         accepted = None
         if options.warm_start is not None:
             accepted = log.contains("solution hint is complete and is feasible")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -81,8 +82,10 @@ class GlpkBackend(Backend):
         opt._execute_command = _until(options.deadline, options.verbose)
         # glpsol's log (verbose) on stderr: stdout stays ours
         try:
+            started = time.perf_counter()
             with c_stdout_to_stderr(options.deadline):
                 results = opt.solve(model, load_solutions=False, tee=options.verbose)
+            elapsed = time.perf_counter() - started
         except _Ended:
             from pyomo.common.tempfiles import TempfileManager
 
@@ -102,6 +105,11 @@ class GlpkBackend(Backend):
         bound = results.problem.upper_bound
         bound = float(bound) if bound is not None and math.isfinite(bound) else None
         termination = termination_of(tc, {TC.optimal: Termination.OPTIMAL})
+        if (options.mip_gap and tc == TC.feasible and placement is not None
+                and (seconds is None or elapsed < 0.9 * seconds)):
+            # glpsol stopped by itself at the caller's --mipgap (not at its --tmlim), with
+            # no bound to say more: the gap's stop (nqmip.exact.within_gap's, for the rest)
+            termination = Termination.GAP
         if termination is Termination.ERROR and limit is not None:
             termination = Termination.TIME_LIMIT  # glpsol reports its time limit vaguely
         return solution(termination, placement, objective, bound, accepted=accepted,

@@ -108,11 +108,14 @@ class ScipBackend(Backend):
             "userinterrupt": Termination.INTERRUPTED,
             "nodelimit": Termination.ITERATION_LIMIT,
             "primallimit": Termination.TARGET,
-            "gaplimit": Termination.OPTIMAL if (objective is not None and abs(
-                bound - objective) < 1e-6) else Termination.ITERATION_LIMIT,
+            # the caller's mip_gap: optimal where the bound meets the incumbent, else
+            # termination gap (nqmip.exact.within_gap decides, as for every backend)
+            "gaplimit": Termination.OPTIMAL,
         })
         return solution(termination, placement, objective,
-                        bound if np.isfinite(bound) else None, int(model.getNNodes()),
+                        # SCIP's infinity (1e20) is no bound (its gap was 1e22 %)
+                        bound if abs(bound) < model.infinity() else None,
+                        int(model.getNNodes()),
                         accepted, message=f"SCIP status {status}")
 
 

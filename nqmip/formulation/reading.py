@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.formulation.cpsat import solver_bound
 from nqmip.formulation.placement import ModelError, placement_of
 from nqmip.instance import Instance
 from nqmip.result import Termination
@@ -273,7 +274,8 @@ def read_cpsat(cps: Any, origin: Origin, solver: Any) -> Reading:
         placement = placement_of(cells, dict(cps.fixed), cps.n)
         if cps.model.has_objective():
             objective = _number(solver.objective_value)
-            bound = _number(solver.best_objective_bound)
+            bound = _number(solver_bound(solver, word == "OPTIMAL",
+                                              origin.instance.sense))
     return Reading("cpsat", word, _cpsat_stop(solver, word), placement, objective, bound,
                    _cpsat_changes(cps, origin), _number(solver.wall_time))
 
