@@ -240,21 +240,28 @@ def test_a_run_that_compiled_its_kernels_here_marks_them_for_the_next_first_run(
         tmp_path: Path) -> None:
     # the kernels a run compiled in its own process (no limit: no child), or nqmip-compare's
     # warm-up, are marked ready: the next run under a limit loads them, and does not take
-    # itself for a first run (a child started for kernels already there, climbs meanwhile)
+    # itself for a first run (a child started for kernels already there, climbs meanwhile).
+    # The heuristic's own run marks them, wherever it runs: an exact method's warm start
+    # too (before, only the named method's call did: the warm start's min-conflicts was
+    # left unmarked)
     code = ("import nqmip, sys\n"
             "from nqmip.auto.first import compiled\n"
-            "from nqmip.warmup import warm_up_named\n"
+            "from nqmip.warmup import warm_up_all\n"
             "board = nqmip.make_instance(10, 'random', weights_seed=1)\n"
             "before = compiled('tabu', board)\n"
             "nqmip.solve(10, 'random', weights_seed=1, method='tabu', max_iterations=50)\n"
             "after = compiled('tabu', board)\n"
-            "warm_up_named(['topsquares'])\n"
-            "print(before, after, compiled('topsquares', board))\n")
+            "warm_up_all(['topsquares'])\n"
+            "start = compiled('minconflicts', board)\n"
+            "nqmip.solve(10, 'random', weights_seed=1, method='highs',\n"
+            "            warm_start='minconflicts')\n"
+            "print(before, after, compiled('topsquares', board), start,\n"
+            "      compiled('minconflicts', board))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        cwd=tmp_path, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["False", "True", "True"]
+    assert p.stdout.split() == ["False", "True", "True", "False", "True"]
 
 
 #: The README's example on an empty cache, with a margin for a loaded machine: before,
