@@ -79,7 +79,7 @@ def _param(text: str) -> tuple[str, Any]:
     return key.replace("-", "_"), value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     from nqmip.methods import HEURISTIC_METHODS, LEX_METHODS, METHODS
 
     parser = Parser(prog="solve_weighted", description=DESCRIPTION)
