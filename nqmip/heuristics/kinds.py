@@ -15,6 +15,11 @@ from nqmip.instance import Instance
 
 #: The kinds of instance a warm-up compiles for (its ``like``): ``any`` is every kind.
 KINDS = ("any", "none", "colour", "dense")
+#: From this many queens on, min-conflicts' line counters are uint8 (a line holds at most
+#: tail + 1 queens after the greedy phase, and the repair never adds a queen to a full
+#: line): a kind of its own (``+huge``). Here, not in :mod:`nqmip.heuristics.minconflicts`,
+#: so that telling a kind imports no heuristic (the colour quota plan loads none of it).
+SMALL_COUNTERS_FROM = 2**20
 
 
 def kind_of(instance: Instance | None) -> str:
@@ -22,8 +27,6 @@ def kind_of(instance: Instance | None) -> str:
     ``+huge`` from min-conflicts' byte counters' size on."""
     if instance is None:
         return "any"
-    from nqmip.heuristics.minconflicts import SMALL_COUNTERS_FROM
-
     kind = ("none" if instance.is_feasibility
             else "colour" if instance.colours is not None else "dense")
     return kind + ("+huge" if instance.n >= SMALL_COUNTERS_FROM else "")
@@ -33,7 +36,6 @@ def stand_in(kind: str) -> Instance | None:
     """A small instance of ``kind`` (:func:`kind_of`): what a warm-up's ``like`` reads."""
     if kind == "any":
         return None
-    from nqmip.heuristics.minconflicts import SMALL_COUNTERS_FROM
     from nqmip.instance import make_instance
 
     base, _, huge = kind.partition("+")
