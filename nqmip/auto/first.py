@@ -84,12 +84,16 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     from nqmip.auto.cold import climb_while_compiling
     from nqmip.auto.portfolio import Portfolio
     from nqmip.heuristics.common import explicit_result
+    from nqmip.heuristics.exhaustive import small_bound
 
     begin = time.perf_counter()
     run = Portfolio(instance, deadline, seed, on_progress)
     run.kernels = kernels
     try:
         run.guard("explicit", lambda: run.offer(explicit_result(instance, seed), "explicit"))
+        # a listed board's optimum (nqmip.heuristics.exhaustive): a climb that reaches it
+        # ends the run, proven, as the method's own run does (it answered "feasible")
+        run.tighten(small_bound(instance, deadline), "exhaustive")
         before_load = deadline.sub(max(deadline.remaining() - LOAD_SPARE, 0.0))
         climb_while_compiling(run, kernels.until_ready(name, before_load.sub(
             CLIMB_SECONDS, share=CLIMB_SHARE)))
