@@ -30,9 +30,10 @@ import numpy as np
 import nqmip
 from nqmip.budget import Deadline
 from nqmip.instance import Instance, make_instance
-from nqmip.methods import METHODS, warm_up_all
+from nqmip.methods import METHODS
 from nqmip.progress import Progress
 from nqmip.verify import verified
+from nqmip.warmup import warm_up_all
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The methods drawn: the cheap ones of the method table (no Pyomo, no subprocess solver,
@@ -112,7 +113,7 @@ def instance_of(case: Case) -> Instance:
 
 
 def warm_up(names: list[str]) -> None:
-    """numba's kernels of every method loaded (:func:`nqmip.methods.warm_up_all`), then
+    """numba's kernels of every method loaded (:func:`nqmip.warmup.warm_up_all`), then
     each method once on each of its weights (modules imported) before any call is
     measured."""
     before = set(threading.enumerate())

@@ -443,21 +443,10 @@ OTHER_KERNELS = ("nqmip.enumeration.count:warm_up", "nqmip.colour.proof:warm_up"
                  "nqmip.enumeration.completion:warm_up")
 
 
-def warm_up_all(names: Iterable[str] | None = None) -> float:
-    """Compile (or load from numba's cache) the kernels of the named methods (default:
-    every method of both tables, and the counting kernels); the seconds it took. What the
-    command's ``--warm-up`` and ``nqmip-compare`` run before their timed work."""
-    import time
-
-    begin = time.perf_counter()
-    for target in warm_up_targets(names):
-        resolve(target)()
-    return time.perf_counter() - begin
-
-
 def warm_up_targets(names: Iterable[str] | None = None) -> list[str]:
     """The warm-up functions (``module:function``, each once) of the named methods (default:
-    every method of both tables, the counting and the colour proof's kernels)."""
+    every method of both tables, the counting and the colour proof's kernels), which
+    :func:`nqmip.warmup.warm_up_all` runs."""
     if names is None:
         targets = [m.warm_up for m in (*METHODS.values(), *LEX_METHODS.values())]
         targets += OTHER_KERNELS

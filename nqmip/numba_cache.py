@@ -96,15 +96,17 @@ def private_folder() -> tuple[Path | None, bool]:
 
 
 def ensure(package: Path | None = None) -> str | None:
-    """Give numba a writable cache folder when its own two are not; the folder chosen
+    """Give numba a writable cache folder when its own two (and NUMBA_CACHE_DIR, when set)
+    are not; the folder chosen
     ("" for no cache), or None when numba's own choice stands. Warns once."""
     global chosen
-    if chosen is not None or os.environ.get("NUMBA_CACHE_DIR"):
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if chosen is not None or (given and writable(Path(given))):
         return None
     package = Path(__file__).resolve().parent if package is None else package
     user = user_cache_folder()
     if writable(package / "__pycache__") or writable(user):
-        return None
+        return None  # numba's own locators use them (past an unwritable NUMBA_CACHE_DIR too)
     folder, new = private_folder()
     chosen = "" if folder is None else str(folder)
     if folder is not None:
@@ -118,9 +120,11 @@ def ensure(package: Path | None = None) -> str | None:
         what = "compiling them in each run (no writable temporary folder either)"
     if not new:  # said when the folder was made; the runs after it use it quietly
         return chosen
-    warnings.warn(NumbaCacheWarning(
-        f"nqmip: numba cannot cache compiled kernels beside the package ({package} is "
-        f"read-only) nor in {user}; {what}"), stacklevel=2)
+    # one line on stderr (warn_explicit from no source file: no source line under it)
+    where = f"in NUMBA_CACHE_DIR={given}, " if given else ""
+    warnings.warn_explicit(NumbaCacheWarning(
+        f"nqmip: numba cannot cache compiled kernels {where}beside the package ({package} "
+        f"is read-only) nor in {user}; {what}"), NumbaCacheWarning, "nqmip", 0)
     return chosen
 
 

@@ -393,7 +393,7 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                                scheduler=scheduler, record=record)
         return solve_exact(instance, spec.name, options, warm_start=warm_start,
                            bound_proof=bool(bound_proof))
-    from nqmip.auto.first import first_run, mark_compiled
+    from nqmip.auto.first import first_run
     from nqmip.heuristics import run_heuristic
 
     if work_limit is not None and spec.work is not None:  # the heuristic's own budget
@@ -402,9 +402,7 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                             params)) is not None:
         return cold  # a first run: its kernels compiled beside, numpy climbs here
     result = run_heuristic(spec.name, instance, seed=seed, time_limit=deadline,
-                           on_progress=on_progress, **params)
-    if result.timing.compile:  # its warm-up ran here (0: settled without a search)
-        mark_compiled(spec.name, instance)
+                           on_progress=on_progress, **params)  # it marks its kernels ready
     return verified(instance, result)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
@@ -56,10 +56,12 @@ def run_group(target: str) -> Group:
     return run_ready(target)
 
 
-def warm_up_named(names: Sequence[str]) -> float:
-    """:func:`nqmip.methods.warm_up_all` for the named methods, in this process, each group
-    marked ready (:func:`is_ready`) as it ends; the seconds it took. nqmip-compare's warm-up:
-    a cell's run then loads the kernels, and is not taken for a first run
+def warm_up_all(names: Iterable[str] | None = None) -> float:
+    """Compile (or load from numba's cache) the kernels of the named methods (default:
+    every method of both tables, the counting and the colour proof's kernels), in this
+    process, one group after another, each marked ready (:func:`is_ready`) as it ends; the
+    seconds it took. What nqmip-compare and the benchmarks run before their timed work: a
+    run then loads the kernels, and is not taken for a first run
     (:func:`nqmip.auto.first.first_run`, which would compile them in a child)."""
     from nqmip.methods import warm_up_targets
 

@@ -31,7 +31,7 @@ def warm_numba() -> None:
     # these two warm-ups auto compiles no kernel at n = 17, 19 or 30 (numba_cache.compiles()),
     # and a second solve at 19 or 30 takes as long as the first: they warm nothing more.
     from nqmip.colour.proof import warm_up as colour_warm_up
-    from nqmip.methods import warm_up_all
+    from nqmip.warmup import warm_up_all
 
     warm_up_all()
     colour_warm_up()

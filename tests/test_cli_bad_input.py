@@ -737,5 +737,38 @@ def test_an_empty_value_is_refused_by_every_option_of_every_door(
             status = exc.code  # type: ignore[assignment]
     lines = err.getvalue().strip().splitlines()
     assert status == 2 and len(lines) == 1, (door, option, status, lines)
+    assert option in lines[0], lines  # named: "--scheduler ''" was Dask's "missing port"
     assert "Traceback" not in err.getvalue() and out.getvalue() == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def _cluster_options() -> list[tuple[str, str, str]]:
+    """(door, option, blank value) for every door's --scheduler and --workers, from the
+    doors' own parsers."""
+    return [(door, option, value) for door, option in _valued_options()
+            if option in ("--scheduler", "--workers") for value in ("", " ", "\t")]
+
+
+def test_every_door_has_the_cluster_options() -> None:
+    found = {(door, option) for door, option, _ in _cluster_options()}
+    assert found == {(d, o) for d in ("solve", "count", "compare")
+                     for o in ("--scheduler", "--workers")}
+
+
+@pytest.mark.parametrize(("door", "option", "value"), _cluster_options())
+def test_a_blank_cluster_option_is_refused_naming_it_and_what_it_takes(
+        door: str, option: str, value: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nqmip-count --n 8 --scheduler ''`` and nqmip-compare's were refused with Dask's
+    "missing port number in address ''", and the solve command ran ``--scheduler ' '``
+    here, unsaid: one line naming the option and what it takes."""
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            status = COMMANDS[door]([*_BASES[door], option, value])
+        except SystemExit as exc:
+            status = exc.code  # type: ignore[assignment]
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and len(lines) == 1, (door, option, status, lines)
+    assert f"argument {option}: takes " in lines[0] and "port" not in lines[0], lines

@@ -5,12 +5,14 @@ on; a picture is written to the very file named, or said not written."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -322,6 +324,7 @@ def test_a_pipe_no_one_writes_to_ends_at_the_time_limit(door: str, tmp_path: Pat
     assert done.returncode == 2, (door, done.returncode, done.stderr[-500:])
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert "nothing to read within" in done.stderr and done.stdout == "", done.stderr
+    assert "-limit 3," in done.stderr, done.stderr  # as typed: the solve's said 3.0
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
@@ -363,6 +366,54 @@ def test_a_record_the_disk_cannot_take_is_74_in_one_line(door: str, tmp_path: Pa
     assert done.returncode == 74, (door, done.returncode, done.stderr[-500:])
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"--record {record}: cannot write (File too large)" in done.stderr, done.stderr
+
+
+@contextlib.contextmanager
+def _full_disk(folder: Path) -> Iterator[Path]:
+    """A tmpfs of 8 kB mounted on ``folder``, filled: every write to it fails (ENOSPC).
+    Skips where it cannot be mounted (not root, no mount). A one-byte RLIMIT_FSIZE does
+    not serve bnb: its Dask cluster's worker did not start under it."""
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(folder)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        with contextlib.suppress(OSError), (folder / "filler").open("wb") as filler:
+            filler.write(b"x" * 65536)
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+@pytest.mark.parametrize("door", ["api", "solve-bnb"])
+def test_bnbs_record_on_a_full_disk_is_an_error_naming_it(door: str, tmp_path: Path) -> None:
+    """``nqmip.solve(method="bnb", workers=1, record=FILE)`` on a full disk raised a plain
+    ``OSError: [Errno 28] No space left on device`` that named no file: the record's own
+    error (RecordUnwritten) naming it, the half-written file removed; the command says it
+    in one line, exit 74, as the other records' doors."""
+    with _full_disk(tmp_path / "disk") as disk:
+        record = disk / "r.json"
+        code = ("import nqmip\n"
+                "from nqmip.jsonlines import RecordUnwritten\n"
+                "try:\n"
+                "    nqmip.solve(6, 'chess', method='bnb', workers=1, time_limit=20,\n"
+                f"                record={str(record)!r})\n"
+                "except RecordUnwritten as exc:\n"
+                "    print(exc.strerror)\n")
+        argv = [sys.executable, "-c", code] if door == "api" else \
+            [*RECORDS[door], str(record)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              cwd=tmp_path)
+        said = f"{record}: cannot write (No space left on device)"
+        if door == "api":
+            assert done.returncode == 0 and done.stdout.startswith(said), done.stderr[-800:]
+        else:
+            assert done.returncode == 74, (done.returncode, done.stderr[-500:])
+            assert done.stderr.count("\n") == 1 and f"--record {said}" in done.stderr, \
+                done.stderr
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"]
 
 
 @pytest.mark.parametrize("stderr", ["full", "closed"])

@@ -240,21 +240,43 @@ def test_a_run_that_compiled_its_kernels_here_marks_them_for_the_next_first_run(
         tmp_path: Path) -> None:
     # the kernels a run compiled in its own process (no limit: no child), or nqmip-compare's
     # warm-up, are marked ready: the next run under a limit loads them, and does not take
-    # itself for a first run (a child started for kernels already there, climbs meanwhile)
+    # itself for a first run (a child started for kernels already there, climbs meanwhile).
+    # The heuristic's own run marks them, wherever it runs: an exact method's warm start
+    # too (before, only the named method's call did: the warm start's min-conflicts was
+    # left unmarked)
     code = ("import nqmip, sys\n"
             "from nqmip.auto.first import compiled\n"
-            "from nqmip.warmup import warm_up_named\n"
+            "from nqmip.warmup import warm_up_all\n"
             "board = nqmip.make_instance(10, 'random', weights_seed=1)\n"
             "before = compiled('tabu', board)\n"
             "nqmip.solve(10, 'random', weights_seed=1, method='tabu', max_iterations=50)\n"
             "after = compiled('tabu', board)\n"
-            "warm_up_named(['topsquares'])\n"
-            "print(before, after, compiled('topsquares', board))\n")
+            "warm_up_all(['topsquares'])\n"
+            "start = compiled('minconflicts', board)\n"
+            "nqmip.solve(10, 'random', weights_seed=1, method='highs',\n"
+            "            warm_start='minconflicts')\n"
+            "print(before, after, compiled('topsquares', board), start,\n"
+            "      compiled('minconflicts', board))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        cwd=tmp_path, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["False", "True", "True"]
+    assert p.stdout.split() == ["False", "True", "True", "False", "True"]
+
+
+def test_a_first_run_that_climbs_to_a_listed_boards_optimum_proves_it(tmp_path: Path) -> None:
+    """sa on random n = 10 (seed 1), 3 s, an empty cache: the numpy climbs reached the
+    optimum 76 while the child compiled, and the run said "feasible" against the cheap
+    bound 85 for its whole limit; the listing's optimum is its bound now (as the method's
+    own run on a warm cache has it), so it stops there, proven."""
+    code = ("import nqmip\n"
+            "r = nqmip.solve(10, 'random', weights_seed=1, method='sa', time_limit=3)\n"
+            "print(r.objective, r.bound, r.status.value, r.provenance.proof)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["76.0", "76.0", "optimal", "exhaustive"], p.stdout
 
 
 #: The README's example on an empty cache, with a margin for a loaded machine: before,

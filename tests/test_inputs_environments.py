@@ -472,6 +472,46 @@ def test_a_read_only_install_with_an_unwritable_home_solves(tmp_path: Path) -> N
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+@pytest.mark.slow
+def test_a_read_only_folder_and_a_read_only_numba_cache_dir_still_solve(
+        tmp_path: Path) -> None:
+    """Run by a user who can write neither the current folder nor the NUMBA_CACHE_DIR it
+    was given (nor the install, nor HOME): numba raised "RuntimeError: cannot cache function
+    'copy_into': no locator available" at the first kernel's import, exit 1. Now the
+    kernels are cached in a private temporary folder, said in one line."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "nqmip", site / "nqmip",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    temporary, here, cache = tmp_path / "tmp", tmp_path / "here", tmp_path / "cache"
+    for folder in (temporary, here, cache):
+        folder.mkdir()
+    temporary.chmod(0o1777)
+    tmp_path.chmod(0o755)
+    read_only = [site, *site.rglob("*"), here, cache]
+    for path in read_only:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        command = _unprivileged([sys.executable, "-m", "nqmip.cli.solve", "--method", "sa",
+                                 "--n", "10", "--random-weights", "1", "--time-limit", "5",
+                                 "--quiet"])
+        if command is None:
+            pytest.skip("root without setpriv: cannot run as a user who cannot write")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent",
+               "PYTHONPATH": str(site), "TMPDIR": str(temporary),
+               "NUMBA_CACHE_DIR": str(cache)}
+        p = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600,
+                           cwd=here)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.startswith(("feasible objective=", "optimal objective=")), p.stdout
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) <= 1 and "Traceback" not in p.stderr, p.stderr
+        assert lines and "NumbaCacheWarning" in lines[0] and str(cache) in lines[0], lines
+        assert list(here.iterdir()) == [] and list(cache.iterdir()) == []
+    finally:
+        for path in read_only:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
 # --- environments: the README's editable install, from the folder that holds the clone ------
 
 def readme_install_commands() -> list[list[str]]:

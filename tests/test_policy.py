@@ -24,13 +24,15 @@ TABLE = [
     (6, "random", {1: 3}, False, "highs", "small"),
     (8, None, {1: 3}, False, "highs", "small"),               # not the completion search
     (14, "chess", {0: 0, 1: 2}, False, "highs", "small"),     # 12 free rows
-    (14, "chess", {0: 0}, False, "highs", "colour-proof"),    # 13 free rows
+    (14, "chess", {0: 0}, False, "highs", "small"),           # 13 free rows
+    (15, "chess", {0: 0}, False, "highs", "colour-proof"),    # 14 free rows
     (20, "random", None, True, "highs", "warm-start"),
     (8, "chess", None, True, "highs", "warm-start"),
     (21, None, {0: 0, 1: 2}, False, "highs", "completion"),
     (200, None, None, False, "highs", "feasibility"),
     (100, None, {0: 0}, False, "highs", "feasibility"),       # 99 free rows: no bitboard
-    (13, "chess", None, False, "highs", "colour-proof"),
+    (13, "chess", None, False, "highs", "small"),
+    (14, "chess", None, False, "highs", "colour-proof"),
     (128, "chess", None, False, "highs", "colour-proof"),
     (129, "chess", None, False, "highs", "colour-quota"),
     (20, "random", None, False, "highs", "mip"),
@@ -59,6 +61,21 @@ def test_a_long_budget_widens_the_exact_range(n: int, budget: float | None,
     to 48)."""
     instance = nqmip.make_instance(n, "random", weights_seed=1)
     assert choose_plan(instance, budget=budget).name == plan
+
+
+@pytest.mark.parametrize(("n", "weights", "fixed", "budget", "plan"), [
+    (16, "chess", None, 5.0, "small"), (16, "random", None, 1.0, "small"),
+    (17, "random", {0: 0}, 2.0, "small"), (17, "random", None, 5.0, "mip"),
+    (17, "chess", None, 5.0, "colour-proof"), (16, "random", None, None, "mip"),
+    (16, None, None, 5.0, "feasibility")])
+def test_a_first_run_under_a_limit_hands_small_weighted_boards_to_highs(
+        n: int, weights: object, fixed: object, budget: float | None, plan: str) -> None:
+    """On a first run (its plan's kernels not compiled yet) under a limit, HiGHS alone up
+    to FIRST_RUN_EXACT_MAX_FREE free rows: the plans answered their numpy climbs there."""
+    instance = nqmip.make_instance(n, weights, fixed, weights_seed=1)
+    assert choose_plan(instance, budget=budget, first_run=True).name == plan
+    assert choose_plan(instance, budget=budget).name == (
+        "mip" if weights == "random" else "colour-proof" if weights else "feasibility")
 
 
 def test_auto_hands_its_time_limit_to_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -89,6 +89,27 @@ def plan_methods(plan: Plan, *, skip: tuple[str, ...] = ()) -> list[str]:
     return names
 
 
+def first_run(like: Instance) -> bool:
+    """Whether some kernel of the plan that proves a weighted ``like`` (the colour proof's,
+    else the MIP plan's) is not in numba's cache yet: its run would be a first run (a child
+    compiling while it climbs with numpy)."""
+    from nqmip.auto.policy import PLAN_BY_NAME
+    from nqmip.bounds import colour_bound_applies
+    from nqmip.formulation.line_model import COLOUR_PROOF_MAX_N
+    from nqmip.warmup import is_ready
+
+    if like.is_feasibility:
+        return False
+    if colour_bound_applies(like) and like.n <= COLOUR_PROOF_MAX_N:
+        if not (is_ready(COLOUR_TARGET, "colour")
+                or is_ready("nqmip.colour.proof:warm_up", "any")):
+            return True
+        plan = PLAN_BY_NAME["colour-proof"]
+    else:
+        plan = PLAN_BY_NAME["mip"]
+    return bool(ColdKernels(plan_methods(plan), like).missing)
+
+
 class ColdKernels:
     """The kernel groups of one run's plan, those missing from numba's cache compiled by a
     child process (started at once), each loaded in this process when a part asks for it

@@ -66,25 +66,13 @@ def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | Non
 def compiled(name: str, instance: Instance) -> bool:
     """Whether ``name``'s kernels for ``instance``'s kind of weights are in numba's cache:
     a warm-up of them ran to its end here (:func:`nqmip.warmup.is_ready`), in a child or in
-    a run of the method (:func:`mark_compiled`)."""
-    from nqmip.auto.kernels import kind_of
+    a run of the method (:func:`nqmip.heuristics.kinds.mark_loaded`)."""
+    from nqmip.heuristics.kinds import kind_of
     from nqmip.methods import METHODS
     from nqmip.warmup import is_ready
 
     target = METHODS[name].warm_up
     return target is None or is_ready(target, kind_of(instance))
-
-
-def mark_compiled(name: str, instance: Instance) -> None:
-    """Note that a run of ``name`` on ``instance`` compiled (or loaded) its kernels for its
-    kind of weights in this process (each heuristic runs its warm-up on the instance before
-    its first step): a later first run of it is not taken for a cold one."""
-    from nqmip.auto.kernels import kind_of
-    from nqmip.methods import METHODS
-    from nqmip.warmup import mark_ready
-
-    if (target := METHODS[name].warm_up) is not None:
-        mark_ready(target, kind_of(instance))
 
 
 def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: int,
@@ -96,12 +84,16 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     from nqmip.auto.cold import climb_while_compiling
     from nqmip.auto.portfolio import Portfolio
     from nqmip.heuristics.common import explicit_result
+    from nqmip.heuristics.exhaustive import small_bound
 
     begin = time.perf_counter()
     run = Portfolio(instance, deadline, seed, on_progress)
     run.kernels = kernels
     try:
         run.guard("explicit", lambda: run.offer(explicit_result(instance, seed), "explicit"))
+        # a listed board's optimum (nqmip.heuristics.exhaustive): a climb that reaches it
+        # ends the run, proven, as the method's own run does (it answered "feasible")
+        run.tighten(small_bound(instance, deadline), "exhaustive")
         before_load = deadline.sub(max(deadline.remaining() - LOAD_SPARE, 0.0))
         climb_while_compiling(run, kernels.until_ready(name, before_load.sub(
             CLIMB_SECONDS, share=CLIMB_SHARE)))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from nqmip.auto.policy import COMPLETION_SEARCH_MAX_FREE, Plan
 from nqmip.budget import Deadline
+from nqmip.heuristics.kinds import KINDS, kind_of, stand_in  # noqa: F401 (their old home)
 from nqmip.instance import Instance, free_rows
 from nqmip.progress import ProgressCallback
 
@@ -56,35 +57,6 @@ def load_completion(on_progress: ProgressCallback | None = None) -> float:
 #: the limit answered past it, by the watchdog (random n = 36 too with 2 s left). With less
 #: left (or less than twice this run's slowest load) the part does not run.
 LOAD_SECONDS = 3.0
-
-
-#: The kinds of instance a warm-up compiles for (its ``like``): ``any`` is every kind.
-KINDS = ("any", "none", "colour", "dense")
-
-
-def kind_of(instance: Instance | None) -> str:
-    """The kind of weights a warm-up with ``like=instance`` compiles for (``KINDS``), with
-    ``+huge`` from min-conflicts' byte counters' size on."""
-    if instance is None:
-        return "any"
-    from nqmip.heuristics.minconflicts import SMALL_COUNTERS_FROM
-
-    kind = ("none" if instance.is_feasibility
-            else "colour" if instance.colours is not None else "dense")
-    return kind + ("+huge" if instance.n >= SMALL_COUNTERS_FROM else "")
-
-
-def stand_in(kind: str) -> Instance | None:
-    """A small instance of ``kind`` (:func:`kind_of`): what a warm-up's ``like`` reads."""
-    if kind == "any":
-        return None
-    from nqmip.heuristics.minconflicts import SMALL_COUNTERS_FROM
-    from nqmip.instance import make_instance
-
-    base, _, huge = kind.partition("+")
-    n = SMALL_COUNTERS_FROM if huge else 8
-    return {"none": lambda: make_instance(n), "colour": lambda: make_instance(n, "chess"),
-            "dense": lambda: make_instance(6, "random", weights_seed=0)}[base]()
 
 
 #: The kernels a plan lists that are not one method's: the annealing from a min-conflicts

@@ -9,9 +9,8 @@ part has a core and auto is never short of either part alone. The annealing is s
 once the other part proves the optimum. It returns the best placement with the best bound
 it knows:
 
-- **Small boards** (at most ``FAST_EXACT_MAX_N`` free rows, fixed queens or not): HiGHS
-  alone proves the optimum (or that the fixed queens have no completion) in hundredths of
-  a second; nothing else is loaded (no numba, no CP-SAT).
+- **Small boards** (``FAST_EXACT_MAX_N`` free rows; ``FIRST_RUN_EXACT_MAX_FREE`` on a first
+  run under a limit): HiGHS alone proves the optimum or infeasibility; nothing else loads.
 - **Feasibility**: min-conflicts; with fixed queens it may fail, then an exact backend
   settles the completion (inside the exact range).
 - **Weights constant per colour** (chess), n <= ``COLOUR_PROOF_MAX_N``: the colour proof
@@ -52,6 +51,7 @@ from nqmip.auto.cold import (
     climb_until_colour,
     climb_while_compiling,
     first_climb,
+    first_run,
     quick_completion,
     stand_in_climb,
 )
@@ -73,6 +73,8 @@ from nqmip.auto.policy import (
     COLOUR_PROOF_EXACT_SHARE,
     COLOUR_PROOF_SECONDS,
     COMPLETION_SEARCH_MAX_FREE,
+    FAST_EXACT_MAX_N,
+    FIRST_RUN_EXACT_MAX_FREE,
     INCUMBENT_SECONDS,
     INCUMBENT_SHARE,
     MIP_PORTFOLIO_MAX_N,
@@ -138,7 +140,9 @@ def solve_auto(
     run = Portfolio(instance, deadline, seed, on_progress)
     plan = choose_plan(instance, warm_start=warm_start is not None,
                        backend=pick_backend(size),
-                       budget=deadline.remaining() if deadline.limited else None)
+                       budget=deadline.remaining() if deadline.limited else None,
+                       first_run=FAST_EXACT_MAX_N < size <= FIRST_RUN_EXACT_MAX_FREE
+                       and deadline.limited and first_run(instance))  # no numba before
     if plan.name == "warm-start" and instance.n > MIP_PORTFOLIO_MAX_N:
         raise ValueError(f"auto takes a warm start only up to n = {MIP_PORTFOLIO_MAX_N} "
                          "(beyond it no exact backend runs)")
@@ -172,8 +176,8 @@ def solve_auto(
             label = "colour proof"
         return run.offer(result, label)
 
-    if plan.name == "small":  # HiGHS proves at once; loading the heuristics would cost more
-        exact(deadline, backend="highs")  # not Gurobi: starting its environment costs more
+    if plan.name == "small":  # HiGHS (Gurobi's start costs more); a first run's wider range:
+        exact(deadline, backend="highs" if size <= FAST_EXACT_MAX_N else None)  # pick_backend
         return run.finish(begin)
     if plan.name == "warm-start":  # the caller's start (placement, Result, heuristic) to the MIP
         exact(deadline, start=warm_start)

@@ -21,8 +21,18 @@ from nqmip.instance import Instance, free_rows
 #: With a fixed queen the plans past this one loaded the completion search's, the
 #: annealing's and the colour proof's or bnb's kernels first: n = 8, --fix 1,3, 1.0-3.2 s
 #: a call from the command (the colour proof's quick search 4 s at chess n = 6) where
-#: HiGHS answers in 0.02-0.09 s (benchmarks/bench_small.py, docs/small-boards.md).
-FAST_EXACT_MAX_N = 12
+#: HiGHS answers in 0.02-0.09 s (benchmarks/bench_small.py, docs/small-boards.md). At 13
+#: HiGHS proved chess and random, costs or not, a fixed queen or not, in 0.2-1.4 s on a
+#: loaded machine, where the colour proof's and the MIP plan's kernel loads left them the
+#: explicit solution, climbed, under limits of 1-2 s (chess n = 13, costs, 2 s: 18, the
+#: optimum 16; benchmarks/bench_small_limits.py).
+FAST_EXACT_MAX_N = 13
+#: On a first run (a plan's kernels not in numba's cache yet, compiled by a child while the
+#: run climbs with numpy) under a time limit, HiGHS alone up to this many free rows: it
+#: proved n = 14..16, chess and random, costs or not, a fixed queen or not, in 0.4-7.0 s on
+#: a loaded machine; the plans' first runs at n = 14 answered their climbs under limits of
+#: 1-2 s (random n = 14, 2 s: 101 where the optimum is 113; benchmarks/bench_small_limits.py).
+FIRST_RUN_EXACT_MAX_FREE = 16
 #: Largest n for which "auto" runs an exact backend to a proof on other weights: HiGHS proved
 #: random weights (1..9) up to n = 36 within 60 s (docs/benchmarks-warmstart.md).
 AUTO_EXACT_MAX_N = 36
@@ -141,7 +151,8 @@ class Plan:
 
 #: Every plan, in the order :func:`choose_plan` tries them; docs/anytime.md shows this table.
 PLANS: tuple[Plan, ...] = (
-    Plan("small", f"<= {FAST_EXACT_MAX_N} free rows (fixed queens or not)",
+    Plan("small", f"<= {FAST_EXACT_MAX_N} free rows (fixed queens or not); weights and <= "
+         f"{FIRST_RUN_EXACT_MAX_FREE} on a first run under a limit (kernels not compiled yet)",
          ("HiGHS proves the optimum (nothing else is loaded)",), ()),
     Plan("warm-start", f"a warm start is given (n <= {MIP_PORTFOLIO_MAX_N})",
          ("the MIP from the caller's start",), ()),
@@ -185,15 +196,19 @@ PLAN_BY_NAME = {plan.name: plan for plan in PLANS}
 
 
 def choose_plan(instance: Instance, *, warm_start: bool = False,
-                backend: str = "highs", budget: float | None = None) -> Plan:
+                backend: str = "highs", budget: float | None = None,
+                first_run: bool = False) -> Plan:
     """The plan auto runs for ``instance``: a pure function of the instance, whether a warm
-    start is given, the exact ``backend`` auto would use for it (:func:`pick_backend`) and
-    the time ``budget`` in seconds (None: no limit) — no solver runs, so a table of
-    instances tests it."""
+    start is given, the exact ``backend`` auto would use for it (:func:`pick_backend`), the
+    time ``budget`` in seconds (None: no limit) and whether the run would be a first run
+    (``first_run``: its plan's kernels not in numba's cache) — no solver runs, so a table
+    of instances tests it."""
     n = instance.n
     size = free_rows(instance)
     colour = colour_bound_applies(instance)
-    if size <= FAST_EXACT_MAX_N and not warm_start:
+    first = first_run and budget is not None and not instance.is_feasibility
+    if (size <= FAST_EXACT_MAX_N or (first and size <= FIRST_RUN_EXACT_MAX_FREE)) \
+            and not warm_start:
         name = "small"
     elif warm_start:
         name = "warm-start"

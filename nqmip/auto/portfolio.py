@@ -274,7 +274,8 @@ class Portfolio:
         provenance = best.provenance.with_(
             bound_source=self.bound_from, refuted_black_counts=self.refuted,
             incumbent_source=self.incumbent_source,
-            proof=({"colour_bound": "colour_bound", "solver": "solver"}.get(
+            proof=({"colour_bound": "colour_bound", "solver": "solver",
+                    "exhaustive": "exhaustive"}.get(
                 self.bound_from or "", "bound") if proven else None))
         result = verified(self.instance, best.with_(
             bound=self.bound, status=Status.OPTIMAL if proven else Status.FEASIBLE,

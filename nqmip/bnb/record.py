@@ -13,6 +13,7 @@ open, and continuing it proves at once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from nqmip.jsonlines import RecordUnwritten
 
 #: How often the record is rewritten while the search runs (seconds).
 RECORD_SECONDS = 2.0
@@ -55,7 +58,9 @@ def job_key(w: np.ndarray, fixed: tuple[tuple[int, int], ...], mip_gap: float) -
 
 
 def write(path: Path, job: str, snap: Snapshot) -> None:
-    """The record of ``snap``, written to a new file and moved over ``path``."""
+    """The record of ``snap``, written to a new file and moved over ``path``;
+    :class:`~nqmip.jsonlines.RecordUnwritten` naming ``path`` when it cannot be (a full
+    disk: a plain ``OSError`` before), the record written before left as it was."""
     body = {"job": job, "round": snap.round, "floor": snap.floor, "nodes": snap.nodes,
             "incumbent": None if snap.incumbent is None else
             [snap.incumbent[0], list(snap.incumbent[1])],
@@ -64,11 +69,18 @@ def write(path: Path, job: str, snap: Snapshot) -> None:
             [np.asarray(snap.pseudo[0], np.float64).tolist(),
              np.rint(snap.pseudo[1]).astype(np.int64).tolist()]}
     fresh = path.with_name(path.name + ".new")
-    with fresh.open("w") as out:
-        json.dump(body, out)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(fresh, path)
+    try:
+        with fresh.open("w") as out:
+            json.dump(body, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(fresh, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            fresh.unlink(missing_ok=True)
+        raise RecordUnwritten(exc.errno, f"{path}: cannot write ({exc.strerror or exc}): "
+                              "the search stopped; a rerun continues from the state "
+                              "written before") from None
 
 
 def read(path: Path, job: str) -> Snapshot | None:

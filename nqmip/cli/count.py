@@ -34,6 +34,7 @@ from nqmip.cli.parser import (
     fixed_queen,
     glue_values,
     positive_int,
+    scheduler_address,
     typed,
 )
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
@@ -72,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     split = parser.add_mutually_exclusive_group()  # the scheduler's cluster, or processes
     split.add_argument("--workers", type=typed("workers"), default=None,
                        help="split the search over this many processes (1 to 256)")
-    split.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    split.add_argument("--scheduler", type=scheduler_address, default=None,
+                       metavar="ADDRESS",
                        help="split the search over a Dask cluster (tcp://host:8786)")
     parser.add_argument("--record", default=None, metavar="FILE",
                         help="JSON lines of finished sub-trees: a rerun skips them")

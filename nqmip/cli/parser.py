@@ -60,6 +60,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.given_once: dict[str, tuple[str | None, Any]] = {}
+        self.written: dict[str, str] = {}  # each option's value as typed (_get_value)
         self.register("action", None, _StoreOnce)  # the groups share the registry
         self.register("action", "store", _StoreOnce)
         from nqmip._version import __version__
@@ -70,11 +71,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        self.written[action.dest] = arg_string  # a message quotes it as the user typed it
+        return super()._get_value(action, arg_string)
+
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """argparse's, with ``--n -inf`` read as ``--n=-inf`` (:func:`glue_words`)."""
         import sys
 
-        self.given_once = {}
+        self.given_once, self.written = {}, {}
         return super().parse_known_args(
             glue_words(sys.argv[1:] if args is None else args), namespace)
 
@@ -257,16 +262,10 @@ def typed(name: str) -> Any:
     kind = TYPES[name]
 
     def convert(text: str) -> Any:
-        try:
-            value: Any = text_int(text) if kind.kind == "int" else text_float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"takes {kind.describe()}, got {text!r}") from None
-        try:
-            return check_value(name, value)
+        try:  # not a number, or out of the option's range: one refusal
+            return check_value(name, text_int(text) if kind.kind == "int" else text_float(text))
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(
-                f"takes {kind.describe()}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"takes {kind.describe()}, got {text!r}") from None
 
     convert.__name__ = name  # argparse names the type in its own messages
     return convert
@@ -309,8 +308,7 @@ def seconds_in(high: float, *, zero: bool = False) -> Any:
 
 def seed_int(text: str) -> int:
     """A seed: a whole number from 0 to 2**63 - 1 (the method table's ``seed``)."""
-    value: int = typed("seed")(text)
-    return value
+    return int(typed("seed")(text))
 
 
 def seconds(text: str) -> float:
@@ -388,8 +386,14 @@ def work_amount(text: str) -> float:
 
 def threads_int(text: str) -> int:
     """``--threads``: a whole number from 1 to the method table's most."""
-    value: int = typed("threads")(text)
-    return value
+    return int(typed("threads")(text))
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``: a Dask scheduler's address, refused blank (Dask: "missing port")."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"takes a scheduler's address, tcp://host:8786: {text!r}")
+    return text
 
 
 def target_float(text: str) -> float:

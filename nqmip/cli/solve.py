@@ -40,6 +40,7 @@ from nqmip.cli.parser import (
     command_seconds,
     glue_values,
     positive_int,
+    scheduler_address,
     seed_int,
     target_float,
     threads_int,
@@ -78,7 +79,7 @@ def _param(text: str) -> tuple[str, Any]:
     return key.replace("-", "_"), value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     from nqmip.methods import HEURISTIC_METHODS, LEX_METHODS, METHODS
 
     parser = Parser(prog="solve_weighted", description=DESCRIPTION)
@@ -138,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "cluster of N one-thread worker processes (docs/cluster.md); "
                               "--lex-first: its hard questions split into cubes conquered "
                               "by N processes (docs/lex-first.md)")
-    cluster.add_argument("--scheduler", metavar="ADDRESS",
+    cluster.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                          help="the same on this Dask scheduler's workers, "
                               "e.g. tcp://127.0.0.1:8786")
     parser.add_argument("--record", metavar="FILE", help="bnb with --workers/--scheduler, "
@@ -185,10 +186,9 @@ def solve_weighted_main(argv: Sequence[str] | None = None, *,
     # a stop heard while the options are read is answered once the board is known
     with stops_as_ctrl_c(deferred=True) as stop:
         try:
-            args = build_parser().parse_args(glue_values(argv, ("--fix",)))
-            if args.scheduler == "":  # read as none: the solve ran here, said nothing
-                raise UsageError("--scheduler: give the address of a Dask scheduler "
-                                 "(tcp://host:8786)")
+            parser = build_parser()
+            args = parser.parse_args(glue_values(argv, ("--fix",)))
+            args.limit_text = parser.written.get("time_limit")  # as typed: 2, not 2.0
             if args.warm_up:
                 stop.replay()
                 return warm_up(stop)
@@ -288,7 +288,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     left = None if args.time_limit is None or time_limit_note(args.time_limit) else \
         args.time_limit - (time.perf_counter() - started)
     with stop.interruptible(bool(reads) or draws, waits=waits or draws), \
-            waiting_inputs(reads, left, f"--time-limit {args.time_limit}"):
+            waiting_inputs(reads, left, f"--time-limit {args.limit_text}"):
         instance = _instance(args, make_instance, started)  # drawn, read by the limit
     options = _options(args)
     check_output(args.output)

@@ -28,6 +28,7 @@ from nqmip.cli.parser import (
     add_value_options,
     finite_seconds,
     glue_values,
+    scheduler_address,
     seconds_in,
     whole_in,
 )
@@ -174,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     # int("1") is the default's object, so '--jobs 1 --workers 2' passed the group
     dask.add_argument("--jobs", type=whole_in(1, WORKERS_MAX), default=None, metavar="J",
                       help="local runs at once (default 1: timings on a quiet machine)")
-    dask.add_argument("--scheduler", metavar="ADDRESS",
+    dask.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                       help="run on this Dask scheduler, e.g. tcp://host:8786")
     dask.add_argument("--workers", type=whole_in(1, WORKERS_MAX), metavar="N",
                       help="run on a local Dask cluster of N worker processes")

@@ -223,15 +223,15 @@ def load_method(method: str) -> float:
     search, not the interpreter's start: without it a heuristic's time to target at n = 8
     was 1.4-2.5 s in a fresh process, of which 0.8-1.7 s numba's cache load."""
     from nqmip.methods import METHODS
-    from nqmip.warmup import warm_up_named
+    from nqmip.warmup import warm_up_all
 
     begin = time.perf_counter()
     spec = METHODS[method]
     spec.load()
     if spec.kind == "auto":  # auto runs the heuristics and nqmip's own engines
-        warm_up_named([m.name for m in METHODS.values() if m.warm_up is not None])
+        warm_up_all([m.name for m in METHODS.values() if m.warm_up is not None])
     elif spec.warm_up is not None:
-        warm_up_named([method])
+        warm_up_all([method])
     return time.perf_counter() - begin
 
 

@@ -23,12 +23,12 @@ def warm_kernels(cells: Sequence[Cell]) -> float:
     each cell's fresh process would otherwise compile inside its hard limit (ga at n = 8
     was killed at 32 s while two other methods compiled beside it)."""
     from nqmip.methods import METHODS
-    from nqmip.warmup import warm_up_named
+    from nqmip.warmup import warm_up_all
 
     names = sorted({c.method for c in cells if c.method in METHODS})
     if "auto" in names:  # auto runs the heuristics and nqmip's own engines
         names = [m.name for m in METHODS.values() if m.warm_up is not None]
-    return warm_up_named(names)
+    return warm_up_all(names)
 
 
 class Events(Protocol):

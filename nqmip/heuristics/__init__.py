@@ -16,6 +16,7 @@ from typing import Any
 
 from nqmip.budget import Deadline
 from nqmip.heuristics.exhaustive import settled_small
+from nqmip.heuristics.kinds import mark_loaded
 from nqmip.instance import Instance
 from nqmip.methods import HEURISTIC_METHODS, METHODS, resolve
 from nqmip.outcome import settled_by_fixed
@@ -53,6 +54,7 @@ def run_heuristic(
             if "like" in inspect.signature(warm_up).parameters:
                 warm_up = partial(warm_up, like=instance)
             loaded = load_kernels(warm_up, method, method, on_progress)
+            mark_loaded(spec.warm_up, instance)  # a later first run is not taken for one
     result: Result = entry(instance, seed=seed, time_limit=time_limit,
                            on_progress=on_progress, **params)
     if loaded:

@@ -124,9 +124,8 @@ def small_bound(instance: Instance, deadline: Deadline | None = None, *,
         return None
     if instance.is_feasibility:
         return float(instance.n)
-    weights = instance.weight_matrix()
-    values = weights[np.arange(instance.n), every].sum(axis=1)
-    return float(values.min() if instance.sense == "min" else values.max())
+    best = every[_best_row(instance, every)]
+    return float(instance.weight_matrix()[np.arange(instance.n), best].sum())
 
 
 def best_listed(instance: Instance) -> tuple[np.ndarray | None, bool] | None:
@@ -141,9 +140,14 @@ def best_listed(instance: Instance) -> tuple[np.ndarray | None, bool] | None:
         return None, True
     if instance.is_feasibility:
         return every[0].copy(), False
+    return every[_best_row(instance, every)].copy(), False
+
+
+def _best_row(instance: Instance, every: np.ndarray) -> int:
+    """The index of the best of the listed placements ``every`` (one row each): the least
+    total weight for costs, else the most."""
     values = instance.weight_matrix()[np.arange(instance.n), every].sum(axis=1)
-    best = values.argmin() if instance.sense == "min" else values.argmax()
-    return every[int(best)].copy(), False
+    return int(values.argmin() if instance.sense == "min" else values.argmax())
 
 
 def heaviest_squares(instance: Instance, deadline: Deadline | None = None,

@@ -48,6 +48,7 @@ from nqmip.heuristics.common import (
     stop_clock,
     timed_compile,
 )
+from nqmip.heuristics.kinds import SMALL_COUNTERS_FROM
 from nqmip.heuristics.localsearch import (
     CONFLICTS,
     EVALUATIONS,
@@ -70,9 +71,6 @@ from nqmip.progress import ProgressCallback
 from nqmip.result import Result, Termination
 
 METHOD = "minconflicts"
-#: From this many queens on, the line counters are uint8 (a line holds at most tail + 1
-#: queens after the greedy phase, and the repair never adds a queen to a full line).
-SMALL_COUNTERS_FROM = 2**20
 #: Rows per kernel call between clock checks: about 0.03 s at 10^6 queens and 0.05 s at
 #: 10^7, so a cancel is heard at once (2^21 rows took 0.4 s at 10^7).
 GREEDY_CHUNK = 1 << 18
