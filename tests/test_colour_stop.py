@@ -5,7 +5,8 @@ incumbent while it ran returns within seconds of it, not at its time limit.
 
 Generated from the method table: every exact method that takes colour weights and is
 installed, both senses. Before: chess n = 20, 6 s: bnb (bound 35) and toulbar2 (bound 40)
-ran to the limit and answered 34, the colour bound, as "feasible"."""
+ran to the limit and answered 34, the colour bound, as "feasible". A run this stop ended
+says so in its note, not in the solver's words for a stop ("Interrupted by user")."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 import nqmip
 from nqmip.backends.base import get_backend
+from nqmip.colour.stop import SETTLED
 from nqmip.methods import METHODS
 from nqmip.progress import Progress
 from nqmip.result import Result, Status, Termination
@@ -53,5 +55,7 @@ def test_a_placement_at_the_colour_bound_ends_the_run_as_optimal(method: str,
     assert result.status == Status.OPTIMAL, (result.status, result.bound, result.objective)
     assert result.termination == Termination.OPTIMAL
     assert result.bound == result.objective
+    if result.provenance.proof == "colour_bound":  # not the solver's word for a stop
+        assert result.message == SETTLED, result.message
     if met is not None:  # reported live: the run ended soon after
         assert seconds - met <= AFTER, f"{method}: met at {met:.2f} s, ended {seconds:.2f} s"

@@ -22,6 +22,10 @@ from nqmip.verify import verified
 
 #: The reason of the cancel (in the words of :class:`nqmip.result.Termination`).
 REACHED = "optimal"
+#: The note of a run this stop ended: none, as the verdict names the colour bound; the
+#: solver's own word for the stop ("Interrupted by user", "USER_OBJ_LIMIT", "primallimit")
+#: would tell a reader that somebody stopped it.
+SETTLED = ""
 #: Without the strengthened model (which computes the colour bound anyway, cached), the
 #: bound is computed only with at least this many seconds left (its line IP takes up to
 #: 0.5 s with fixed queens).
@@ -65,9 +69,12 @@ class ColourStop:
         provenance = result.provenance
         if tighter:
             provenance = provenance.with_(bound_source="colour_bound")
+        message = result.message
         if proven and result.status != Status.OPTIMAL:
             provenance = provenance.with_(proof="colour_bound")
+            message = SETTLED
         return verified(instance, result.with_(
+            message=message,
             bound=self.bound if tighter else result.bound,
             status=Status.OPTIMAL if proven else result.status,
             termination=Termination.OPTIMAL if proven else result.termination,
