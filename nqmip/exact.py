@@ -181,7 +181,8 @@ def settled_by_bound(instance: Instance, result: Result) -> Result:
     ``"bound"``), as a heuristic's is: the solver's own bound, or the best square of each
     row and column (:func:`~nqmip.heuristics.common.weight_bound`). Every square worth 3 on
     n = 8, a target of 24 stopped bnb at 24 with its bound 24, HiGHS with its bound 54,
-    Gurobi and CP-SAT with none: all said feasible."""
+    Gurobi and CP-SAT with none: all said feasible. The solver's word for its stop ("Time
+    limit reached", "INTERRUPTED") is dropped from the message: the verdict says why."""
     if result.status is not Status.FEASIBLE or result.objective is None:
         return result
     from nqmip.heuristics.common import weight_bound
@@ -194,7 +195,7 @@ def settled_by_bound(instance: Instance, result: Result) -> Result:
         if bound is not None and value >= bound - tol:
             return verified(instance, result.with_(
                 status=Status.OPTIMAL, termination=Termination.OPTIMAL, bound=value,
-                provenance=result.provenance.with_(proof="bound", bound_source=source)))
+                message="", provenance=result.provenance.with_(proof="bound", bound_source=source)))
     return result
 
 
