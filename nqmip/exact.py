@@ -43,10 +43,12 @@ if TYPE_CHECKING:
 #: and at most ``WARM_START_SECONDS_PER_SQUARE`` seconds per square of the board (at least
 #: ``WARM_START_MIN_SECONDS``): a heuristic with no goal to reach runs to its limit, and a
 #: share alone gave sa 12 s at n = 12 under a 60 s limit before HiGHS proved in 0.2 s
-#: (n = 12: 0.05 s; 36: 0.13 s; 100: 1 s).
+#: (n = 12 and 36: 0.25 s; 100: 1 s). The least, 0.25 s, is what a loaded core needs to
+#: reach a first placement: at 0.05 s, minconflicts and sa (chess n = 10, three busy
+#: processes on two cores) passed nothing on.
 WARM_START_SHARE = 0.2
 WARM_START_SECONDS_PER_SQUARE = 1e-4
-WARM_START_MIN_SECONDS = 0.05
+WARM_START_MIN_SECONDS = 0.25
 
 
 def warm_start_seconds(n: int) -> float:

@@ -244,7 +244,7 @@ _TABLE: tuple[Method, ...] = (
            notes=_work("moves (max_iterations)")),
     Method("sa", "heuristic", "nqmip.heuristics.anneal:solve_sa",
            "simulated annealing on swaps", _honours(*_HEURISTIC),
-           warm_up="nqmip.heuristics.anneal:warm_up", work="max_iterations",
+           warm_up="nqmip.heuristics.anneal:warm_up_run", work="max_iterations",
            notes=_work("proposed swaps (max_iterations)")),
     Method("minconflicts", "heuristic", "nqmip.heuristics.minconflicts:solve_minconflicts",
            "greedy placement and min-conflicts repair, for millions of queens (the "

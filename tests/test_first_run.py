@@ -30,7 +30,7 @@ from nqmip.trajectory import Trajectory
 from nqmip.warmup import Background, is_ready, mark_ready, ready_mark
 
 ROOT = Path(__file__).resolve().parents[1]
-SA = "nqmip.heuristics.anneal:warm_up"
+SA = "nqmip.heuristics.anneal:warm_up_run"
 
 
 @pytest.fixture

@@ -120,7 +120,7 @@ def test_a_named_warm_start_gets_a_budget_in_proportion_to_the_board(method: str
     result = nqmip.solve(12, weights, method="auto", warm_start=method, time_limit=limit,
                          seed=0, weights_seed=1)
     assert result.status is Status.OPTIMAL
-    assert warm_start_seconds(12) < 0.1
+    assert warm_start_seconds(12) <= 0.25
     # generous: loading its kernels is not in it, a loaded machine may add some
     assert (result.timing.start or 0.0) < 3.0 < WARM_START_SHARE * limit, result.timing
 
