@@ -69,7 +69,7 @@ class OptionType:
     its range ``low``..``high`` (``open_low``: ``low`` itself excluded), its unit, and what
     a value above ``high`` means: ``refuse`` or ``no_limit``."""
 
-    kind: Literal["int", "number", "bool", "any"]
+    kind: Literal["int", "number", "bool", "callable", "any"]
     low: float | None = None
     high: float | None = None
     open_low: bool = False
@@ -85,6 +85,8 @@ class OptionType:
             return "True or False"
         if self.kind == "any":
             return "any value its method reads"
+        if self.kind == "callable":
+            return "a function (or None)"
         what = "a whole number" if self.kind == "int" else "a number"
         if self.open_low and self.low == 0:
             what = what.replace("a ", "a positive ", 1)
@@ -126,7 +128,7 @@ TYPES: dict[str, OptionType] = {
     "time_limit": OptionType("number", 0.0, TIME_LIMIT_MAX, open_low=True, unit="seconds",
                              above="no_limit"),
     "warm_start": OptionType("any"),
-    "on_progress": OptionType("any"),
+    "on_progress": OptionType("callable"),
     "fixed": OptionType("any"),
     # the counting's own (nqmip.enumeration.count.count_solutions, nqmip-count)
     "unique": OptionType("bool"),
@@ -164,6 +166,11 @@ def check_value(name: str, value: Any, *, most: float | None = None,
     kind = TYPES[name]
     if value is None or kind.kind == "any":
         return value
+    if kind.kind == "callable":  # 5 met "'int' object is not callable" on the first report
+        if callable(value):
+            return value
+        raise TypeError(f"{name} must be {kind.describe()}, got {type(value).__name__} "
+                        f"{value!r}")
     if kind.kind == "bool":
         if isinstance(value, bool | np.bool_):
             return bool(value)
