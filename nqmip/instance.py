@@ -317,20 +317,22 @@ _SQUARE = re.compile(r"([a-z]+)([0-9]+)")
 
 
 def parse_queen(text: str) -> tuple[int, int]:
-    """A queen as the commands write it: ``ROW,COL`` (0-based) or a chess square (``e1``
+    """A queen as the commands write it: ``ROW,COL`` (0-based; ``ROW COL``, ``ROW;COL``
+    and a trailing separator too, as a line of a ``--fixed`` file) or a chess square (``e1``
     is row 0, column 4; files past ``z`` go on ``aa``, ``ab``, ...). InstanceError naming
     the notation otherwise."""
-    square = _SQUARE.fullmatch(text.strip().lower())
+    parts = [part for part in re.split(r"[\s,;]+", text.strip()) if part]
+    square = _SQUARE.fullmatch(parts[0].lower()) if len(parts) == 1 else None
     if square:
         letters, rank = square.groups()
         col = 0
         for letter in letters:
             col = col * 26 + (ord(letter) - ord("a") + 1)
         if int(rank) < 1:
-            raise InstanceError(f"a square's rank counts from 1, got {text!r}")
+            raise InstanceError(f"a fixed queen's square has ranks from 1 (e1), got {text!r}")
         return int(rank) - 1, col - 1
-    try:
-        row, col = (text_int(part) for part in text.split(","))
+    try:  # the separators a line of a --fixed file takes (commas, semicolons, spaces, tabs)
+        row, col = (text_int(part) for part in parts)
     except ValueError:
         raise InstanceError(f"a fixed queen takes ROW,COL (0-based integers) or a square "
                             f"such as e4, got {text!r}") from None

@@ -88,9 +88,8 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        parts = [p for p in re.split(r"[\s,;]+", line) if p]
-        try:  # as --fix reads a queen: ROW,COL or a square such as e1
-            queen = parse_queen(",".join(parts))
+        try:  # as --fix reads a queen: ROW,COL (ROW COL, ROW;COL) or a square such as e1
+            queen = parse_queen(line)
         except InstanceError as exc:
             raise FixedFileError(f"{source}, line {number}: {exc}") from None
         if queen in lines:
