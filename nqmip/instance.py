@@ -317,11 +317,12 @@ _SQUARE = re.compile(r"([a-z]+)([0-9]+)")
 
 
 def parse_queen(text: str) -> tuple[int, int]:
-    """A queen as the commands write it: ``ROW,COL`` (0-based; ``ROW COL``, ``ROW;COL``
-    and a trailing separator too, as a line of a ``--fixed`` file) or a chess square (``e1``
+    """A queen as the commands write it: ``ROW,COL`` (0-based; ``ROW COL``, ``ROW;COL``,
+    quoted cells and a trailing separator too, as a spreadsheet writes a line of a
+    ``--fixed`` file) or a chess square (``e1``
     is row 0, column 4; files past ``z`` go on ``aa``, ``ab``, ...). InstanceError naming
     the notation otherwise."""
-    parts = [part for part in re.split(r"[\s,;]+", text.strip()) if part]
+    parts = [part.strip("\"'") for part in re.split(r"[\s,;]+", text.strip()) if part]
     square = _SQUARE.fullmatch(parts[0].lower()) if len(parts) == 1 else None
     if square:
         letters, rank = square.groups()

@@ -4,7 +4,9 @@ each of them (one reader, :func:`nqmip.instance.parse_queen`).
 
 Found by a sweep of notations x doors: a ``--fixed`` file took ``0 1``, ``0;1``, ``0<TAB>1``
 and ``0,1,`` (a line as a spreadsheet or a hand writes it), and ``--fix`` and
-``nqmip.solve(fixed=[...])`` refused the same text.
+``nqmip.solve(fixed=[...])`` refused the same text; a spreadsheet's quoted cells
+(``"0","1"``) and header row (``row,col``) were refused in a ``--fixed`` file, which a
+weights file takes.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from tests.test_cli_bad_input import _plan_only
 NOTATIONS: dict[str, tuple[int, int] | None] = {
     "0,1": (0, 1), "b1": (0, 1), "B1": (0, 1), " 0 , 1 ": (0, 1), "0 1": (0, 1),
     "0;1": (0, 1), "0\t1": (0, 1), "0,1,": (0, 1), "0;1;": (0, 1), "b1,": (0, 1),
-    "2 ,3": (2, 3), "c4": (3, 2),
+    "2 ,3": (2, 3), "c4": (3, 2), '"0","1"': (0, 1), '"0,1"': (0, 1), '"b1"': (0, 1),
     "0": None, "0,1,2": None, "(0,1)": None, "0.0,1": None, "-1,0": None, "a0": None,
     "0,x": None, "\u0660,\u0661": None, "0_0,1": None,
 }
-FAST = ("0,1", "b1", "0 1", "0;1", "0,1,", "0", "a0", "(0,1)")
+FAST = ("0,1", "b1", "0 1", "0;1", "0,1,", '"0","1"', "0", "a0", "(0,1)")
 
 CommandDoor = Callable[[list[str]], int]
 COMMANDS: dict[str, tuple[CommandDoor, list[str]]] = {
@@ -88,3 +90,34 @@ def test_a_queen_is_read_alike_at_every_door(
 def test_every_notation_is_read_alike_at_every_door(
         tmp_path: Path, text: str, door: str, capsys: pytest.CaptureFixture[str]) -> None:
     _check(tmp_path, text, door, capsys)
+
+
+#: --fixed files with a header row: (content, the queens' completions counted, or None:
+#: refused in one line).
+HEADERS: dict[str, tuple[str, int | None]] = {
+    "row,col": ("row,col\n0,1\n", 1),
+    "quoted header": ('"row";"col"\r\n"0";"1"\r\n', 1),
+    "header alone": ("row,col\n", 4),
+    "header after a comment": ("# queens\nrow col\n0 1\n", 1),
+    "header on line 2": ("0,1\nrow,col\n", None),
+    "one word": ("queens\n0,1\n", None),
+}
+
+
+@pytest.mark.parametrize("door", list(COMMANDS))
+@pytest.mark.parametrize("kind", list(HEADERS))
+def test_a_fixed_files_header_row_is_read_alike_at_every_door(
+        tmp_path: Path, kind: str, door: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text, count = HEADERS[kind]
+    path = tmp_path / "queens.csv"
+    path.write_bytes(text.encode())
+    main, extra = COMMANDS[door]
+    status = main(["--n", "6", "--fixed", str(path), *extra])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    if count is None:
+        assert status == 2 and err.count("\n") == 1 and "fixed queen" in err, err
+    else:
+        assert status == 0, err
+        if door == "count":
+            assert out.strip() == str(count), out
