@@ -93,7 +93,9 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     its first block of 2^22 weights: a small board is drawn whatever the time): with no
     weights there is no placement to answer with."""
     n = _check_n(n)
-    height = n if rows is None else min(n, max(1, int(rows)))
+    if rows is not None and _whole("rows", rows) < 1:  # True, '2', 2.5 and 0 were taken
+        raise InstanceError(f"rows must be a whole number of at least 1, got {rows!r}")
+    height = n if rows is None else min(n, int(rows))
     from nqmip.capacity import check_fits
     from nqmip.option_types import check_value
 

@@ -14,7 +14,11 @@ complex, containers, masked arrays, non-callables):
 - masked weights: numpy reads a masked array as its data, the masked cells' values
   included (the mask silently dropped);
 - ``on_progress`` not callable: ``solve`` ran, and the first report met "'int' object is
-  not callable", naming no parameter.
+  not callable", naming no parameter;
+- ``random_weights(rows=...)`` took ``True``, ``'2'``, ``2.5``, ``0`` and ``-1`` (as 1 or 2
+  rows); ``nqmip.Deadline('x')`` met math's 'must be real number, not str' and took
+  ``True`` as one second; ``is_solution``/``conflicts`` of None met "'NoneType' object is
+  not iterable" and read a string digit by digit.
 """
 
 from __future__ import annotations
@@ -129,3 +133,23 @@ def test_masked_weights_are_refused_or_read_whole(door: str) -> None:
 def test_on_progress_must_be_callable(value: Any) -> None:
     refused(lambda: nqmip.solve(6, "chess", method="sa", time_limit=5, on_progress=value),
             "on_progress")
+
+
+@pytest.mark.parametrize("value", [True, "2", 2.5, 0, -1, None], ids=repr)
+def test_random_weights_rows_is_a_whole_number_of_at_least_one(value: Any) -> None:
+    if value is None:
+        assert nqmip.random_weights(6, 1, rows=value).shape == (6, 6)
+        return
+    refused(lambda: nqmip.random_weights(6, 1, rows=value), "rows")
+
+
+@pytest.mark.parametrize("value", ["x", True, [5], 1j])
+def test_a_deadline_takes_only_seconds(value: Any) -> None:
+    refused(lambda: nqmip.Deadline(value), "time limit")
+
+
+@pytest.mark.parametrize("door", ["is_solution", "conflicts"])
+@pytest.mark.parametrize("value", [None, "024135", 5], ids=repr)
+def test_a_placement_that_is_no_sequence_is_refused(door: str, value: Any) -> None:
+    refused(lambda: getattr(nqmip, door)(value), "placement")
+    assert getattr(nqmip, door)((1, 3, 5, 0, 2, 4)) in (True, 0)
