@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from numbers import Real
 
 #: The least time limit handed to a solver or a search: solvers refuse a zero or negative
 #: limit, so what is left is passed as at least this (and less than it left counts as none).
@@ -35,6 +36,9 @@ class Deadline:
                  "_start")
 
     def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, Real)):
+            raise TypeError(f"a time limit is a non-negative number of seconds, got "
+                            f"{type(seconds).__name__} {seconds!r}")  # 'x': math's own words
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
             raise ValueError(f"a time limit is a non-negative number of seconds, got {seconds}")
         self._start = time.perf_counter() if start is None else start

@@ -21,7 +21,7 @@ from nqmip.option_types import text_int
 from nqmip.weights import CHESS_BLACK as CHESS_BLACK
 from nqmip.weights import CHESS_WHITE as CHESS_WHITE
 from nqmip.weights import InstanceError as InstanceError
-from nqmip.weights import _check_n, drawn_rows, size_of
+from nqmip.weights import _check_n, colour_value, drawn_rows, size_of, unmasked
 from nqmip.weights import chess_weights as chess_weights
 from nqmip.weights import random_weights as random_weights
 
@@ -245,15 +245,8 @@ def _check_weights(
         if key in ("none", "feasibility"):
             return None, None, "none"
         if key == "chess":
-            for label, value in (("black", black), ("white", white)):
-                # a string, a bool or a complex met numpy's words ("ufunc 'isfinite' not
-                # supported"), naming no parameter, or was taken (True as 1.0)
-                if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
-                    raise InstanceError(f"{label} (the {label} squares' value) must be a "
-                                        f"real number, got {type(value).__name__} {value!r}")
-                if not np.isfinite(float(value)):
-                    raise InstanceError(f"the {label} square value must be finite, got {value}")
-            return None, ColourWeights(float(black), float(white)), "chess"
+            return None, ColourWeights(colour_value("black", black),
+                                       colour_value("white", white)), "chess"
         if key == "random":
             from nqmip.result import DEFAULT_SEED
 
@@ -262,7 +255,7 @@ def _check_weights(
         raise InstanceError(
             f"unknown weights preset {weights!r}: use None, 'chess', 'random' or an n x n array"
         )
-    weights = drawn_rows(weights)
+    weights = unmasked(drawn_rows(weights))
     try:
         kind = np.asarray(weights).dtype.kind
     except ValueError:  # ragged rows: numpy's words name neither weights nor the board
@@ -324,20 +317,23 @@ _SQUARE = re.compile(r"([a-z]+)([0-9]+)")
 
 
 def parse_queen(text: str) -> tuple[int, int]:
-    """A queen as the commands write it: ``ROW,COL`` (0-based) or a chess square (``e1``
+    """A queen as the commands write it: ``ROW,COL`` (0-based; ``ROW COL``, ``ROW;COL``,
+    quoted cells and a trailing separator too, as a spreadsheet writes a line of a
+    ``--fixed`` file) or a chess square (``e1``
     is row 0, column 4; files past ``z`` go on ``aa``, ``ab``, ...). InstanceError naming
     the notation otherwise."""
-    square = _SQUARE.fullmatch(text.strip().lower())
+    parts = [part.strip("\"'") for part in re.split(r"[\s,;]+", text.strip()) if part]
+    square = _SQUARE.fullmatch(parts[0].lower()) if len(parts) == 1 else None
     if square:
         letters, rank = square.groups()
         col = 0
         for letter in letters:
             col = col * 26 + (ord(letter) - ord("a") + 1)
         if int(rank) < 1:
-            raise InstanceError(f"a square's rank counts from 1, got {text!r}")
+            raise InstanceError(f"a fixed queen's square has ranks from 1 (e1), got {text!r}")
         return int(rank) - 1, col - 1
-    try:
-        row, col = (text_int(part) for part in text.split(","))
+    try:  # the separators a line of a --fixed file takes (commas, semicolons, spaces, tabs)
+        row, col = (text_int(part) for part in parts)
     except ValueError:
         raise InstanceError(f"a fixed queen takes ROW,COL (0-based integers) or a square "
                             f"such as e4, got {text!r}") from None

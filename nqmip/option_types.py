@@ -69,7 +69,7 @@ class OptionType:
     its range ``low``..``high`` (``open_low``: ``low`` itself excluded), its unit, and what
     a value above ``high`` means: ``refuse`` or ``no_limit``."""
 
-    kind: Literal["int", "number", "bool", "any"]
+    kind: Literal["int", "number", "bool", "callable", "path", "any"]
     low: float | None = None
     high: float | None = None
     open_low: bool = False
@@ -85,6 +85,10 @@ class OptionType:
             return "True or False"
         if self.kind == "any":
             return "any value its method reads"
+        if self.kind == "callable":
+            return "a function (or None)"
+        if self.kind == "path":
+            return "a file's path (str or pathlib.Path), not a folder"
         what = "a whole number" if self.kind == "int" else "a number"
         if self.open_low and self.low == 0:
             what = what.replace("a ", "a positive ", 1)
@@ -126,14 +130,14 @@ TYPES: dict[str, OptionType] = {
     "time_limit": OptionType("number", 0.0, TIME_LIMIT_MAX, open_low=True, unit="seconds",
                              above="no_limit"),
     "warm_start": OptionType("any"),
-    "on_progress": OptionType("any"),
+    "on_progress": OptionType("callable"),
     "fixed": OptionType("any"),
     # the counting's own (nqmip.enumeration.count.count_solutions, nqmip-count)
     "unique": OptionType("bool"),
     # the counting's and bnb's: a local Dask cluster (bnb) or processes (the count)
     "workers": OptionType("int", 1, WORKERS_MAX),
     "scheduler": OptionType("any"),
-    "record": OptionType("any"),
+    "record": OptionType("path"),
 }
 
 
@@ -164,6 +168,13 @@ def check_value(name: str, value: Any, *, most: float | None = None,
     kind = TYPES[name]
     if value is None or kind.kind == "any":
         return value
+    if kind.kind == "callable":  # 5 met "'int' object is not callable" on the first report
+        if callable(value):
+            return value
+        raise TypeError(f"{name} must be {kind.describe()}, got {type(value).__name__} "
+                        f"{value!r}")
+    if kind.kind == "path":  # a folder met IsADirectoryError, 5 os.fspath's own words
+        return _path(name, value, kind)
     if kind.kind == "bool":
         if isinstance(value, bool | np.bool_):
             return bool(value)
@@ -182,6 +193,18 @@ def check_value(name: str, value: Any, *, most: float | None = None,
         owner = f" for {who}" if who and most is not None else ""
         raise ValueError(f"{name} must be {kind.describe(high)}{owner}, got {value!r}")
     return plain
+
+
+def _path(name: str, value: Any, kind: OptionType) -> Any:
+    """``value`` when it names a file (or none yet); TypeError or ValueError otherwise."""
+    import os
+
+    if not isinstance(value, str | os.PathLike) or isinstance(value, bytes):
+        raise TypeError(f"{name} must be {kind.describe()}, got {type(value).__name__} "
+                        f"{value!r}")
+    if not os.fspath(value) or os.path.isdir(value):
+        raise ValueError(f"{name} must be {kind.describe()}, got {os.fspath(value)!r}")
+    return value
 
 
 def time_limit_note(seconds: float | None, name: str = "time_limit") -> str | None:

@@ -30,6 +30,10 @@ class VerificationError(RuntimeError):
 
 def _as_integer_columns(placement: Iterable[int]) -> np.ndarray:
     """The placement as a 1-D integer array, in its own integer dtype (no copy if it is one)."""
+    if not isinstance(placement, np.ndarray | Iterable) or isinstance(placement, str | bytes):
+        # None met "'NoneType' object is not iterable"; a string was read digit by digit
+        raise TypeError(f"a placement is a sequence of column indices (one a row), got "
+                        f"{type(placement).__name__} {placement!r}"[:200])
     cols = np.asarray(placement if isinstance(placement, np.ndarray) else list(placement))
     if cols.ndim != 1:
         raise ValueError("a placement is a 1-D sequence: the column of the queen in each row")

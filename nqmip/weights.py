@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,36 @@ def _check_n(n: Any) -> int:
 def chess_weights(n: int, black: float = CHESS_BLACK, white: float = CHESS_WHITE) -> np.ndarray:
     """Black squares ((i + j) even, 0- or 1-based alike) worth ``black``, white ``white``."""
     n = _check_n(n)
+    black, white = colour_value("black", black), colour_value("white", white)
     i, j = np.indices((n, n))
-    return np.where((i + j) % 2 == 0, float(black), float(white))
+    return np.where((i + j) % 2 == 0, black, white)
+
+
+def colour_value(label: str, value: Any) -> float:
+    """A colour's value (``black``, ``white``) as a float: a finite real number (Python's,
+    numpy's, Fraction, Decimal); InstanceError naming ``label`` otherwise. One rule for
+    ``chess_weights``, ``solve``/``build_model``'s ``black=``/``white=`` and the commands'
+    ``--black``/``--white`` (a bool was taken as 1.0, '8' and b'8' as 8.0, NaN kept, a
+    complex or a list met Python's own ``float()`` message)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real | Decimal):
+        raise InstanceError(f"{label} (the {label} squares' value) must be a real number, "
+                            f"got {type(value).__name__} {value!r}")
+    number = float(value)
+    if not np.isfinite(number):
+        raise InstanceError(f"{label} (the {label} squares' value) must be finite, got {value}")
+    return number
+
+
+def unmasked(weights: Any) -> Any:
+    """A masked array's data, when no cell is masked; InstanceError otherwise: numpy reads
+    a masked array as its data, masked cells included (their mask silently dropped)."""
+    if isinstance(weights, np.ma.MaskedArray):
+        if np.ma.count_masked(weights):
+            raise InstanceError(f"weights must be an n x n array of numbers, got a masked "
+                                f"array with {np.ma.count_masked(weights)} masked cells: fill "
+                                "them (weights.filled(value))")
+        return np.ma.getdata(weights)
+    return weights
 
 
 #: Random weights are drawn this many at a time: a board of one block (n <= 2,048, some 30
@@ -64,7 +93,9 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     its first block of 2^22 weights: a small board is drawn whatever the time): with no
     weights there is no placement to answer with."""
     n = _check_n(n)
-    height = n if rows is None else min(n, max(1, int(rows)))
+    if rows is not None and _whole("rows", rows) < 1:  # True, '2', 2.5 and 0 were taken
+        raise InstanceError(f"rows must be a whole number of at least 1, got {rows!r}")
+    height = n if rows is None else min(n, int(rows))
     from nqmip.capacity import check_fits
     from nqmip.option_types import check_value
 

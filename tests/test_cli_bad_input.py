@@ -547,7 +547,7 @@ NUMBER_OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
                                   "--fix": "2,3"}),
     "compare": ("nqmip.compare.cli", {
         "--n": "8", "--repeats": "2", "--seeds": "5", "--jobs": "2", "--workers": "2",
-        "--memory-limit": "20", "--time-limit": "20", "--grace": "20", "--hard-limit": "20",
+        "--memory-limit": "20", "--time-limit": "20", "--grace": "20", "--hard-limit": "90",
         "--target": "5", "--black": "5", "--white": "5", "--fix": "2,3"}),
 }
 #: How a number may be written: accepted at every door (a sign, spaces around), or refused

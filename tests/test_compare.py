@@ -242,17 +242,19 @@ def test_tiny_grid_end_to_end_then_resume(compare_sweep: Swept, tmp_path: Path) 
 
 @pytest.mark.timing
 def test_hard_timeout_kills_an_overrunning_solver(tmp_path: Path) -> None:
-    # HiGHS needs minutes for the chess 60-queens; its own limit is 100 s, the hard limit 2 s
+    # a run that hangs past its own limit of 1 s (the harness's fault 'hang': a solver that
+    # hears no limit) is killed at the hard limit of 2 s (a hard limit at or below the time
+    # limit is refused: tests/test_compare_options.py)
     out = tmp_path / "runs.jsonl"
     start = time.perf_counter()
-    p = run("--n", "60", "--methods", "highs", "--time-limit", "100", "--hard-limit", "2",
-            "--output", str(out), "--csv")
+    p = run("--n", "8", "--methods", "highs", "--time-limit", "1", "--hard-limit", "2",
+            "--output", str(out), "--csv", env={compare.FAULT_ENV: "hang"})
     elapsed = time.perf_counter() - start
     assert p.returncode == 1, p.stderr  # a failed run: the summary, then exit 1
     (row,) = rows_of(out)
     assert row["status"] == "timeout" and row["objective"] is None
     assert "hard limit of 2 s" in row["message"]
-    assert "nqmip-compare: failed: n=60 highs seed=0: timeout: killed after the hard limit " \
+    assert "nqmip-compare: failed: n=8 highs seed=0: timeout: killed after the hard limit " \
         "of 2 s" in p.stderr
     assert 2.0 <= row["process_time"] < 4.0
     assert elapsed < 20

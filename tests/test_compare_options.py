@@ -31,3 +31,24 @@ def test_an_option_the_other_makes_idle_is_refused(args: list[str], words: str) 
     assert status == 2 and out.getvalue() == ""
     assert len(lines) == 1 and lines[0].startswith("nqmip-compare: error:"), lines
     assert words in lines[0]
+
+
+#: (--time-limit, --hard-limit): each run would be killed at or before its solver's own
+#: limit (found by the input sweep: --time-limit 2 --hard-limit 1 ran, every run a
+#: 'timeout', exit 1).
+CONTRADICTING_LIMITS = [("2", "1"), ("2", "2"), ("60", "0.5"), ("1e9", "1e3")]
+
+
+@pytest.mark.parametrize(("time_limit", "hard_limit"), CONTRADICTING_LIMITS)
+def test_a_hard_limit_not_above_the_time_limit_is_refused(time_limit: str,
+                                                           hard_limit: str) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["--n", "5", "--methods", "highs", "--time-limit", time_limit,
+                           "--hard-limit", hard_limit])
+        except SystemExit as stop:
+            status = int(stop.code or 0)
+    lines = err.getvalue().strip().splitlines()
+    assert status == 2 and out.getvalue() == "", lines
+    assert len(lines) == 1 and "--hard-limit" in lines[0] and "--time-limit" in lines[0], lines

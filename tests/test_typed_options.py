@@ -30,9 +30,11 @@ from nqmip.option_types import THREADS_MAX, TIME_LIMIT_MAX, TYPES, check_value
 from nqmip.result import Status
 from tests.test_inputs_environments import assert_one_line_refusal, run_main
 
-#: Typed options (the others, "any", are checked where they are read: tests/test_contract).
+#: Typed options: numbers and booleans (the others, "any", are checked where they are read:
+#: tests/test_contract; "callable" and "path": tests/test_odd_api_inputs, test_record_doors).
 TYPED = tuple(name for name, kind in TYPES.items()
-              if kind.kind != "any" and name not in ("unique", "workers", "time_limit"))
+              if kind.kind not in ("any", "callable", "path")
+              and name not in ("unique", "workers", "time_limit"))
 
 
 def valid(spec: Method, option: str) -> Any:

@@ -45,6 +45,14 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
     have or a value not of its declared type (the exact methods and auto take none)."""
     from nqmip.methods import METHODS, OPTIONS, takers_note
 
+    given: dict[tuple[str | None, str], Any] = {}
+    for aim, name, value in params:  # the solve command refuses it too (the last won)
+        key = (aim, name)
+        if key in given:
+            where = f"{aim}:{name}" if aim is not None else name
+            raise UsageError(f"--param {where}: given twice ({where}={json_text(given[key])}"
+                             f" and {where}={json_text(value)}); give it once")
+        given[key] = value
     for aim, name, value in params:
         if aim is not None and aim not in methods:
             raise UsageError(f"--param {aim}:{name}: {aim!r} is not in --methods")

@@ -117,7 +117,8 @@ def _grid_options(parser: argparse.ArgumentParser) -> None:
                       help="the process is killed this long after the time limit "
                            "(default 30: process start, imports, numba cache)")
     kill.add_argument("--hard-limit", type=finite_seconds, metavar="S",
-                      help="kill each run after S seconds (default time limit + grace)")
+                      help="kill each run after S seconds, above --time-limit (default "
+                           "time limit + grace)")
     parser.add_argument("--memory-limit", type=whole_in(16, MEMORY_LIMIT_MAX, "MB"),
                         metavar="MB",
                         help="address-space limit of each run's process (RLIMIT_AS)")
@@ -213,6 +214,11 @@ def _seeds(args: argparse.Namespace) -> list[int]:
 def _check_numbers(args: argparse.Namespace) -> float:
     """The hard limit of each run (the limits, counts and their ranges are the parser's:
     :func:`~nqmip.cli.parser.whole_in`, :func:`~nqmip.cli.parser.seconds_in`)."""
+    if args.hard_limit is not None and args.hard_limit <= args.time_limit:
+        # every run was killed before its solver's own limit: the limits contradict
+        raise UsageError(f"--hard-limit {args.hard_limit:g} s is not above the solver's "
+                         f"limit, --time-limit {args.time_limit:g} s (default 60): each run "
+                         "would be killed before it; give a longer hard limit, or --grace")
     return float(args.time_limit + args.grace if args.hard_limit is None else args.hard_limit)
 
 

@@ -245,12 +245,15 @@ def parse_methods(text: str) -> list[str]:
 
 
 def parse_seeds(text: str) -> list[int]:
+    items = [s.strip() for s in text.split(",")]
+    if not any(items):
+        raise UsageError("--seeds: give at least one seed")
+    if not all(items):  # as --n and --methods: '1,,2' was run as 1,2, the slip unsaid
+        raise UsageError(f"--seeds: empty item in {text!r}")
     try:
-        seeds = [text_int(s) for s in text.split(",") if s.strip()]
+        seeds = [text_int(s) for s in items]
     except ValueError:
         raise UsageError(f"--seeds takes integers like 0,1,2, got {text!r}") from None
-    if not seeds:
-        raise UsageError("--seeds: give at least one seed")
     from nqmip.option_types import SEED_MAX
 
     wrong = next((seed for seed in seeds if not 0 <= seed <= SEED_MAX), None)

@@ -122,8 +122,20 @@ def run_in_process(target: str, payload: Any, hard_limit: float,
     """Run ``target(payload)`` in a fresh process, killed after ``hard_limit`` seconds.
 
     ``target`` is ``"module:function"`` or ``"path/to/file.py:function"``; ``payload`` and
-    the return value go through JSON. ``env`` adds to (or overrides) the environment.
+    the return value go through JSON. ``env`` adds to (or overrides) the environment. A
+    run that failed under ``memory_limit_mb`` says so: below some 500 MB of address space
+    the worker cannot load llvmlite (its own words: 'Could not find/load shared object
+    file'), start a thread, or it hangs until the hard limit.
     """
+    outcome = _run_in_process(target, payload, hard_limit, memory_limit_mb, env)
+    if memory_limit_mb is None or outcome.status == "ok":
+        return outcome
+    return replace(outcome, message=f"under --memory-limit {memory_limit_mb} MB (the run's "
+                                    f"process may need more address space): {outcome.message}")
+
+
+def _run_in_process(target: str, payload: Any, hard_limit: float,
+                    memory_limit_mb: int | None, env: Mapping[str, str] | None) -> Outcome:
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (_package_root(), full_env.get("PYTHONPATH", "")) if p)

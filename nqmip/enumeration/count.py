@@ -99,7 +99,8 @@ class Count:
         })
 
 
-def _checked(unique: Any, workers: Any, scheduler: Any = None) -> tuple[bool, int | None]:
+def _checked(unique: Any, workers: Any, scheduler: Any = None,
+             record: Any = None) -> tuple[bool, int | None]:
     """``unique`` a boolean and ``workers`` a whole number of processes from 1 to
     :data:`~nqmip.option_types.WORKERS_MAX`, by the method table's types (numpy's
     integers taken): CountError naming the parameter and its range otherwise; ``workers``
@@ -111,6 +112,7 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None) -> tuple[bool, in
                          "processes, a scheduler counts on its cluster's; give one")
 
     try:
+        check_value("record", record)
         return bool(check_value("unique", unique)), check_value("workers", workers)
     except (TypeError, ValueError) as exc:
         raise CountError(str(exc)) from None
@@ -239,7 +241,7 @@ def run_count(
     ``check`` is called before the sub-trees and after each one; a KeyboardInterrupt it
     raises stops the count the same way (a command's stop that the kernels' load absorbed).
     """
-    unique, workers = _checked(unique, workers, scheduler)
+    unique, workers = _checked(unique, workers, scheduler, record)
     if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
         from nqmip.enumeration.completion import count_free
 

@@ -54,6 +54,9 @@ def build_model(
     from nqmip.capacity import check_fits
     from nqmip.formulation.reading import Origin
     from nqmip.instance import free_rows
+    from nqmip.option_types import check_value
+
+    strengthen = check_value("strengthen", strengthen)  # 'no' was taken as True
 
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed, sense=sense)

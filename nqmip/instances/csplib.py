@@ -88,9 +88,10 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        parts = [p for p in re.split(r"[\s,;]+", line) if p]
-        try:  # as --fix reads a queen: ROW,COL or a square such as e1
-            queen = parse_queen(",".join(parts))
+        if not queens and number == first_line(text) and _header(line):
+            continue  # a spreadsheet's header row ("row,col"), as a weights file may have
+        try:  # as --fix reads a queen: ROW,COL (ROW COL, ROW;COL) or a square such as e1
+            queen = parse_queen(line)
         except InstanceError as exc:
             raise FixedFileError(f"{source}, line {number}: {exc}") from None
         if queen in lines:
@@ -99,6 +100,20 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
         lines[queen] = number
         queens.append(queen)
     return FixedFile(tuple(queens), None, "rows")
+
+
+def first_line(text: str) -> int:
+    """The number of the first line holding something besides a comment."""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.split("#", 1)[0].strip():
+            return number
+    return 0
+
+
+def _header(line: str) -> bool:
+    """A header row: two cells or more, none with a digit (``row,col``; never a queen)."""
+    cells = [c for c in re.split(r"[\s,;]+", line) if c]
+    return len(cells) >= 2 and not any(ch.isdigit() for ch in line)
 
 
 def _essence_value(text: str, name: str, source: str) -> str | None:

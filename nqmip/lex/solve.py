@@ -88,10 +88,11 @@ def lex_first(n: int | Instance, fixed: FixedSpec = None, method: str = "auto",
         raise TypeError(f"unexpected parameters for lex_first method {spec.name!r}: "
                         f"{', '.join(unknown)}"
                         + (f" (it takes {', '.join(allowed)})" if allowed else ""))
-    if "workers" in params:
-        from nqmip.option_types import check_value
+    from nqmip.option_types import check_value
 
-        params["workers"] = check_value("workers", params["workers"])
+    for name in ("workers", "record"):
+        if name in params:
+            params[name] = check_value(name, params[name])
     check_fits(instance.n, method=f"lex_first method {spec.name!r}",
                exact_model=spec.name not in ("first-fail", "search"),
                need=lex_bytes(instance.n, spec.name))
