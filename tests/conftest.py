@@ -81,6 +81,7 @@ def _asks_for_a_slow_fixture(item: pytest.Item) -> bool:
                for name, where in SLOW_FIXTURES.items())
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook reads the marks)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the slow test functions: ``python -m pytest -m "not slow"`` is the fast lane.
     Under ``-n``, the tests of a module with a costly module fixture go to one worker
