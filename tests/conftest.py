@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,11 +81,64 @@ def _asks_for_a_slow_fixture(item: pytest.Item) -> bool:
                for name, where in SLOW_FIXTURES.items())
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its hook reads the marks)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the slow test functions: ``python -m pytest -m "not slow"`` is the fast lane."""
+    """Mark the slow test functions: ``python -m pytest -m "not slow"`` is the fast lane.
+    Under ``-n``, the tests of a module with a costly module fixture go to one worker
+    (``--dist loadgroup``), which builds it once."""
     for item in items:
         if item.nodeid.split("[", 1)[0] in SLOW or _asks_for_a_slow_fixture(item):
             item.add_marker(pytest.mark.slow)
+        if item.path.name in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
+#: Test files whose tests share a module (or the session's) fixture that takes seconds to
+#: build: under ``-n 2 --dist loadgroup`` each goes whole to one worker, which builds the
+#: fixture once (two workers would each build it).
+ONE_WORKER = {"test_compare.py", "test_compare_report.py", "test_docs.py",
+              "test_lex_cubes.py", "test_compile_size.py", "test_kernel_cache.py",
+              "test_bnb_distributed.py", "test_docs_examples.py", "test_warmstart.py",
+              "test_models.py", "test_drawing.py", "test_compare_files.py", "test_auto.py"}
+
+
+def _run_lock(config: pytest.Config) -> Path | None:
+    """The lock file the workers of this ``-n`` run share (None when not under xdist): in the
+    run's own temporary folder, so that two runs on one machine never wait for each other."""
+    if not hasattr(config, "workerinput"):
+        return None
+    factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+    return factory.getbasetemp().parent / "serial.lock"
+
+
+@contextlib.contextmanager
+def _alone_or_shared(lock: Path, alone: bool) -> Iterator[None]:
+    """A readers-writer lock over two files: a ``serial`` test holds ``lock`` exclusively (it
+    runs alone on the machine), any other test shares it. The turnstile gives the serial test
+    priority: it holds the turnstile while it waits, so no new test starts meanwhile."""
+    turnstile = lock.with_suffix(".turnstile")
+    with open(turnstile, "a") as gate, open(lock, "a") as held:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Under ``-n``, a test marked ``serial`` (it cannot share the machine: it times a run
+    against a bound tighter than a second busy core allows, or loads the machine itself)
+    waits for the other worker's test to end and runs alone; the others run side by side."""
+    lock = _run_lock(item.config)
+    if lock is None:
+        return (yield)
+    with _alone_or_shared(lock, item.get_closest_marker("serial") is not None):
+        return (yield)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

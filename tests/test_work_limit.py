@@ -122,6 +122,7 @@ def test_a_first_run_compile_is_reported_as_progress() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # it loads the machine itself (five runnable processes on two cores)
 def test_the_same_command_gives_the_same_placement_cold_and_loaded_or_warm_and_quiet(
         ) -> None:
     """The same calls twice: first cold and loaded, a command per method, each with a fresh

@@ -26,8 +26,8 @@ def slow_functions(log: str, case: float, total: float) -> tuple[list[str], floa
     per_case: dict[str, float] = defaultdict(float)
     for line in log.splitlines():
         match = LINE.match(line)
-        if match:
-            per_case[match.group(2)] += float(match.group(1))
+        if match:  # a log of -n 2 names a grouped test "<id>@<group>"
+            per_case[match.group(2).split("@", 1)[0]] += float(match.group(1))
     per_function: dict[str, list[float]] = defaultdict(list)
     for name, seconds in per_case.items():
         per_function[name.split("[", 1)[0]].append(seconds)
