@@ -45,6 +45,7 @@ CASES = [(method, weights) for method in HEURISTIC_METHODS for weights in ("ches
          if takes(method, weights)]
 
 
+@pytest.mark.serial  # it loads the machine itself (three busy processes beside it)
 @pytest.mark.timing
 @pytest.mark.parametrize("method,weights", CASES)
 def test_a_named_warm_start_passes_a_placement_on_from_a_fresh_loaded_process(
