@@ -68,9 +68,8 @@ KNOWN: dict[str, tuple[str, bool]] = {
     "          # run SA first (timed)": (
         "a fragment: placeholders (…30 columns…) and previous_result (SyntaxError)", True),
     "docs/lex-first.md:import nqmip": (
-        "at a short limit (60 s made 1 s) lex_first's answer may be the limit's fallback, "
-        "whose extra has no 'proven_rows' (KeyError), though the page says a time limit "
-        "keeps it", False),
+        "at a short limit (60 s made 1 s) lex_first's answer may have no placement yet "
+        "(r.placement is None: slicing it is a TypeError)", False),
 }
 
 #: Programs that are not the project's commands: the first word -> why skipped.

@@ -112,7 +112,8 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
                            Termination.INTERRUPTED if watched.interrupted
                            else Termination.TIME_LIMIT, solver="", scored=False,
                            message="the search had not returned when its time was up (a "
-                                   "kernel may have been compiling)")
+                                   "kernel may have been compiling)",
+                           extra={"proven_rows": 0})  # every limited answer says it
     return watched.value.with_(timing=watched.value.timing.with_(wall=deadline.elapsed()))
 
 
