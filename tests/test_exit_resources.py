@@ -55,12 +55,17 @@ def dashboard_port_taken() -> Iterator[None]:
 def test_no_semaphore_is_left_to_the_resource_tracker(name: str) -> None:
     argv, after, statuses = COMMANDS[name]
     with dashboard_port_taken():
-        proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        if after is not None:
-            time.sleep(after)
-            proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=180)
+        for _attempt in range(2):  # -2: the Ctrl-C came before or after Python's own
+            # handler was the command's (interpreter start or teardown on a busy core: a
+            # known limit, seen once in a whole run on two cores); once more
+            proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if after is not None:
+                time.sleep(after)
+                proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=180)
+            if proc.returncode != -signal.SIGINT:
+                break
     # (compare: a Ctrl-C while Dask starts its workers can go unheard, 0: not this test's)
     assert proc.returncode in statuses, err
     assert "leaked" not in err and "resource_tracker" not in err, err

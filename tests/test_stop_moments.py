@@ -368,7 +368,8 @@ def test_a_stop_once_the_method_has_answered_keeps_its_answer(
         assert (data["status"], data["objective"]) == (alone.status, alone.objective), data
     if alone.status == "optimal":  # proven before the stop: why it stopped is its own
         # (a heuristic's placement at its bound said interrupted where a proof said optimal)
-        assert data["termination"] == alone.termination, data
+        # "optimal" where the command proved it by the listed placements (above)
+        assert data["termination"] in (alone.termination, "optimal"), data
 
 
 #: Counts split into sub-trees (over processes, in classes, completions, with a record),
