@@ -257,11 +257,8 @@ def test_a_run_that_compiled_its_kernels_here_marks_them_for_the_next_first_run(
             "            warm_start='minconflicts')\n"
             "print(before, after, compiled('topsquares', board), start,\n"
             "      compiled('minconflicts', board))\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=600)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["False", "True", "True", "False", "True"]
+    out = run_cold(code, tmp_path, timeout=600)
+    assert out.split() == ["False", "True", "True", "False", "True"]
 
 
 def test_a_first_run_that_climbs_to_a_listed_boards_optimum_proves_it(tmp_path: Path) -> None:
@@ -272,11 +269,8 @@ def test_a_first_run_that_climbs_to_a_listed_boards_optimum_proves_it(tmp_path: 
     code = ("import nqmip\n"
             "r = nqmip.solve(10, 'random', weights_seed=1, method='sa', time_limit=3)\n"
             "print(r.objective, r.bound, r.status.value, r.provenance.proof)\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=120)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["76.0", "76.0", "optimal", "exhaustive"], p.stdout
+    out = run_cold(code, tmp_path, timeout=120)
+    assert out.split() == ["76.0", "76.0", "optimal", "exhaustive"], out
 
 
 #: The README's example on an empty cache, with a margin for a loaded machine: before,
@@ -469,3 +463,13 @@ def test_a_ready_mark_follows_numbas_key_of_the_modules_a_kernel_imports(
     module.write_text(module.read_text() + "\n# edited\n")
     assert _kernels_key(same) == _kernels_key(ROOT / "nqmip")
     assert _kernels_key(edited) != _kernels_key(same)
+
+
+def run_cold(code: str, cache: Path, *, timeout: float) -> str:
+    """``code``'s standard output, run in a new interpreter on the empty numba cache
+    ``cache`` (also its folder); it must exit 0."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache)}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=cache, timeout=timeout)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
