@@ -40,21 +40,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from nqmip.auto.call import Call
 from nqmip.auto.cold import (
     CLIMB_SHARE,
     ColdKernels,
     anneal_until_compiled,
     climb_completion,
-    climb_until_colour,
     climb_while_compiling,
     first_climb,
     first_run,
     quick_completion,
     stand_in_climb,
 )
+from nqmip.auto.colour_plan import colour_proof
 from nqmip.auto.kernels import (  # noqa: F401 (warm_up and its tables: their old home)
     KERNEL_METHODS,
     KERNEL_WORDS,
@@ -65,13 +65,10 @@ from nqmip.auto.kernels import (  # noqa: F401 (warm_up and its tables: their ol
     warm_up,
 )
 from nqmip.auto.policy import (
-    AUTO_COLOUR_EXACT_MAX_N,
     AUTO_COLOUR_HEURISTIC,
     AUTO_EXACT_MAX_N,
     AUTO_HEURISTIC,
     BNB_PORTFOLIO_MAX_N,
-    COLOUR_PROOF_EXACT_SHARE,
-    COLOUR_PROOF_SECONDS,
     COMPLETION_SEARCH_MAX_FREE,
     FAST_EXACT_MAX_N,
     FIRST_RUN_EXACT_MAX_FREE,
@@ -94,19 +91,6 @@ from nqmip.instance import Instance, free_rows
 from nqmip.methods import METHODS
 from nqmip.progress import ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result
-
-
-@dataclass
-class Call:
-    """One auto call: its portfolio, deadline and the means to run an exact backend."""
-
-    run: Portfolio
-    deadline: Deadline
-    exact: Callable[..., Result | None]
-    threads: int | None
-    size: int
-    #: The kernels of the part beside the first, loaded while it runs (``LAZY``).
-    beside: Beside | None = None
 
 
 def solve_auto(
@@ -415,86 +399,10 @@ def _second_params(method: str, n: int, deadline: Deadline) -> dict[str, Any]:
     return {"max_steps": long_run_steps(n)}
 
 
-def _colour_proof(call: Call) -> None:
-    """Weights constant per colour within the colour proof's range: the plan of the module
-    docstring (the annealing holds an incumbent within a second whatever the proof does)."""
-    run, deadline, exact = call.run, call.deadline, call.exact
-    instance = run.instance
-    n = instance.n
-    # The strengthened MIP after the proof, warm-started, where it can still prove in the
-    # time; beyond, the proof has the whole budget (HiGHS at chess n = 64: 96 after 20 s).
-    mip_after = n <= AUTO_COLOUR_EXACT_MAX_N and (
-        n <= AUTO_EXACT_MAX_N or bool(instance.fixed) or not deadline.limited)
-
-    proof_limit = deadline.sub(None if deadline.limited else COLOUR_PROOF_SECONDS,
-                               share=COLOUR_PROOF_EXACT_SHARE if mip_after else None)
-    from nqmip.colour import proof
-
-    refuted: list[int] = []  # by the proof, in order; each cancels the searches at the bound
-    attempts: list[Deadline] = []
-
-    def lowered(count: int) -> None:
-        refuted.append(count)
-        for attempt in list(attempts):
-            attempt.cancel()
-
-    def at_bound(seed: int, limit: Deadline, step: str) -> bool:  # proven?
-        found = proof.search_at_bound(instance, seed=seed, time_limit=limit,
-                                      refuted=lambda: tuple(refuted), attempts=attempts.append)
-        if found is not None:
-            with run.lock:
-                run.offer(found, step)
-        return run.proven()
-
-    def prove() -> None:
-        try:  # its own kernels (LAZY); on a first run compiled by the child, not here
-            seconds = (load_colour(n, run.on_progress) if call.beside is None
-                       else call.beside.load_colour(proof_limit))
-        finally:
-            if call.beside is not None:  # then the annealing's compile, in a child process
-                call.beside.start()
-        found = None if seconds is None else proof.proof_result(
-            instance, seed=run.seed, time_limit=proof_limit, on_refuted=lowered)
-        bound = cheap_bound(instance)
-        with run.lock:
-            if call.beside is None:
-                run.compile_time += seconds or 0.0
-            if found is not None:
-                run.offer(found, "colour proof")
-            else:
-                run.plan.append("colour proof" if seconds is not None
-                                else "colour proof (not compiled yet)")
-            run.tighten(*bound)
-        if mip_after and not run.proven() and not deadline.expired():
-            exact(deadline, start=run.best.placement if run.best is not None else None)
-        elif n > AUTO_COLOUR_EXACT_MAX_N and not run.proven() and not proof_limit.expired():
-            # the proof has moved below the bound: this core searches at it too
-            at_bound(run.seed + 2, proof_limit, "bound search (after the proof)")
-
-    def second_stream(limit: Deadline) -> None:
-        # Beyond the MIP's range with a budget worth sharing: the search at the bound from
-        # another seed on the other core first, the annealing after; a placement at the
-        # bound ends the proof and the annealing. Without a limit: the proof's seconds.
-        if n <= AUTO_COLOUR_EXACT_MAX_N or limit.remaining() < proof.SECOND_STREAM_MIN_SECONDS:
-            return
-        stream = limit.sub(None if limit.limited else COLOUR_PROOF_SECONDS,
-                           share=proof.SECOND_STREAM_SHARE)
-        if at_bound(run.seed + 1, stream, "bound search (second stream)"):
-            proof_limit.cancel()
-            limit.cancel()
-
-    if call.beside is not None and call.beside.colour:  # the proof's compile too
-        climb_until_colour(run, call.beside, deadline)
-    elif call.beside is not None and call.beside.compiling:
-        first_climb(run, deadline)
-    run.beside(deadline, prove, lead=second_stream,
-               ready=None if call.beside is None else call.beside.ready)
-
-
 #: One function per plan of :data:`nqmip.auto.policy.PLANS` that runs after the explicit
 #: incumbent ("small" and "warm-start" are one exact solve each, in :func:`solve_auto`).
 RUNNERS: dict[str, Callable[[Call], None]] = {
-    "completion": _completion, "feasibility": _feasibility, "colour-proof": _colour_proof,
+    "completion": _completion, "feasibility": _feasibility, "colour-proof": colour_proof,
     "mip": _mip, "colour-quota": _colour_quota, "topsquares": _topsquares,
     "anneal": _anneal,
 }
