@@ -21,13 +21,17 @@ import pytest
 from nqmip.methods import METHODS
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Long enough for a child's compile on a loaded machine (ga's took more than the 17 s a
+#: 20 s limit leaves in a whole run on two cores); the runs end at the listed optimum or
+#: at the method's own end long before it (1 to 3 s warm).
+LIMIT = 60
 KERNEL_HEURISTICS = [m.name for m in METHODS.values()
                      if m.kind == "heuristic" and m.warm_up is not None and "dense" in m.weights]
 
 
 def answer(method: str, costs: bool, cache: Path) -> dict[str, Any]:
     argv = [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "8",
-            "--method", method, "--random-weights", "2", "--time-limit", "20", "--json",
+            "--method", method, "--random-weights", "2", "--time-limit", str(LIMIT), "--json",
             *(["--minimize"] if costs else [])]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache)}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=180)
@@ -42,7 +46,10 @@ def answer(method: str, costs: bool, cache: Path) -> dict[str, Any]:
 def test_a_first_run_answers_what_the_warm_run_answers(method: str, costs: bool,
                                                       tmp_path: Path) -> None:
     cold = answer(method, costs, tmp_path)
-    assert cold["provenance"]["plan"][0] == "explicit", cold["provenance"]  # a first run
+    plan = cold["provenance"]["plan"]
+    assert plan[0] == "explicit", cold["provenance"]  # a first run
+    if f"{method} (not compiled yet)" in plan:  # the climbs stood in: nothing to compare
+        pytest.skip(f"{method}'s compile did not end within {LIMIT} s here")
     warm = answer(method, costs, tmp_path)
     assert "explicit" not in warm["provenance"]["plan"], warm["provenance"]  # compiled
     assert (cold["status"], cold["objective"]) == (warm["status"], warm["objective"]), \

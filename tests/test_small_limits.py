@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from nqmip.auto import policy
+from nqmip.auto.policy import pick_backend
 from nqmip.construct import explicit_solution
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,24 +66,27 @@ def run(args: list[str], cache: Path) -> dict[str, Any]:
     return answer
 
 
-def check(cell: tuple[int, str, str, bool], limit: float, tmp_path: Path) -> None:
-    """One cell, tried twice where the first try missed (a loaded machine)."""
+def check(cell: tuple[int, str, str, bool], limit: float, tmp_path: Path,
+          reference: str = "highs") -> None:
+    """One cell, tried twice where the first try missed (a loaded machine): where
+    ``reference`` alone proves well within the limit, auto answers its optimum."""
     missed = ""
     for attempt in range(2):
-        highs = run(argv(*cell, "highs", limit), tmp_path / f"highs{attempt}")
+        highs = run(argv(*cell, reference, limit), tmp_path / f"highs{attempt}")
         solve = highs["timing"]["wall"]  # the solve's own, the interpreter's start apart
         if highs["status"] != "optimal" or solve > WELL_WITHIN * limit:
             if attempt:
-                pytest.skip(f"HiGHS alone did not prove within {WELL_WITHIN * limit:g} s "
+                pytest.skip(f"{reference} alone did not prove within {WELL_WITHIN * limit:g} s "
                             f"here ({solve:.2f} s, {highs['status']})")
             continue
         auto = run(argv(*cell, "auto", limit), tmp_path / f"auto{attempt}")
         missed = (f"auto {auto['objective']} {auto['status']} in {auto['process']:.2f} s "
-                  f"(steps {auto['provenance']['plan']}); HiGHS alone "
+                  f"(steps {auto['provenance']['plan']}); {reference} alone "
                   f"{highs['objective']} in {highs['process']:.2f} s")
-        # the optimum, proven: at once; past the limit: once more (a loaded machine)
-        assert auto["status"] == "optimal" and auto["objective"] == highs["objective"], missed
-        if auto["process"] <= limit + EXIT_SLACK:
+        # the optimum, proven, within the limit; a miss once more (a loaded machine: the
+        # stop's CI missed n = 17 once, auto's MIP then waiting for the proof's compile)
+        if auto["status"] == "optimal" and auto["objective"] == highs["objective"] \
+                and auto["process"] <= limit + EXIT_SLACK:
             return
     assert not missed, missed
 
@@ -102,3 +106,12 @@ def test_a_first_run_at_the_small_plans_edge_answers_highs_optimum(tmp_path: Pat
 def test_auto_answers_what_highs_proves_well_within_the_limit(
         cell: tuple[int, str, str, bool], tmp_path: Path) -> None:
     check(cell, 5.0, tmp_path)
+
+
+def test_a_first_run_of_the_colour_plan_answers_what_its_mip_proves_alone(
+        tmp_path: Path) -> None:
+    """Chess n = 24, 3 s, an empty cache (the colour-proof plan, inside the MIP's range):
+    the MIP auto picks proves alone within half the limit, and auto answers its optimum
+    in the limit. It waited for the proof's compile (up to 80 % of the limit) before its
+    MIP started, and answered its climb's 40 (the optimum 42)."""
+    check((24, "chess", "max", False), 3.0, tmp_path, reference=pick_backend(24))
