@@ -33,7 +33,7 @@ from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, Progress, ProgressCallback
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
 from nqmip.sense import from_maximisation, to_maximisation
-from nqmip.trajectory import Trajectory
+from nqmip.trajectory import Trajectory, close_to
 from nqmip.verify import verified
 from nqmip.warmstart import WarmStartSpec, check_start
 from nqmip.watchdog import Watched, finish_heard, run_watched
@@ -418,11 +418,21 @@ def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,
         # the optimum when the placement that reached it is also proven
         termination = (Termination.OPTIMAL if result.status is Status.OPTIMAL
                        else Termination.TARGET)
-    timing = result.timing.with_(wall=deadline.elapsed(),
-                                 to_best=trajectory.time_to(result.objective),
+    to_best = trajectory.time_to(result.objective)
+    if stood_in(trajectory, result):  # the answer's own time, not the stand-in's
+        to_best = result.timing.to_best
+    timing = result.timing.with_(wall=deadline.elapsed(), to_best=to_best,
                                  to_target=trajectory.target_time)
     return result.with_(termination=termination, timing=timing, seed=seed,
                         trajectory=tuple(trajectory.points), target=trajectory.target)
+
+
+def stood_in(trajectory: Trajectory, result: Result) -> bool:
+    """Whether a stand-in reported a better incumbent than the answer: a named heuristic's
+    first run's climbs, its answer the method's own (:mod:`nqmip.auto.first`)."""
+    best, objective = trajectory.incumbent, result.objective
+    return best is not None and objective is not None and best > objective \
+        and not close_to(best, objective)
 
 
 def fallback(instance: Instance, method: str, trajectory: Trajectory, *,

@@ -110,7 +110,12 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
             own.plan, own.compile_time = list(run.plan), run.compile_time
             if run.bound_from == "exhaustive":
                 own.tighten(run.bound, "exhaustive")
-            own.offer(run.search(deadline, name, params), name)  # its failure is raised
+            started = time.perf_counter() - begin
+            searched = run.search(deadline, name, params)  # its failure is raised
+            found = searched.timing.to_best  # on the call's clock, not the search's
+            searched = searched.with_(timing=searched.timing.with_(to_best=started + (
+                searched.timing.wall if found is None else found)))
+            own.offer(searched, name)
             run = own
         else:  # not compiled in time: the climbs stand in, to the limit
             run.plan.append(f"{name} (not compiled yet)")
