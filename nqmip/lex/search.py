@@ -176,7 +176,15 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
         if (oracle_from, oracle_cap) != (None, None):
             raise TypeError(f"oracle_from and oracle_cap are parameters of the 'search' "
                             f"route, not of the {oracle!r} oracle")
+        if oracle == DEFAULT_ORACLE and (workers, scheduler, record) == (None, None, None):
+            plain = _first_run(instance, deadline)
+            if plain is not None:
+                return plain
         run = _descend(instance, oracle, deadline, workers, scheduler, record)
+        if oracle == DEFAULT_ORACLE:  # its kernels are in numba's cache now
+            from nqmip.warmup import mark_ready
+
+            mark_ready(DESCENT_MARK, "descent")
         extra: dict[str, object] = {"oracle": run.oracle, "questions": run.questions,
                                     "improvements": run.improvements, **run.stats}
         return _lex_result(instance, seed, run.placement, run.complete, run.exhausted,
@@ -196,6 +204,32 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
                        found.proven_rows, found.stopped_by, found.seconds, found.nodes,
                        f"{found.nodes} nodes", "lex-first search (propagation + "
                        "first-fail prefix oracle)", extra)
+
+
+#: The descent's kernels, marked compiled by a run of it (or by ``--warm-up``'s "any").
+DESCENT_MARK = "nqmip.lex.search:warm_up"
+#: A first run (the descent's kernels not marked compiled) under a limit searches in plain
+#: Python first (:mod:`nqmip.lex.plain`) for at most this long or this share of the limit.
+PLAIN_SECONDS = 2.0
+PLAIN_SHARE = 0.3
+
+
+def _first_run(instance: Instance, deadline: Deadline) -> Result | None:
+    """On a first run under a limit, the plain search's answer when it settles the question
+    within its slice (the first solution, or none); None otherwise (the descent runs)."""
+    from nqmip.lex.plain import plain_first
+    from nqmip.warmup import is_ready
+
+    if not deadline.limited or is_ready(DESCENT_MARK, "descent"):
+        return None
+    found = plain_first(instance, deadline.sub(PLAIN_SECONDS, share=PLAIN_SHARE))
+    if found.placement is None and not found.exhausted:
+        return None
+    solver = "lex-first plain search (the descent's kernels not compiled yet)"
+    return _lex_result(instance, None, found.placement, found.placement is not None,
+                       found.exhausted, instance.n if found.placement else 0, None,
+                       found.seconds, found.nodes, f"{found.nodes} nodes", solver,
+                       {"oracle": "plain"})
 
 
 def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int | None,
