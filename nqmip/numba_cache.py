@@ -219,7 +219,37 @@ def _install() -> None:
             pass
 
     event.register("numba:compile", _Count())
+    _locked_saves(caching.IndexDataCacheFile)
     _installed.append(locator)
+
+
+def _locked_saves(index_file: Any) -> None:
+    """numba saves a kernel's cache entry by reading its index, adding the entry and
+    writing the index back, unlocked: two processes that compile two signatures of one
+    kernel at once each write the index they read, so one entry is lost (the next run
+    compiles it again: a warm-up's kernels cold in the command after it, CI's ``bnb``
+    answered by the watchdog at 20 s where it proves in 0.7 s) and both may take the same
+    data file (the index names one signature's file, the other's code in it). Each save
+    holds an exclusive lock on a file beside the index, across processes."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): numba's unlocked save
+        return
+    save = index_file.save
+
+    def locked_save(self: Any, key: Any, data: Any) -> None:
+        try:
+            lock = open(f"{self._index_path}.lock", "ab")  # noqa: SIM115 (closed below)
+        except OSError:  # the folder is numba's to report on
+            return save(self, key, data)
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                save(self, key, data)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    index_file.save = locked_save
 
 
 _installed: list[type] = []

@@ -179,3 +179,58 @@ def test_the_warm_up_leaves_the_completion_search_nothing_to_load() -> None:
                        text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout.strip().splitlines()[-1]) == []
+
+
+#: One kernel of a module outside the package, compiled for one argument type (argv[2]),
+#: with numba's index write slowed (the time between reading the index and writing it back
+#: is where two processes' saves race).
+RACER = """
+import json, sys, time
+from numba.core import caching
+from nqmip.numba_cache import install
+
+install()
+write = caching.IndexDataCacheFile._save_index
+
+def slow(self, overloads):
+    time.sleep(float(sys.argv[3]))
+    write(self, overloads)
+
+caching.IndexDataCacheFile._save_index = slow
+sys.path.insert(0, sys.argv[1])
+import toy
+
+values = {"int": [1], "float": [1.5], "both": [1, 1.5]}[sys.argv[2]]
+for value in values:
+    toy.double(value)
+stats = toy.double.stats
+print(json.dumps({"hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values())}))
+"""
+
+
+def test_two_processes_compiling_one_kernel_at_once_both_keep_their_entry(
+        tmp_path: Path) -> None:
+    """Two commands compiling two signatures of one kernel at once (a warm-up and another
+    test's command, CI's two workers): numba read its index, added its entry and wrote it
+    back, so the last writer's index lost the other's entry, and the command after them
+    compiled again (``bnb`` warmed, then answered by the watchdog at its 20 s limit).
+    Saves are locked (nqmip.numba_cache): both entries load."""
+    (tmp_path / "toy.py").write_text("from nqmip.numba_cache import njit\n\n\n"
+                                     "@njit(cache=True)\ndef double(x):\n    return 2 * x\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def start(kind: str, pause: float) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-c", RACER, str(tmp_path), kind, str(pause)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+
+    racers = [start("int", 3.0), start("float", 3.0)]
+    for racer in racers:
+        out, err = racer.communicate(timeout=300)
+        assert racer.returncode == 0, err
+        assert json.loads(out)["misses"] == 1, out  # each compiled its own
+    after = start("both", 0.0)
+    out, err = after.communicate(timeout=300)
+    assert after.returncode == 0, err
+    assert json.loads(out) == {"hits": 2, "misses": 0}, out

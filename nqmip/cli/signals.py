@@ -221,18 +221,37 @@ def stops_as_ctrl_c(deferred: bool = False) -> Iterator[Stop]:
         # compiles a kernel) or a finaliser (a weakref's callback) cannot propagate: Python
         # would print it as "Exception ignored"; the command says it was stopped instead,
         # once the stop is raised again where it can propagate (Stop.again)
-        if not (stop.signum is not None and unraisable.exc_type is KeyboardInterrupt):
+        if stop.signum is not None and unraisable.exc_type is KeyboardInterrupt:
+            stop.again()
+        elif not (stop.signum is not None and _torn(unraisable)):
             hook(unraisable)
-            return
-        stop.again()
 
     sys.unraisablehook = quiet
     try:
         yield stop
     finally:
-        sys.unraisablehook = hook
+        # after a stop, the objects it interrupted are freed as the command ends: their
+        # finalisers stay quiet there too
+        sys.unraisablehook = hook if stop.signum is None else _after_stop(hook)
         for number, before in stop._installed.items():
             signal.signal(number, before)
+
+
+def _torn(unraisable: Any) -> bool:
+    """Whether an exception Python could not raise came from a finaliser (``__del__``):
+    after a stop, that of an object the stop interrupted as it was made. llvmlite's
+    ``OutputString`` stopped in its ``__init__`` (SIGINT as numba compiled a kernel in the
+    command's thread) printed ``AttributeError: ... no attribute '_ptr'`` with a traceback
+    above the command's one line."""
+    return getattr(unraisable.object, "__name__", None) == "__del__"
+
+
+def _after_stop(hook: Any) -> Any:
+    def quiet(unraisable: Any) -> None:
+        if not (unraisable.exc_type is KeyboardInterrupt or _torn(unraisable)):
+            hook(unraisable)
+
+    return quiet
 
 
 #: The least seconds an input that waits is given (:func:`waiting_inputs`), even when the
