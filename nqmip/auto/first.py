@@ -16,8 +16,12 @@ climb proved its optimum where the method's own run does not (``--n 8 --method m
 --random-weights 2 --time-limit 20``: optimal 55 on an empty numba cache, min-conflicts'
 feasible 38 warm), and a comparison credited the method with the climb's placement.
 Without a time limit, under a work limit (an answer that must not depend on the clock),
-on a warm cache, with fixed queens, or where the climb does not run (no weights, n < 4 or
-n > ``swapclimb.MAX_N``), the method runs as before.
+on a warm cache, or where the climb does not run (no weights, n < 4 or
+n > ``swapclimb.MAX_N``), the method runs as before. With fixed queens the first
+incumbent is the plain-Python completion (:func:`nqmip.auto.cold.quick_completion`) and the
+climbs swap the free rows only: they compiled in the command's process before, and
+``--method sa --n 14 --random-weights 2 --fix 0,1 --time-limit 3`` answered the
+completion's 70 at the limit ("did not stop in time").
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | Non
     from nqmip.watchdog import loading
 
     if not deadline.limited or METHODS[name].warm_up is None or instance.is_feasibility \
-            or instance.fixed or not 4 <= instance.n <= MAX_N:
+            or not 4 <= instance.n <= MAX_N:
         return None
     with loading():  # numba's import (kind_of): the watchdog answers at the limit
         if compiled(name, instance):
@@ -86,7 +90,8 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     """The construction, climbed until ``name``'s kernels are compiled, then ``name``
     itself for the time left (when its kernels load in time): the better answer, labelled
     ``name``."""
-    from nqmip.auto.cold import climb_while_compiling
+    from nqmip.auto.cold import climb_while_compiling, quick_completion
+    from nqmip.auto.plans import FIRST_COMPLETION_SECONDS, FIRST_COMPLETION_SHARE
     from nqmip.auto.portfolio import Portfolio
     from nqmip.heuristics.common import explicit_result
     from nqmip.heuristics.exhaustive import small_bound
@@ -96,7 +101,13 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     run = Portfolio(instance, deadline.sub(), seed, on_progress)
     run.kernels = kernels
     try:
-        run.guard("explicit", lambda: run.offer(explicit_result(instance, seed), "explicit"))
+        if instance.fixed:  # the first completion, in plain Python; the climbs keep them
+            first = deadline.sub(FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE)
+            run.guard("completion (python)", lambda: run.offer(
+                quick_completion(instance, first, seed), "completion (python)"))
+        else:
+            run.guard("explicit", lambda: run.offer(explicit_result(instance, seed),
+                                                    "explicit"))
         # a listed board's optimum (nqmip.heuristics.exhaustive): a climb that reaches it
         # stops climbing (and stands in, proven, if the method's kernels do not come)
         run.tighten(small_bound(instance, deadline), "exhaustive")
