@@ -11,10 +11,11 @@ most, far fewer over a run); a report that improves nothing is passed on at most
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nqmip import numba_cache
@@ -215,3 +216,33 @@ class Dispatcher:
             with self._ready:
                 self._pending.clear()
         return self.error
+
+
+def forwarded(on_progress: ProgressCallback | None, log: bool,
+             offset: float | None) -> ProgressCallback | None:
+    """What the caller hears of the reports: in its own terms (costs when minimising), and
+    with ``log`` one line per report on stderr."""
+    if on_progress is None and not log:
+        return None
+
+    def forward(report: Progress) -> None:
+        if offset is not None:
+            report = replace(report,
+                             incumbent=None if report.incumbent is None
+                             else offset - report.incumbent,
+                             bound=None if report.bound is None else offset - report.bound)
+        if log and report.note != "":  # "": a note is over, nothing to say
+            parts = [f"{report.elapsed:9.3f} s", report.method]
+            if report.incumbent is not None:
+                parts.append(f"incumbent {report.incumbent:g}")
+            if report.bound is not None:
+                parts.append(f"bound {report.bound:g}")
+            if report.conflicts is not None:
+                parts.append(f"conflicts {report.conflicts}")
+            if report.note:
+                parts.append(report.note)
+            print("  ".join(parts), file=sys.stderr, flush=True)
+        if on_progress is not None:
+            on_progress(report)
+
+    return forward

@@ -11,7 +11,6 @@ Whatever the method, the placement is checked by :func:`nqmip.verify.verified` b
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -30,7 +29,7 @@ from nqmip.methods import (
     method,
 )
 from nqmip.option_types import call_deadline
-from nqmip.progress import Dispatcher, Progress, ProgressCallback
+from nqmip.progress import Dispatcher, ProgressCallback, forwarded
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
 from nqmip.sense import from_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory, close_to
@@ -172,9 +171,10 @@ def solve(
 
 def _dispatcher(on_progress: ProgressCallback | None, log: bool, offset: float | None,
                 deadline: Deadline) -> Dispatcher | None:
-    """The thread that passes the reports on to the caller (:func:`_forward`), never on a
-    search's thread; an exception of the callback cancels ``deadline``."""
-    forward = _forward(on_progress, log, offset)
+    """The thread that passes the reports on to the caller
+    (:func:`~nqmip.progress.forwarded`), never on a search's thread; an exception of the
+    callback cancels ``deadline``."""
+    forward = forwarded(on_progress, log, offset)
     return None if forward is None else Dispatcher(forward, deadline.cancel)
 
 
@@ -340,36 +340,6 @@ def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_
                          deadline=deadline)
 
 
-def _forward(on_progress: ProgressCallback | None, log: bool,
-             offset: float | None) -> ProgressCallback | None:
-    """What the caller hears of the reports: in its own terms (costs when minimising), and
-    with ``log`` one line per report on stderr."""
-    if on_progress is None and not log:
-        return None
-
-    def forward(report: Progress) -> None:
-        if offset is not None:
-            report = replace(report,
-                             incumbent=None if report.incumbent is None
-                             else offset - report.incumbent,
-                             bound=None if report.bound is None else offset - report.bound)
-        if log and report.note != "":  # "": a note is over, nothing to say
-            parts = [f"{report.elapsed:9.3f} s", report.method]
-            if report.incumbent is not None:
-                parts.append(f"incumbent {report.incumbent:g}")
-            if report.bound is not None:
-                parts.append(f"bound {report.bound:g}")
-            if report.conflicts is not None:
-                parts.append(f"conflicts {report.conflicts}")
-            if report.note:
-                parts.append(report.note)
-            print("  ".join(parts), file=sys.stderr, flush=True)
-        if on_progress is not None:
-            on_progress(report)
-
-    return forward
-
-
 def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict[str, Any],
               *, seed: int | None, warm_start: Any, on_progress: ProgressCallback,
               target: float | None, threads: int | None, mip_gap: float | None,
@@ -391,19 +361,31 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
                                strengthen=True if strengthen is None else strengthen,
                                work_limit=work_limit, workers=workers,
                                scheduler=scheduler, record=record)
-        return solve_exact(instance, spec.name, options, warm_start=warm_start,
-                           bound_proof=bool(bound_proof))
-    from nqmip.auto.first import first_run
-    from nqmip.heuristics import run_heuristic
 
-    if work_limit is not None and spec.work is not None:  # the heuristic's own budget
-        params = {**params, spec.work: int(work_limit)}
-    elif (cold := first_run(spec.name, instance, deadline, seed, on_progress,
-                            params)) is not None:
+        def search(limit: Deadline) -> Result:
+            return verified(instance, solve_exact(
+                instance, spec.name, replace(options, deadline=limit), warm_start=warm_start,
+                bound_proof=bool(bound_proof)))
+
+        alone = work_limit is not None or workers or scheduler or record or warm_start
+    else:
+        from nqmip.heuristics import run_heuristic
+
+        if work_limit is not None and spec.work is not None:  # the heuristic's own budget
+            params = {**params, spec.work: int(work_limit)}
+
+        def search(limit: Deadline) -> Result:  # it marks its kernels ready
+            return verified(instance, run_heuristic(spec.name, instance, seed=seed,
+                                                    time_limit=limit, on_progress=on_progress,
+                                                    **params))
+
+        alone = work_limit is not None and spec.work is not None
+    from nqmip.auto.first import first_run
+
+    if not alone and (cold := first_run(spec.name, instance, deadline, seed, on_progress,
+                                        search)) is not None:
         return cold  # a first run: its kernels compiled beside, numpy climbs here
-    result = run_heuristic(spec.name, instance, seed=seed, time_limit=deadline,
-                           on_progress=on_progress, **params)  # it marks its kernels ready
-    return verified(instance, result)
+    return search(deadline)
 
 
 def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,

@@ -283,7 +283,8 @@ def quick_completion(instance: Instance, deadline: Deadline, seed: int) -> Resul
                    else Termination.SOLUTION_FOUND if placement is not None
                    else Termination.TIME_LIMIT)
     return make_result(instance, "completion (python)", placement, termination,
-                       proven=exhausted and placement is None, seed=seed,
+                       proven=(exhausted and placement is None)
+                       or (placement is not None and instance.is_feasibility), seed=seed,
                        timing=Timing(wall=time.perf_counter() - begin))
 
 

@@ -1,5 +1,8 @@
-"""A named heuristic's first run under a time limit: its kernels compiled by a child process
-while this one climbs with numpy, as auto's first runs do (:mod:`nqmip.auto.cold`).
+"""A named method's first run under a time limit (a heuristic, or the branch and bound):
+its kernels compiled by a child process while this one climbs with numpy, as auto's first
+runs do (:mod:`nqmip.auto.cold`). The branch and bound, and the heuristics on a
+feasibility question, compiled in the command's process until the same change: every run
+with a limit shorter than the compile answered the watchdog's stand-in, and cached nothing.
 
 A heuristic compiled its kernels in the call's own process before its first step: on an
 empty numba cache that took 5 to 10 s (more on a loaded machine), so ``--method sa --n 12
@@ -27,6 +30,7 @@ completion's 70 at the limit ("did not stop in time").
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from nqmip.budget import Deadline
@@ -49,17 +53,17 @@ CLIMB_SHARE = 0.3
 
 
 def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | None,
-              on_progress: ProgressCallback | None, params: dict[str, Any]) -> Result | None:
-    """The heuristic ``name`` on ``instance`` (the maximisation) with its kernels compiled
-    beside (see the module), or None where it runs as before (a warm cache, no limit, a
-    board the climb does not take)."""
+              on_progress: ProgressCallback | None,
+              search: Callable[[Deadline], Result]) -> Result | None:
+    """The method ``name`` on ``instance`` (the maximisation) with its kernels compiled
+    beside (see the module), ``search(deadline)`` its own run once they are, or None where
+    it runs as before (a warm cache, no limit, a board the climb does not take)."""
     from nqmip.auto.cold import ColdKernels
     from nqmip.heuristics.swapclimb import MAX_N
     from nqmip.methods import METHODS
     from nqmip.watchdog import loading
 
-    if not deadline.limited or METHODS[name].warm_up is None or instance.is_feasibility \
-            or not 4 <= instance.n <= MAX_N:
+    if not deadline.limited or METHODS[name].warm_up is None or not 4 <= instance.n <= MAX_N:
         return None
     with loading():  # numba's import (kind_of): the watchdog answers at the limit
         if compiled(name, instance):
@@ -69,7 +73,7 @@ def first_run(name: str, instance: Instance, deadline: Deadline, seed: int | Non
             return None
         kernels.start()
     return _climb_then_search(name, instance, deadline, 0 if seed is None else seed,
-                              on_progress, params, kernels)
+                              on_progress, search, kernels)
 
 
 def compiled(name: str, instance: Instance) -> bool:
@@ -85,7 +89,8 @@ def compiled(name: str, instance: Instance) -> bool:
 
 
 def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: int,
-                       on_progress: ProgressCallback | None, params: dict[str, Any],
+                       on_progress: ProgressCallback | None,
+                       search: Callable[[Deadline], Result],
                        kernels: Any) -> Result:
     """The construction, climbed until ``name``'s kernels are compiled, then ``name``
     itself for the time left (when its kernels load in time): the better answer, labelled
@@ -122,7 +127,7 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
             if run.bound_from == "exhaustive":
                 own.tighten(run.bound, "exhaustive")
             started = time.perf_counter() - begin
-            searched = run.search(deadline, name, params)  # its failure is raised
+            searched = search(deadline)  # verified; its failure is raised
             found = searched.timing.to_best  # on the call's clock, not the search's
             searched = searched.with_(timing=searched.timing.with_(to_best=started + (
                 searched.timing.wall if found is None else found)))
@@ -133,8 +138,12 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
             climb_while_compiling(run, deadline)
     finally:
         kernels.stop()
-    result = run.finish(begin)
-    return result.with_(method=name)
+    result = run.finish(begin).with_(method=name)
+    if f"{name} (not compiled yet)" in run.plan:  # what to do about it, in the answer
+        result = result.with_(message=(
+            f"{name}'s kernels were still compiling (numba, once per machine) and the numpy "
+            f"climbs stood in; a longer limit, or --warm-up once, compiles them"))
+    return result
 
 
 def _loaded(kernels: Any, name: str, deadline: Deadline) -> bool:
