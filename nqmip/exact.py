@@ -62,6 +62,20 @@ PROOF_SHARE = 0.75
 PROOF_SECONDS = 60.0
 
 
+def _settled(instance: Instance, method: str, solver: str, options: SolveOptions,
+             begin: float) -> Result | None:
+    """The answer before any model: the fixed queens settle it, or, for a method that
+    compiles kernels (bnb), a board of no placement or one (n = 1, 2, 3: the heuristics'
+    listing; bnb compiled its kernels for it, and a first run's watchdog answered n = 3 at
+    the limit, "did not stop in time")."""
+    settled = settled_by_fixed(instance, method, solver, options.seed, begin)
+    if settled is None and METHODS[method].warm_up is not None:
+        from nqmip.heuristics.exhaustive import settled_small
+
+        settled = settled_small(instance, method, options.seed, begin, options.deadline)
+    return settled
+
+
 def solve_exact(
     instance: Instance,
     method: str,
@@ -87,7 +101,7 @@ def solve_exact(
     if not spec.honour("seed"):
         options = replace(options, seed=None)  # deterministic: no seed was used
     begin = time.perf_counter()
-    settled = settled_by_fixed(instance, method, backend.solver_label(), options.seed, begin)
+    settled = _settled(instance, method, backend.solver_label(), options, begin)
     if settled is not None:
         return settled
     deadline = options.deadline

@@ -143,5 +143,21 @@ def test_a_first_run_under_a_short_limit_answers_in_it(method: str, kind: str, c
     assert found["timing"]["wall"] <= limit + 1.0, found["timing"]
     if kind == "none":  # any placement is the optimum
         assert found["status"] == "optimal", found
-    if f"{method} (not compiled yet)" in found["provenance"]["plan"]:
+    proven = found["status"] in ("optimal", "infeasible")
+    if f"{method} (not compiled yet)" in found["provenance"]["plan"] and not proven:
         assert "--warm-up" in found["message"], found["message"]
+    if proven:  # settled: nothing stood in for anything
+        assert "--warm-up" not in (found["message"] or ""), found["message"]
+
+
+@pytest.mark.parametrize("method", [m.name for m in METHODS.values()
+                                    if m.kind != "auto" and m.warm_up])
+def test_a_board_with_no_placement_is_settled_without_a_kernel(method: str,
+                                                               tmp_path: Path) -> None:
+    """n = 3 on an empty cache: the heuristics list its placements (none) before any
+    kernel; the branch and bound compiled its kernels and the watchdog answered at the
+    limit ("did not stop in time", termination time_limit). Every kernel method now."""
+    kind = sorted(METHODS[method].weights)[0]
+    found = answer(method, False, tmp_path, args=("--n", "3", *WEIGHTS[kind]), limit=3.0)
+    assert (found["status"], found["termination"]) == ("infeasible", "infeasible"), found
+    assert "did not stop in time" not in (found["message"] or ""), found["message"]

@@ -36,7 +36,7 @@ from typing import Any
 from nqmip.budget import Deadline
 from nqmip.instance import Instance
 from nqmip.progress import ProgressCallback
-from nqmip.result import Result
+from nqmip.result import Result, Status
 
 #: Seconds a first run keeps for loading its kernels and a search: the climbs stop this
 #: long before the limit unless the kernels are compiled sooner (sa's load from the cache
@@ -139,7 +139,8 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     finally:
         kernels.stop()
     result = run.finish(begin).with_(method=name)
-    if f"{name} (not compiled yet)" in run.plan:  # what to do about it, in the answer
+    if f"{name} (not compiled yet)" in run.plan and result.status not in (
+            Status.OPTIMAL, Status.INFEASIBLE):  # what to do about it, in the answer
         result = result.with_(message=(
             f"{name}'s kernels were still compiling (numba, once per machine) and the numpy "
             f"climbs stood in; a longer limit, or --warm-up once, compiles them"))
