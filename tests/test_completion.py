@@ -117,6 +117,9 @@ def exact_methods() -> list[str]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(partial_boards(), WEIGHTS)
+# SCIP 10 with the strengthened model's parity row, seed 0: "optimal 10" (12 is; its log said
+# "best solution is not feasible in original problem"); found by this test in CI
+@example((7, {4: 5}), "chess")
 def test_exact_methods_complete_or_prove(board: tuple[int, dict[int, int]],
                                          weights: str | None) -> None:
     n, fixed = board

@@ -38,7 +38,13 @@ class ScipBackend(Backend):
         self.require()
         import pyscipopt
 
-        lm = build_linear_model(instance, **linear_extras(instance, options.strengthen))
+        # without the parity row (x's sum - 2z = n mod 2, z integer): SCIP 10 answered
+        # wrong with it twice. Its cliques drawn from the row made chess n = 8 with queens
+        # on (5,0) and (4,6) "infeasible" (optimal 12; the cliques were turned off), then its
+        # presolve proved "optimal 10" for chess n = 7 with a queen on (4,5), seed 0
+        # (optimal 12; SCIP's log: "best solution is not feasible in original problem")
+        lm = build_linear_model(instance, **linear_extras(instance, options.strengthen,
+                                                          parity=False))
         model = pyscipopt.Model()
         model.hideOutput(not options.verbose)
         vtype = "B" if lm.num_extra_cols == 0 else "I"
@@ -58,11 +64,6 @@ class ScipBackend(Backend):
             if np.isfinite(low) and low != up:
                 model.addCons(expr >= low)
         model.setMaximize()
-        if lm.num_extra_cols:
-            # SCIP 10's cliques drawn from linear rows lose solutions of the parity row
-            # (x's sum - 2z = odd, z integer): chess n = 8 with queens on (5,0) and (4,6)
-            # was "infeasible" (optimal 12; right with this off or presolve off)
-            model.setParam("constraints/linear/extractcliques", False)
         if lm.offset:
             model.addObjoffset(float(lm.offset))
         # Ctrl-C is the process's to hear (the call's deadline then stops SCIP): SCIP's own

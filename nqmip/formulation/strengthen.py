@@ -316,11 +316,12 @@ def add_to_cpsat(cps: CpSatModel, s: Strengthening) -> CpSatModel:
 # --- one-call builders used by the backends (``options.strengthen`` switches them) -------
 
 
-def linear_extras(instance: Instance, on: bool = True) -> dict[str, Any]:
-    """Keyword arguments of ``build_linear_model`` for the strengthened model ({} if off)."""
+def linear_extras(instance: Instance, on: bool = True, **pieces: bool) -> dict[str, Any]:
+    """Keyword arguments of ``build_linear_model`` for the strengthened model ({} if off);
+    ``pieces`` as :func:`plan` takes them."""
     if not on:
         return {}
-    rows, ncols, bounds = matrix_extras(plan(instance, "mip"))
+    rows, ncols, bounds = matrix_extras(plan(instance, "mip", **pieces))
     return {"extra_rows": rows, "num_extra_cols": ncols, "extra_col_bounds": bounds}
 
 
