@@ -73,7 +73,7 @@ def _settled(instance: Instance, method: str, solver: str, options: SolveOptions
         from nqmip.heuristics.exhaustive import settled_small
 
         settled = settled_small(instance, method, options.seed, begin, options.deadline)
-    return settled
+    return None if settled is None else verified(instance, settled)
 
 
 def solve_exact(

@@ -105,6 +105,7 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     # the climbs' own deadline: their proof (below) ends them, not the method's run
     run = Portfolio(instance, deadline.sub(), seed, on_progress)
     run.kernels = kernels
+    stood_in = False
     try:
         if instance.fixed:  # the first completion, in plain Python; the climbs keep them
             first = deadline.sub(FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE)
@@ -127,20 +128,21 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
             if run.bound_from == "exhaustive":
                 own.tighten(run.bound, "exhaustive")
             started = time.perf_counter() - begin
-            searched = search(deadline)  # verified; its failure is raised
+            searched = search(deadline)  # verified by it; its failure is raised
             found = searched.timing.to_best  # on the call's clock, not the search's
             searched = searched.with_(timing=searched.timing.with_(to_best=started + (
                 searched.timing.wall if found is None else found)))
             own.offer(searched, name)
             run = own
         else:  # not compiled in time: the climbs stand in, to the limit
+            stood_in = True
             run.plan.append(f"{name} (not compiled yet)")
             climb_while_compiling(run, deadline)
     finally:
         kernels.stop()
     result = run.finish(begin).with_(method=name)
-    if f"{name} (not compiled yet)" in run.plan and result.status not in (
-            Status.OPTIMAL, Status.INFEASIBLE):  # what to do about it, in the answer
+    if stood_in and result.status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        # what to do about it, in the answer
         result = result.with_(message=(
             f"{name}'s kernels were still compiling (numba, once per machine) and the numpy "
             f"climbs stood in; a longer limit, or --warm-up once, compiles them"))
