@@ -3,6 +3,10 @@ time_limit=S)`` takes past S, for each method, with numba's cache empty (a first
 full (later runs).
 
     python benchmarks/bench_time_limit.py --limits 1,3 --runs 3
+    python benchmarks/bench_time_limit.py --methods highs,cpsat,scip,bnb --n 2000 --limits 5
+
+``--n`` puts every case on an n-board (the large boards, where building a model is
+seconds of the limit).
 
 Each run is a fresh process; the instance is built before the clock (the call is what is
 timed, from its first line to its return). Cold: ``NUMBA_CACHE_DIR`` is a new empty folder
@@ -59,6 +63,7 @@ def main() -> int:
     parser.add_argument("--limits", default="1,3")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--methods", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--n", type=int, default=None, help="every case on this board size")
     args = parser.parse_args()
     limits = [float(x) for x in args.limits.split(",")]
     wanted = None if args.methods is None else set(args.methods.split(","))
@@ -66,6 +71,7 @@ def main() -> int:
           "| placement |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
     for method, n, weights in CASES:
+        n = n if args.n is None else args.n
         if wanted is not None and method not in wanted:
             continue
         for limit in limits:

@@ -26,8 +26,7 @@ def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | No
     """The LP relaxation's optimum (an upper bound on the weighted optimum), or None."""
     import highspy
 
-    from nqmip.backends.highs import to_highs_lp
-    from nqmip.formulation.matrix import build_linear_model
+    from nqmip.formulation.matrix import build_linear_model, pass_to_highs
 
     lm = build_linear_model(instance)
     h = highspy.Highs()
@@ -35,9 +34,8 @@ def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | No
     limit = None if deadline is None else deadline.seconds(floor=MIN_SOLVER_SECONDS)
     if limit is not None:
         h.setOptionValue("time_limit", limit)
-    lp = to_highs_lp(lm, highspy)
-    lp.integrality_ = []
-    h.passModel(lp)
+    if not pass_to_highs(h, lm, highspy, integer=False, deadline=deadline):
+        return None
     highs_threads.run(h, 1)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None

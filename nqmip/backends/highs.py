@@ -23,7 +23,12 @@ from nqmip.backends.base import (
     termination_of,
 )
 from nqmip.budget import Deadline
-from nqmip.formulation.matrix import LinearModel, build_linear_model, to_highs_lp
+from nqmip.formulation.matrix import (
+    LinearModel,
+    build_linear_model,
+    pass_to_highs,
+    to_highs_lp,  # noqa: F401 - re-exported: tests and notebooks import it from here
+)
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance
 from nqmip.progress import ProgressReporter
@@ -72,9 +77,6 @@ class HighsBackend(Backend):
         # for the MIP start's fate and streamed to stderr only with verbose.
         h.cbLogging += lambda event: log(event.message)
         h.setOptionValue("output_flag", True)
-        limit = options.time_limit()
-        if limit is not None:
-            h.setOptionValue("time_limit", limit)
         if options.seed is not None:
             h.setOptionValue("random_seed", int(options.seed) % 2_147_483_647)
         if options.threads is not None:
@@ -83,9 +85,15 @@ class HighsBackend(Backend):
         if options.work_limit is not None:  # nodes: HiGHS's MIP is deterministic
             for name, value in work_options(options.work_limit).items():
                 h.setOptionValue(name, value)
-        h.passModel(to_highs_lp(lm, highspy))
+        if not pass_to_highs(h, lm, highspy, deadline=options.deadline):
+            return solution(Termination.TIME_LIMIT, message=(
+                f"the limit ended while the model of {lm.num_cols:,} columns was handed"
+                " to HiGHS"))
         if options.warm_start is not None:
             self._set_start(h, lm, options.warm_start, highspy)
+        limit = options.time_limit()  # after the model's pass: what is left of it
+        if limit is not None:
+            h.setOptionValue("time_limit", limit)
         report = ProgressReporter(self.name, options.on_progress)
         if options.on_progress is not None:
             h.cbMipImprovingSolution += lambda e: report(

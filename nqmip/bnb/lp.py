@@ -23,13 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nqmip import highs_threads
 from nqmip.bnb import oddcycles
 from nqmip.bnb.cliques import ROOT_ROUNDS, violated
+from nqmip.formulation.matrix import pass_arrays
+
+if TYPE_CHECKING:
+    from nqmip.budget import Deadline
 
 #: Odd-cycle rows at the root (:mod:`nqmip.bnb.oddcycles`), in the rounds of
 #: :func:`root_cliques` that find no violated clique. Off: toulbar2 N = 28 and 32, the
@@ -88,7 +92,9 @@ class OutOfTime(Exception):
 class NodeLP:
     """The board's LP relaxation in HiGHS, re-solved under new column bounds."""
 
-    def __init__(self, w: np.ndarray) -> None:
+    def __init__(self, w: np.ndarray, deadline: Deadline | None = None) -> None:
+        """The LP of the weights ``w``; :class:`OutOfTime` when ``deadline`` ends while
+        its rows are handed to HiGHS (a 2,000-board's take 5 s)."""
         import highspy
 
         self._hs = highspy
@@ -100,11 +106,17 @@ class NodeLP:
         h.setOptionValue("simplex_dual_edge_weight_strategy", PRICING)
         size = n * n
         self._all = np.arange(size, dtype=np.int32)
-        h.addVars(size, np.zeros(size), np.ones(size))
-        h.changeColsCost(size, self._all, -np.asarray(w, dtype=np.float64).ravel())
-        for _, start, count, lower in _lines(n):
-            cells = np.asarray(start, dtype=np.int32)
-            h.addRow(lower, 1.0, count, cells, np.ones(count))
+        lines = _lines(n)
+        indptr = np.zeros(len(lines) + 1, dtype=np.int64)
+        np.cumsum([count for _, _, count, _ in lines], out=indptr[1:])
+        indices = np.fromiter((k for _, cells, _, _ in lines for k in cells),
+                              dtype=np.int32, count=int(indptr[-1]))
+        if not pass_arrays(h, highspy, -np.asarray(w, dtype=np.float64).ravel(),
+                           np.zeros(size), np.ones(size),
+                           np.array([lower for _, _, _, lower in lines]),
+                           np.ones(len(lines)), indptr, indices, np.ones(indices.size),
+                           integer=False, maximise=False, deadline=deadline):
+            raise OutOfTime
         self.h = h
         self.rows = h.getNumRow()  # the lines, then the cliques added (:meth:`add_rows`)
         self.lines = self.rows  # the rows of the lines

@@ -398,11 +398,14 @@ def lp_branch_and_bound(instance: Instance, deadline: Deadline,
         raise ValueError("binary branching (lpsearch.BINARY) runs in threads, not on a cluster")
     n = instance.n
     w = bnb_weights(instance)
-    lps = [NodeLP(w) for _ in range(max(1, threads))]
+    value = None if start is None else float(w[np.arange(n), list(start)].sum())
+    try:  # under the deadline: on a large board the LP's build and root are most of it
+        lps = [NodeLP(w, deadline) for _ in range(max(1, threads))]
+    except OutOfTime:
+        return Outcome(why_stopped(deadline), start, value, None, 0, None)
     probe = _tree(instance, w, lps[0])
     if probe is None:
         return Outcome(Termination.INFEASIBLE, None, None, None, 0, None)
-    value = None if start is None else float(w[np.arange(n), list(start)].sum())
     try:  # under the deadline: on a large board the root LP is most of a short limit
         root = lps[0].solve(probe.lower, np.ones(n * n, np.int8), None, None,
                             seconds=deadline.seconds())

@@ -185,3 +185,66 @@ def to_highs_lp(lm: LinearModel, highspy: Any = None) -> Any:
     lp.a_matrix_.num_row_ = lm.num_rows
     lp.integrality_ = [highspy.HighsVarType.kInteger] * lm.num_cols
     return lp
+
+
+#: Nonzeros of the constraint matrix handed to HiGHS per call by :func:`pass_to_highs`.
+#: A call holds the GIL, so the watchdog's thread waits it out: ``passModel`` of a whole
+#: 2,000-board held it for 1.1 s (after 2.5 s building the ``HighsLp``), and a 5 s limit
+#: was answered at 6.2 to 7.5 s. A piece of a million nonzeros takes
+#: at most 0.07 s there.
+HIGHS_PIECE_NONZEROS = 1_000_000
+
+
+def pass_to_highs(h: Any, lm: LinearModel, highspy: Any, *, integer: bool = True,
+                  deadline: Any = None) -> bool:
+    """Hand the arrays to the ``highspy.Highs`` ``h`` (maximise; every column integer
+    unless ``integer`` is False) by :func:`pass_arrays`. False when ``deadline`` (a
+    :class:`~nqmip.budget.Deadline`) had expired or been cancelled first: the model is
+    then incomplete and must not be run. At n = 2,000 the pass takes 0.7 s against 3.6 s
+    through :func:`to_highs_lp` (whose fields are copied element by element)."""
+    return pass_arrays(h, highspy, lm.cost, lm.col_lower, lm.col_upper,
+                       lm.row_lower, lm.row_upper, lm.indptr, lm.indices, lm.values,
+                       integer=integer, maximise=True, offset=float(lm.offset),
+                       deadline=deadline)
+
+
+def pass_arrays(h: Any, highspy: Any, cost: np.ndarray, col_lower: np.ndarray,
+                col_upper: np.ndarray, row_lower: np.ndarray, row_upper: np.ndarray,
+                indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, *,
+                integer: bool, maximise: bool, offset: float = 0.0,
+                deadline: Any = None) -> bool:
+    """A model as arrays (the rows in CSR, infinite sides allowed) into ``h``: the columns
+    by one ``passModel`` (highspy's numpy overload), then the rows by ``addRows`` in
+    pieces of about :data:`HIGHS_PIECE_NONZEROS`, ``deadline`` looked at between them;
+    False when it had ended first (the rows are then incomplete)."""
+    inf = highspy.kHighsInf
+    none_f, none_i = np.zeros(0), np.zeros(0, dtype=np.int32)
+    num_cols, num_rows = int(cost.size), int(row_lower.size)
+    integrality = np.full(num_cols, 1 if integer else 0, dtype=np.int32)
+    sense = highspy.ObjSense.kMaximize if maximise else highspy.ObjSense.kMinimize
+    status = h.passModel(num_cols, 0, 0, int(highspy.MatrixFormat.kRowwise.value),
+                         int(sense.value), float(offset),
+                         np.ascontiguousarray(cost, dtype=float),
+                         np.ascontiguousarray(col_lower, dtype=float),
+                         np.ascontiguousarray(col_upper, dtype=float),
+                         none_f, none_f, none_i, none_i, none_f, integrality)
+    if status != highspy.HighsStatus.kOk:
+        raise RuntimeError(f"HiGHS refused the model's columns: {status}")
+    lower = np.where(np.isfinite(row_lower), row_lower, -inf)
+    upper = np.where(np.isfinite(row_upper), row_upper, inf)
+    first = 0
+    while first < num_rows:
+        if deadline is not None and (deadline.expired() or deadline.cancelled()):
+            return False
+        start = int(indptr[first])
+        last = int(np.searchsorted(indptr, start + HIGHS_PIECE_NONZEROS, side="right")) - 1
+        last = min(max(last, first + 1), num_rows)
+        end = int(indptr[last])
+        status = h.addRows(last - first, lower[first:last], upper[first:last], end - start,
+                           (indptr[first:last] - start).astype(np.int32),
+                           np.asarray(indices[start:end], dtype=np.int32),
+                           np.asarray(values[start:end], dtype=float))
+        if status != highspy.HighsStatus.kOk:
+            raise RuntimeError(f"HiGHS refused the model's rows: {status}")
+        first = last
+    return True
