@@ -178,3 +178,25 @@ def test_each_grid_appended_to_a_file_can_be_resumed(
     code = cli.main(["--n", "5", "--methods", "highs", "--time-limit", "4", "--resume",
                      str(path), "--no-progress", "--csv"])
     assert code == 2 and "--time-limit 3 in the file, 4 here" in capsys.readouterr().err
+
+
+def test_an_output_file_not_of_rows_is_refused_and_left(tmp_path: Path) -> None:
+    """``--output`` on a weights CSV appended the sweep's rows to it (exit 0), and
+    ``--resume`` on it then refused it: refused before any run now, the file as it was."""
+    junk = tmp_path / "weights.csv"
+    text = (ROOT / "docs" / "examples" / "weights6.csv").read_text()
+    junk.write_text(text)
+    p = run(*GRID, "--output", str(junk), "--no-progress")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "not a row written by nqmip-compare" in p.stderr
+    assert junk.read_text() == text
+
+
+def test_an_output_that_holds_the_cells_runs_them_again_and_says_so(
+        done: Path, tmp_path: Path) -> None:
+    records = copy(done, tmp_path)
+    before = len(read_rows(records))
+    p = run(*GRID, "--output", str(records), "--no-progress")
+    assert p.returncode == 0, p.stderr
+    assert f"already holds {before} runs of this sweep's cells" in p.stderr
+    assert len(read_rows(records)) == 2 * before

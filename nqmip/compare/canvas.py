@@ -40,8 +40,11 @@ def pyplot() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # text.parse_math: a label's parameters are text ('$' in a record's file name began
+    # a formula, and the plot ended in a ParseSyntaxException)
     matplotlib.rcParams.update({"svg.hashsalt": "nqmip-compare", "svg.fonttype": "none",
-                                "font.size": 8.5, "legend.fontsize": 7})
+                                "font.size": 8.5, "legend.fontsize": 7,
+                                "text.parse_math": False})
     return plt
 
 

@@ -67,10 +67,14 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
             spec = METHODS[method]
             if name in OPTIONS:
                 if not spec.honour(name):
-                    takers = [m for m in methods if METHODS[m].honour(name)]
-                    raise UsageError(f"--param {name}: {method} does not take {name}"
-                                     f"{takers_note(takers)}; "
-                                     f"give it as --param METHOD:{name}=VALUE")
+                    if aim is None:  # the grid's methods that take it
+                        takers = [m for m in methods if METHODS[m].honour(name)]
+                        raise UsageError(f"--param {name}: {method} does not take {name}"
+                                         f"{takers_note(takers)}; "
+                                         f"give it as --param METHOD:{name}=VALUE")
+                    takers = [m for m in METHODS if METHODS[m].honour(name)]
+                    raise UsageError(f"--param {aim}:{name}: {method} does not take {name}"
+                                     f"{takers_note(takers)}")
                 try:
                     spec.check(name, value)
                 except (TypeError, ValueError) as exc:
@@ -81,6 +85,30 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
             refusal = param_refusal(method, name, value, json_text(value))
             if refusal is not None:
                 raise UsageError(refusal)
+    _check_cluster_params(params, methods)
+
+
+#: The keywords of a run on a Dask cluster, checked together (:func:`nqmip.cluster.check_cluster`).
+CLUSTER = ("workers", "scheduler", "record", "threads", "work_limit")
+
+
+def _check_cluster_params(params: Sequence[tuple[str | None, str, Any]],
+                          methods: Sequence[str]) -> None:
+    """The keywords of a run on a cluster as each method's runs would get them, checked as
+    :func:`nqmip.solve` checks them: ``--param bnb:record=...`` without ``workers`` was
+    taken, and every run of the sweep failed ('record keeps the state of a run on a
+    cluster: give workers or scheduler too')."""
+    from nqmip.cluster import check_cluster
+
+    for method in methods:
+        given = {name: value for aim, name, value in params
+                 if aim in (None, method) and name in CLUSTER}
+        if not given.keys() & {"workers", "scheduler", "record"}:
+            continue
+        try:
+            check_cluster(given, auto=method == "auto")
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"--param, for {method}: {exc}") from None
 
 
 #: The kinds of weights of each ``--weights`` of the grid (:data:`nqmip.methods.WEIGHT_KINDS`).

@@ -49,6 +49,7 @@ from nqmip.compare.results import PROG, SweepInterrupted, show_results
 from nqmip.compare.store import (
     RowWriter,
     StoreError,
+    appended_to,
     check_grid,
     read_rows,
     row_key,
@@ -282,6 +283,8 @@ def make_plan(args: argparse.Namespace, stop: Any = None) -> Plan:
         raise UsageError(f"{'--output' if args.output else '--resume'}: {exc}") from None
     try:
         previous, grown = _previous(args, grid)
+        if args.resume is None:
+            notes += appended_to(output, {c.key() for c in cells})
         writer.start(grid)  # a header row: the grid, unless it is the file's last one
     except StoreError as exc:
         writer.close()

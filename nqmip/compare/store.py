@@ -277,6 +277,25 @@ def read_rows(path: Path, *, runs: bool = True) -> list[dict[str, Any]]:
     return rows
 
 
+def appended_to(output: Path | None, keys: set[Any]) -> list[str]:
+    """An existing ``--output`` (not resumed) must be a file of rows, which the sweep's are
+    appended to (a weights CSV took them, exit 0, and ``--resume`` then refused it); a
+    note when it holds runs of the sweep's cells (their ``keys``) already: they run again,
+    beside them."""
+    if output is None or not output.is_file():
+        return []
+    try:
+        kept = read_rows(output)
+    except StoreError as exc:
+        raise StoreError(f"--output: {exc}".replace("start a new file with --output",
+                                                    "give a new file")) from None
+    again = sum(row_key(r) in keys for r in kept)
+    if not again:
+        return []
+    return [f"{output} already holds {again} run{'s' if again > 1 else ''} of this sweep's "
+            f"cells: they run again, appended beside them (--resume {output} skips them)"]
+
+
 def unfinished_tail(path: Path) -> bool:
     """Whether the file ends in a partial line (a sweep killed while writing it): the
     start of a row, a JSON object (as :func:`read_rows` reads it), and not any file

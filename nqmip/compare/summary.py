@@ -112,6 +112,11 @@ def entry(key: tuple[Any, ...], group: Sequence[dict[str, Any]],
         "target": target, "target_source": source,
         "best_bound": bounds.pop() if len(bounds) == 1 else None,
         "reached": len(ttt), "proven": sum(m["proven"] for m in runs),
+        # what the runs that proved optimality had for it (a heuristic's: the bound it
+        # carried, or the listing of a small board)
+        "proven_bounds": dict(sorted(Counter(
+            str(_provenance(r).get("bound_source") or _provenance(r).get("proof"))
+            for r, m in zip(group, runs, strict=True) if m["proven"]).items())),
         # where the bound of each run that did not prove optimality came from
         "unproven_bounds": dict(sorted(Counter(
             str(_provenance(r).get("bound_source")) for r, m in zip(group, runs, strict=True)

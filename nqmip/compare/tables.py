@@ -133,10 +133,11 @@ def columns() -> list[tuple[str, str, Any]]:
 
 def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
     """The rich table of the screen, one section per n."""
+    from rich.markup import escape
     from rich.table import Table
 
     title = "nqmip-compare: medians over the runs of each cell"
-    table = Table(title=f"{title}\n{instance_line(summary)}".strip(),
+    table = Table(title=escape(f"{title}\n{instance_line(summary)}".strip()),
                   caption=LEGEND, caption_justify="left")
     cols = columns()
     for name, justify, _ in cols:
@@ -146,7 +147,7 @@ def summary_table(summary: Sequence[dict[str, Any]]) -> Any:
         if last_n is not None and e["n"] != last_n:
             table.add_section()
         last_n = e["n"]
-        table.add_row(*(text(e) for _, _, text in cols),
+        table.add_row(*(escape(text(e)) for _, _, text in cols),  # a label's [params]
                       style="bold green" if e.get("fastest") else None)
     return table
 
@@ -181,6 +182,7 @@ def summary_markdown(summary: Sequence[dict[str, Any]]) -> str:
     head = "| " + " | ".join(name for name, _, _ in cols) + " |\n"
     head += "| " + " | ".join("---:" if align == "right" else "---"
                               for _, align, _ in cols) + " |\n"
-    lines = ["| " + " | ".join(text(e) for _, _, text in cols) + " |" for e in summary]
+    lines = ["| " + " | ".join(text(e).replace("|", "\\|") for _, _, text in cols) + " |"
+             for e in summary]
     said = instance_line(summary)
     return head + "\n".join(lines) + "\n\n" + (f"{said}\n\n" if said else "") + LEGEND + "\n"

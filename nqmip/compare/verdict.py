@@ -58,6 +58,32 @@ def board_sentence(entries: Sequence[dict[str, Any]]) -> str:
             f"{_label(second)}, {what[id(second)]} ({seconds(second['ttt_median'])} s).")
 
 
+#: Why a heuristic's run counts as proven, by the bound it carried (``bound_source``, or
+#: the ``proof`` of a board it settled without one).
+PROOF_CAUSES = {
+    "colour_bound": "the colour bound (a proven bound on the queens on black squares, "
+                    "computed beside the search)",
+    "exhaustive": "every placement of a small board listed",
+    "row_column_maxima": "the row and column maxima (no placement beats every row's best "
+                         "square)",
+    "lp_relaxation": "the LP relaxation's value",
+}
+
+
+def _heuristic_proofs(heuristic: Sequence[dict[str, Any]]) -> str:
+    """Why the heuristics' proven runs count as proven, each cause with its boards."""
+    where: dict[str, set[int]] = {}
+    for e in heuristic:
+        for cause in e["proven_bounds"] if e["proven"] else ():
+            where.setdefault(cause, set()).add(e["n"])
+    proved = sorted({e["n"] for e in heuristic if e["proven"]})
+    causes = "; ".join(f"{PROOF_CAUSES.get(cause, cause)} at {_where(sorted(ns))}"
+                       for cause, ns in sorted(where.items()))
+    return (f"A heuristic's search proves nothing: its answers at {_where(proved)} count as "
+            f"proven by what the run carries beside it, a bound its placement meets or a "
+            f"listing: {causes}.")
+
+
 def proof_sentences(summary: Sequence[dict[str, Any]]) -> list[str]:
     """Which methods proved optimality on which boards, and why a heuristic could."""
     by_label: dict[str, list[dict[str, Any]]] = {}
@@ -85,10 +111,7 @@ def proof_sentences(summary: Sequence[dict[str, Any]]) -> list[str]:
     early = sorted({e["n"] for e in unproved
                     if "row_column_maxima" in e["unproven_bounds"]})
     if proved:
-        out.append(f"A heuristic's search proves nothing: its placements at {_where(proved)} "
-                   "count as proven because their objective meets the bound the run "
-                   "carries, for the chess weights the colour bound (a proven bound on the "
-                   "queens on black squares, computed beside the search).")
+        out.append(_heuristic_proofs(heuristic))
     if above:
         out.append(f"At {_where(above)} the colour bound lies above the optimum: a "
                    "heuristic that reaches the optimum there cannot know it; only an exact "
