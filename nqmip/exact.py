@@ -212,6 +212,13 @@ def settled_by_bound(instance: Instance, result: Result) -> Result:
             return verified(instance, result.with_(
                 status=Status.OPTIMAL, termination=Termination.OPTIMAL, bound=value,
                 message="", provenance=result.provenance.with_(proof="bound", bound_source=source)))
+    cheap = weight_bound(instance)
+    if result.bound is not None and cheap < result.bound:  # the tighter of the two:
+        # HiGHS stopped early by a target answered bound 131 or 61 from one call to the
+        # next on a board whose row and column maxima say 68 (no bound stays none: glpsol
+        # stopped at its gap keeps its own unsaid, not the maxima's looser one)
+        return result.with_(bound=cheap, provenance=result.provenance.with_(
+            bound_source="row_column_maxima"))
     return result
 
 

@@ -273,7 +273,8 @@ def _check_weights(
     except (TypeError, ValueError) as exc:
         raise InstanceError(f"weights must be an n x n array of numbers: {exc}") from None
     if matrix.shape != (n, n):
-        square = matrix.ndim == 2 and matrix.shape[0] == matrix.shape[1]  # n mistyped
+        square = matrix.ndim == 2 and matrix.shape[0] == matrix.shape[1] \
+            and matrix.shape[0] >= 1  # n mistyped (not an empty array: no board at all)
         raise InstanceError(f"weights must have shape ({n}, {n}) for n = {n}, got "
                             f"{matrix.shape}" + (f": give n={matrix.shape[0]}, or n=None to "
                                                  "take it from the array" if square else ""))

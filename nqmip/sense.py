@@ -39,6 +39,29 @@ def to_maximisation(instance: Instance) -> tuple[Instance, float]:
                    sense="max"), instance.n * top
 
 
+def gap_for_maximisation(instance: Instance, offset: float, mip_gap: float) -> float:
+    """The relative gap to solve the maximisation of the minimisation ``instance`` to, so
+    that the costs' own gap stays within ``mip_gap``. A gap g on a cost c is g·c in
+    absolute terms, and the maximisation's objective is ``offset`` − c, so g' = g·L /
+    (``offset`` − L) holds for every placement, L the least cost one can have (each row's
+    cheapest square); with L ≤ 0 no relative gap of the maximisation does, and it is solved
+    to its proof (0). Given as it was, bnb's mip_gap=0.1 at random n = 12, costs, stopped
+    at 28 / 21 (25 %): its margin was a tenth of the maximisation's objective."""
+    if mip_gap <= 0.0:
+        return mip_gap
+    if instance.dense is not None:
+        least = float(instance.dense.min(axis=1).sum())
+    elif instance.colours is not None:
+        least = instance.n * min(instance.colours.black, instance.colours.white)
+    else:
+        return mip_gap
+    if least <= 0.0:
+        return 0.0
+    if offset <= least:  # every placement costs the same
+        return mip_gap
+    return mip_gap * least / (offset - least)
+
+
 #: Statistics of ``Result.extra`` that are values of the objective (a method's root bound):
 #: turned into costs with the objective.
 BOUNDS_IN_EXTRA = ("root_bound",)

@@ -31,7 +31,7 @@ from nqmip.methods import (
 from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, ProgressCallback, forwarded
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
-from nqmip.sense import from_maximisation, to_maximisation
+from nqmip.sense import from_maximisation, gap_for_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory, close_to
 from nqmip.verify import verified
 from nqmip.warmstart import WarmStartSpec, check_start
@@ -144,6 +144,8 @@ def solve(
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
     maximised, offset = _maximised(spec, instance)
     flipped = maximised is not instance
+    if flipped and options["mip_gap"]:  # the costs' gap, on the maximisation's objective
+        options["mip_gap"] = gap_for_maximisation(instance, offset, options["mip_gap"])
     view = offset if flipped else None  # reports and targets in the caller's terms
     trajectory = _trajectory(deadline, maximised, options["target"], view)
     listener = trajectory.listen(dispatcher := _dispatcher(
@@ -291,6 +293,10 @@ def check_work_limit(spec: Method, work_limit: Any, params: dict[str, Any],
     :meth:`Method.check`), whole where the method counts whole units, not given twice (as
     the heuristic's own budget parameter too), and not with the colour proof of
     ``bound_proof`` (its search is stopped by time)."""
+    if work_limit is not None and not spec.honour("work_limit"):
+        from nqmip.methods import check_options
+
+        check_options(spec, ["work_limit"])  # 'does not take', whatever the value
     work_limit = spec.check("work_limit", work_limit)
     if work_limit is None:
         return
@@ -366,7 +372,8 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
             return solve_exact(instance, spec.name, replace(options, deadline=limit),
                                warm_start=warm_start, bound_proof=bool(bound_proof))
 
-        alone = work_limit is not None or workers or scheduler or record or warm_start
+        alone = work_limit is not None or workers or scheduler or record is not None \
+            or not (warm_start is None or warm_start is False)  # (an array: no truth)
     else:
         from nqmip.heuristics import run_heuristic
 

@@ -85,7 +85,8 @@ def prepare_start(
         return Start(tuple(int(c) for c in result.placement), result.objective, spent,
                      warm_start, result)
     if isinstance(warm_start, Result):
-        placement = tuple(int(c) for c in warm_start.placement or ())
+        given = warm_start.placement
+        placement = () if given is None else tuple(int(c) for c in given)
         return Start(placement, instance.objective(placement), 0.0, "result", warm_start)
     placement = validate_start(instance, warm_start)
     return Start(placement, instance.objective(placement), 0.0, "placement")

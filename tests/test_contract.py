@@ -167,7 +167,9 @@ def test_an_honoured_option_has_its_effect(method: str, option: str,
         assert record is None or json.loads(record.read_text())["open"] == []
         if method == "bnb":
             assert spy is not None and spy.seen[-1].scheduler is client
-            assert result.extra["cluster"]["tasks"] > 0
+            # sent to the worker (a task whose shared incumbent closed the search is
+            # cancelled before it returns: 'tasks', the finished ones, may be 0)
+            assert result.extra["cluster"]["submitted"] > 0
         else:  # auto keeps its plan: at n = 10 HiGHS alone proves (test_bnb_distributed)
             assert spy is not None and spy.seen[-1].scheduler is None
             assert result.status is Status.OPTIMAL

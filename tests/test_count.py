@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -397,3 +398,32 @@ def test_a_count_whose_pool_dies_past_its_restarts_says_so_in_one_line(
     assert captured.err.startswith("nqmip-count: processes of the count's pool died"), \
         captured.err
     assert captured.err.count("\n") == 1, captured.err
+
+
+@pytest.mark.parametrize("engine", ["auto", "bitboard", "cpsat"])
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_every_engine_lists_the_optima_of_the_instances_sense(engine: str, sense: str) -> None:
+    """An Instance of costs (``sense='min'``) lists its cheapest placements by every
+    engine: the bitboard engine (auto's choice here) listed the dearest (a 6-board of
+    costs: 25 where 12 is least; CP-SAT said 12)."""
+    from itertools import permutations
+
+    for n, seed, fixed in ((5, 1, None), (6, 4, None), (7, 2, {0: 2})):
+        inst = nqmip.make_instance(n, "random", fixed=fixed, weights_seed=seed, sense=sense)
+        w = inst.weight_matrix()
+        values: dict[tuple[int, ...], float] = {
+            p: float(w[np.arange(n), list(p)].sum()) for p in permutations(range(n))
+            if len({r - p[r] for r in range(n)}) == n == len({r + p[r] for r in range(n)})
+            and all(p[r] == c for r, c in (fixed or {}).items())}
+        best = (min if sense == "min" else max)(values.values())
+        optimum, found = nqmip.enumerate_optimal(inst, engine=engine)
+        assert optimum == best, (n, seed, optimum, best)
+        assert found == sorted(p for p, v in values.items() if v == best)
+
+
+@pytest.mark.parametrize("bad", [-1, 0, 1.5, True, "2"])
+def test_max_solutions_must_be_a_whole_number_from_1(bad: object) -> None:
+    """-1 was a slice (the last optimum dropped), 1.5 a TypeError from inside, 0 a list of
+    none."""
+    with pytest.raises((TypeError, ValueError), match="max_solutions"):
+        nqmip.enumerate_optimal(6, "chess", max_solutions=bad)  # type: ignore[arg-type]

@@ -61,3 +61,36 @@ def test_a_gap_the_run_closes_is_still_a_proof(method: str) -> None:
     result = nqmip.solve(8, "chess", method=method, mip_gap=1e-3)
     assert (result.status, result.termination, result.objective, result.bound) == (
         Status.OPTIMAL, Termination.OPTIMAL, 12, 12)
+
+
+#: Boards (n, weights seed) whose optimum, each sense, HiGHS proves in a blink.
+GAP_BOARDS = ((8, 1), (12, 3), (14, 3))
+
+
+@pytest.mark.parametrize("sense", ["max", "min"])
+@pytest.mark.parametrize("method", backend_params(GAPPED))
+def test_the_answer_keeps_the_gap_it_was_asked_for(method: str, sense: str) -> None:
+    """The gap of the answer (in the caller's terms: costs with ``sense='min'``) is at
+    most ``mip_gap``, its bound holds the optimum, and 'optimal' is the optimum. Costs
+    were solved as the maximisation of K - c to the same relative gap, whose objective is
+    several times the costs': 94 of 600 runs of highs, cpsat, scip and gurobi (n = 6 to
+    14, gaps 1e-6 to 0.3) ended past their gap, up to 0.625 against 0.3; bnb's margin on
+    whole weights made its bound one more than a closed search had proven (n = 8,
+    mip_gap=0.01: 52 / 53)."""
+    for n, seed in GAP_BOARDS:
+        best = nqmip.solve(n, "random", weights_seed=seed, sense=sense, method="highs")
+        assert best.status is Status.OPTIMAL
+        for gap in (0.01, 0.1, 0.3):
+            r = nqmip.solve(n, "random", weights_seed=seed, sense=sense, method=method,
+                            mip_gap=gap, time_limit=60)
+            where = (n, seed, gap, r.status, r.objective, r.bound)
+            if r.bound is None:  # glpsol stopped at its gap says no bound: no claim
+                assert r.status is Status.FEASIBLE and r.termination is Termination.GAP, where
+                continue
+            assert r.gap is not None and r.gap <= gap + 1e-12, where
+            if sense == "max":
+                assert r.bound >= best.objective - 1e-9, where
+            else:
+                assert r.bound <= best.objective + 1e-9, where
+            if r.status is Status.OPTIMAL:
+                assert r.objective == best.objective, where

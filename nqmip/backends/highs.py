@@ -23,6 +23,7 @@ from nqmip.backends.base import (
     termination_of,
 )
 from nqmip.budget import Deadline
+from nqmip.chunks import why_stopped
 from nqmip.formulation.matrix import (
     LinearModel,
     build_linear_model,
@@ -86,9 +87,10 @@ class HighsBackend(Backend):
             for name, value in work_options(options.work_limit).items():
                 h.setOptionValue(name, value)
         if not pass_to_highs(h, lm, highspy, deadline=options.deadline):
-            return solution(Termination.TIME_LIMIT, message=(
+            why = why_stopped(options.deadline)  # a limit, a target reached, a stop
+            return solution(why, message=(
                 f"the limit ended while the model of {lm.num_cols:,} columns was handed"
-                " to HiGHS"))
+                " to HiGHS" if why is Termination.TIME_LIMIT else ""))
         if options.warm_start is not None:
             self._set_start(h, lm, options.warm_start, highspy)
         limit = options.time_limit()  # after the model's pass: what is left of it

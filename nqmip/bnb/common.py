@@ -48,7 +48,13 @@ def global_bound(top: float, incumbent: float | None, step: float, instance: Ins
     it."""
     pruned = incumbent
     if incumbent is not None and mip_gap > 0.0:
-        pruned = max(incumbent, instance.rounded_bound(float(incumbent + step)))
+        edge = float(incumbent + step)  # every pruned node's bound lay below it (strictly)
+        # on whole weights, the largest whole value below it: rounded_bound made the
+        # incumbent plus a step of 1 - HAIR (no more than the gap's own margin) one more
+        # than the incumbent, so bnb's mip_gap=0.01 at random n = 8 answered 52 / 53
+        # (gap 1.9 %, 'gap') where its search had proven 52
+        below = float(np.ceil(edge - HAIR)) - 1.0 if instance.integral else edge
+        pruned = max(incumbent, below)
     if top <= NONE_OPEN:
         return pruned
     bound = instance.rounded_bound(float(top))

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound
+from nqmip.bnb.common import NONE_OPEN, Outcome, global_bound, need_step
 from nqmip.bnb.tasks import (  # noqa: F401 (MIN_NODES, SYNC_SECONDS: the caller's names too)
     MIN_NODES,
     NODE_BUDGET,
@@ -84,6 +84,9 @@ class Board:
     seconds: list[float] = field(default_factory=list)
     ramp_up: float = 0.0  # seconds of the split in the caller
     cpu: float = 0.0  # the tasks' CPU seconds
+    #: tasks sent to the workers (a task cancelled once a shared incumbent closed the
+    #: search is sent, not finished: ``seconds`` holds only the finished ones)
+    submitted: int = 0
     #: per task, as ``seconds``: (its seq, its parent's seq or -1, its nodes, the open
     #: nodes it handed back) (benchmarks/simulate_cluster.py replays them)
     trace: list[tuple[int, int, int, int]] = field(default_factory=list)
@@ -168,7 +171,6 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
     is the count of the record's table a run continued from."""
     from nqmip.bnb import lpsearch
     from nqmip.bnb import record as rec
-    from nqmip.bnb.common import need_step
 
     board_key = uuid.uuid4().hex
     state = {} if state is None else state
@@ -207,6 +209,7 @@ def cluster_engine(instance: Instance, w: np.ndarray, cluster: Any, deadline: De
         stats.setdefault("task_handed", []).extend(t[3] for t in board.trace)
         stats.setdefault("task_parent", []).extend(at.get(t[1], -1) for t in board.trace)
         stats["tasks"] = stats.get("tasks", 0) + len(board.seconds)
+        stats["submitted"] = stats.get("submitted", 0) + board.submitted
         stats.setdefault("task_seconds", []).extend(round(s, 4) for s in board.seconds)
         stats["task_cpu"] = round(stats.get("task_cpu", 0.0) + board.cpu, 3)
         if pseudo is not None:
@@ -280,6 +283,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
                                        spec.budget, pure=False,
                                        key=f"{spec.token}-{task.seq}")
                 board.running[future] = task
+                board.submitted += 1
             hungry = not board.heap and len(board.running) < slots
             if hungry != word["hungry"]:
                 word = {"hungry": hungry, "stop": False}
@@ -301,7 +305,7 @@ def _drive(board: Board, spec: Spec, cluster: Any, deadline: Deadline, root: flo
             if board.best is not None and (shared is None or board.incumbent > shared[0] + 1e-9):
                 inc.set((board.incumbent, board.best))
             if mip_gap > 0.0 and board.incumbent is not None:
-                board.step = max(board.step, mip_gap * abs(board.incumbent))
+                board.step = max(need_step(board.instance), mip_gap * abs(board.incumbent))
             if spec.ceiling is not None and board.incumbent is not None and \
                     board.incumbent >= spec.ceiling - 1e-9:
                 reached = True

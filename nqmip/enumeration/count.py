@@ -382,9 +382,11 @@ def solutions(n: int | Instance, fixed: FixedSpec = None, unique: bool = False, 
     yielded.
     """
     size, fix = _board(n, fixed, unique)
+    if isinstance(batch, bool) or not isinstance(batch, int | np.integer):
+        raise CountError(f"batch must be a whole number, got {type(batch).__name__}")
     if batch < 1:
         raise CountError(f"batch must be at least 1, got {batch}")
-    return _generate(size, fix, unique, batch)
+    return _generate(size, fix, unique, int(batch))
 
 
 def _generate(n: int, fix: dict[int, int], unique: bool, batch: int) -> Iterator[Any]:

@@ -91,6 +91,13 @@ def enumerate_optimal(
     """
     from nqmip.formulation.cpsat import integral_weights
 
+    if max_solutions is not None and (isinstance(max_solutions, bool)
+                                      or not isinstance(max_solutions, int | np.integer)):
+        raise TypeError(f"max_solutions must be a whole number or None, got "
+                        f"{type(max_solutions).__name__}")
+    if max_solutions is not None and max_solutions < 1:  # -1 sliced off the last optimum
+        raise ValueError(f"max_solutions must be at least 1 (or None: all), got "
+                         f"{max_solutions}")
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
     chosen = choose_engine(instance, engine)
@@ -137,6 +144,9 @@ def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
     found: list[tuple[int, ...]] = []
     chunk: list[tuple[int, ...]] = []
 
+    least = instance.sense == "min"  # an Instance of costs: the cheapest (the largest
+    # was listed: a 6-board of costs answered its dearest placement, 25 where 12 is least)
+
     def take(block: list[tuple[int, ...]]) -> None:
         nonlocal best, found
         if instance.is_feasibility:
@@ -144,8 +154,8 @@ def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
             found.extend(block)
             return
         scores = coefs[rows, np.asarray(block)].sum(axis=1)
-        top = int(scores.max())
-        if best is None or top > best:
+        top = int(scores.min() if least else scores.max())
+        if best is None or (top < best if least else top > best):
             best, found = top, []
         if top == best:
             found.extend(p for p, s in zip(block, scores.tolist(), strict=True) if s == best)
