@@ -79,9 +79,16 @@ def _parts(obj: Any, fixed: Sequence[tuple[int, int]] | None
     placement = getattr(obj, "placement", obj)
     if placement is None:
         raise ValueError("this result has no placement to draw")
-    columns = np.asarray(placement, dtype=np.int64)
-    if columns.ndim != 1:
-        raise ValueError(f"a placement is one column per row, got shape {columns.shape}")
+    from nqmip.verify import _as_integer_columns
+
+    try:
+        columns = _as_integer_columns(placement).astype(np.int64, copy=False)
+    except ValueError as exc:  # 'abc' raised int()'s own words; [[1, 2]] a shape
+        raise ValueError(f"cannot draw {placement!r}: {exc}"[:300]) from None
+    n = columns.size
+    if n and (columns.min() < 0 or columns.max() >= n):  # (1, 3, 9) was drawn off the board
+        raise ValueError(f"a placement of {n} rows has its columns in 0..{n - 1}, got "
+                         f"{int(columns.min() if columns.min() < 0 else columns.max())}")
     result = obj if hasattr(obj, "placement") else None
     if fixed is None:
         fixed = getattr(obj, "fixed", ()) or ()

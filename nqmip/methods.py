@@ -30,7 +30,8 @@ OPTIONS: dict[str, str] = {
     "threads": "the solver uses this many threads, at most the cores this process may run "
                "on (result.extra['threads'] says when fewer; as asked with work_limit)",
     "mip_gap": "the run stops once its bound is within this relative gap of its incumbent "
-               "(status feasible, termination gap, unless the bound meets it)",
+               "(with costs, of the costs; status feasible, termination gap, unless the "
+               "bound meets it)",
     "strengthen": "False solves the textbook model, without the valid rows of "
                   "nqmip.formulation.strengthen",
     "bound_proof": "first look for a placement at the colour bound, which proves without "

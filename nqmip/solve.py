@@ -107,7 +107,7 @@ def solve(
         explicit solution, climbed 0.1 s by numpy swaps; ``False`` turns that off).
     :param on_progress: called with each report on a thread of its own; its exception is raised.
     :param threads: solver threads (the MIP backends, CP-SAT and auto).
-    :param mip_gap: stop at this relative gap (the exact backends).
+    :param mip_gap: stop at this relative gap (the exact backends; with costs, the costs').
     :param verbose: a log on stderr: the solver's own, or one line per improvement.
     :param strengthen: False: the textbook model (no :mod:`nqmip.formulation.strengthen`).
     :param bound_proof: exact backends: first look for a placement reaching the colour

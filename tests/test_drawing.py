@@ -155,3 +155,13 @@ def test_the_svg_caption_fits_the_rendered_picture(n: int, browser: Any,
                                               else "")
     assert " ".join(texts) == expected
     assert max(rights) <= width, f"a caption line ends at {max(rights):.0f} of {width:.0f} px"
+
+
+@pytest.mark.parametrize("placement", [(1, 3, 9), (0, -1, 2), "abc", [[1, 2]], (1.0, 2.0)],
+                         ids=["off-the-board", "negative", "text", "2-d", "floats"])
+def test_what_is_not_a_placement_is_refused_in_a_line(placement: object) -> None:
+    """A column off the board was drawn outside it; text failed in int()'s words."""
+    with pytest.raises((TypeError, ValueError)) as refused:
+        nqmip.draw(placement)
+    said = str(refused.value)
+    assert "\n" not in said and ("placement" in said or "column" in said), said
