@@ -120,10 +120,16 @@ def test_a_deadline_that_ends_during_the_pass_stops_it(
     assert h.getNumRow() < lm.num_rows  # it stopped handing rows over
 
 
-def test_the_backend_answers_the_limit_without_running_an_incomplete_model() -> None:
+@pytest.mark.parametrize(("reason", "termination"), [
+    ("time_limit", Termination.TIME_LIMIT), ("target", Termination.TARGET),
+    ("interrupted", Termination.INTERRUPTED)])
+def test_the_backend_answers_the_stop_without_running_an_incomplete_model(
+        reason: str, termination: Termination) -> None:
+    """Stopped during the pass, HiGHS is not run: the answer says why it stopped (a
+    target reached by the start is no time limit)."""
     deadline = Deadline()
-    deadline.cancel()
+    deadline.cancel(reason)
     raw = HighsBackend().solve(CASES["chess-8"], SolveOptions(deadline=deadline))
-    assert raw.termination is Termination.TIME_LIMIT
+    assert raw.termination is termination
     assert raw.status is Status.UNKNOWN and raw.placement is None
-    assert "handed to HiGHS" in raw.message
+    assert ("handed to HiGHS" in raw.message) == (termination is Termination.TIME_LIMIT)
