@@ -79,12 +79,17 @@ def _parts(obj: Any, fixed: Sequence[tuple[int, int]] | None
     placement = getattr(obj, "placement", obj)
     if placement is None:
         raise ValueError("this result has no placement to draw")
-    from nqmip.verify import _as_integer_columns
-
-    try:
-        columns = _as_integer_columns(placement).astype(np.int64, copy=False)
-    except ValueError as exc:  # 'abc' raised int()'s own words; [[1, 2]] a shape
-        raise ValueError(f"cannot draw {placement!r}: {exc}"[:300]) from None
+    if isinstance(placement, str | bytes):  # 'abc' failed in int()'s own words
+        raise TypeError(f"a placement is a sequence of column indices (one a row), got "
+                        f"{type(placement).__name__} {placement!r}"[:200])
+    given = np.asarray(placement)
+    if given.ndim != 1:
+        raise ValueError(f"cannot draw {placement!r}: a placement is a 1-D sequence, the "
+                         f"column of the queen in each row"[:300])
+    if given.size and not np.issubdtype(given.dtype, np.integer):
+        raise ValueError(f"cannot draw {placement!r}: a placement holds integer column "
+                         f"indices"[:300])
+    columns = given.astype(np.int64, copy=False)
     n = columns.size
     if n and (columns.min() < 0 or columns.max() >= n):  # (1, 3, 9) was drawn off the board
         raise ValueError(f"a placement of {n} rows has its columns in 0..{n - 1}, got "
