@@ -70,7 +70,10 @@ name = st.text(alphabet="abcxyz_-0123456789", min_size=1, max_size=12)
 def unwritable_target(draw: st.DrawFn) -> str:
     """A file name no one can write: in /proc or /sys, a folder itself, under a file, in a
     read-only folder (not for root: root writes there)."""
-    folder = Path(tempfile.mkdtemp(prefix="nqmip-unwritable-"))
+    # a private parent: the test compares the target's folder before and after, and
+    # another worker's files come and go in the shared temporary folder (GLPK's, Pyomo's)
+    folder = Path(tempfile.mkdtemp(prefix="nqmip-unwritable-")) / "inner"
+    folder.mkdir()
     kinds = ["folder", "under-file"]
     if LINUX:
         kinds += ["proc", "sys", "proc-self"]
