@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.columns import as_integer_columns
+
 #: A :class:`nqmip.result.Result`, read by its fields only (this module imports nothing of
 #: the package: the result imports it for its notebook picture).
 Result = Any
@@ -79,16 +81,7 @@ def _parts(obj: Any, fixed: Sequence[tuple[int, int]] | None
     placement = getattr(obj, "placement", obj)
     if placement is None:
         raise ValueError("this result has no placement to draw")
-    if isinstance(placement, str | bytes):  # 'abc' failed in int()'s own words
-        raise TypeError(f"a placement is a sequence of column indices (one a row), got "
-                        f"{type(placement).__name__} {placement!r}"[:200])
-    given = np.asarray(placement)
-    if given.ndim != 1:
-        raise ValueError(f"cannot draw {placement!r}: a placement is a 1-D sequence, the "
-                         f"column of the queen in each row"[:300])
-    if given.size and not np.issubdtype(given.dtype, np.integer):
-        raise ValueError(f"cannot draw {placement!r}: a placement holds integer column "
-                         f"indices"[:300])
+    given = as_integer_columns(placement)  # text, 2-D and floats refused in a line
     columns = given.astype(np.int64, copy=False)
     n = columns.size
     if n and (columns.min() < 0 or columns.max() >= n):  # (1, 3, 9) was drawn off the board

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nqmip.columns import as_integer_columns
 from nqmip.instance import ColourWeights
 from nqmip.result import Status
 
@@ -26,20 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class VerificationError(RuntimeError):
     """A method produced a placement or objective that does not check out: a bug."""
-
-
-def _as_integer_columns(placement: Iterable[int]) -> np.ndarray:
-    """The placement as a 1-D integer array, in its own integer dtype (no copy if it is one)."""
-    if not isinstance(placement, np.ndarray | Iterable) or isinstance(placement, str | bytes):
-        # None met "'NoneType' object is not iterable"; a string was read digit by digit
-        raise TypeError(f"a placement is a sequence of column indices (one a row), got "
-                        f"{type(placement).__name__} {placement!r}"[:200])
-    cols = np.asarray(placement if isinstance(placement, np.ndarray) else list(placement))
-    if cols.ndim != 1:
-        raise ValueError("a placement is a 1-D sequence: the column of the queen in each row")
-    if cols.size and not np.issubdtype(cols.dtype, np.integer):
-        raise ValueError("a placement holds integer column indices")
-    return cols
 
 
 def _pairs(counts: np.ndarray) -> int:
@@ -136,7 +123,7 @@ def conflicts(placement: Iterable[int]) -> int:
     Counts pairs that share a column, a diagonal (i - j constant) or an anti-diagonal
     (i + j constant). Columns outside ``0..n-1`` raise ``ValueError``.
     """
-    raw = _as_integer_columns(placement)
+    raw = as_integer_columns(placement)
     n = raw.size
     if n == 0:
         return 0
@@ -183,7 +170,7 @@ def is_solution(
         return False
     if small is None:
         try:
-            cols = _as_integer_columns(placement)
+            cols = as_integer_columns(placement)
             if conflicts(cols) != 0:
                 return False
         except ValueError:
@@ -206,7 +193,7 @@ def objective_of(
     ``weights`` is a dense matrix or, for weights constant per colour, the two values: a
     queen on (i, j) is on a black square when i + j is even (counted here without any
     n x n array)."""
-    cols = _as_integer_columns(placement)
+    cols = as_integer_columns(placement)
     if weights is None:
         return float(cols.size)
     if isinstance(weights, ColourWeights):
@@ -255,7 +242,7 @@ def solution_conflicts(placement: Sequence[int] | np.ndarray, n: int,
         return 0
     clashes = conflicts(placement)
     if not clashes:
-        cols = _as_integer_columns(placement)
+        cols = as_integer_columns(placement)
         if (cols.size == n and (n == 0 or (cols.min() >= 0 and cols.max() < n))
                 and all(cols[r] == c for r, c in pairs)):
             _remember(placement, n, pairs)
@@ -278,7 +265,7 @@ def check_placement(
     within ``tol`` (relative to the magnitude for large objectives). The placement keeps its
     own integer type (no int64 copy: 0.8 GB at 10^8 queens).
     """
-    cols = _as_integer_columns(placement)
+    cols = as_integer_columns(placement)
     pairs = tuple((fixed.items() if isinstance(fixed, Mapping) else fixed) or ())
     if not _seen(placement, n, pairs):
         if cols.size != n:
