@@ -31,11 +31,10 @@ def lp_bound(instance: Instance, deadline: Deadline | None = None) -> float | No
     lm = build_linear_model(instance)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    limit = None if deadline is None else deadline.seconds(floor=MIN_SOLVER_SECONDS)
-    if limit is not None:
-        h.setOptionValue("time_limit", limit)
     if not pass_to_highs(h, lm, highspy, integer=False, deadline=deadline):
         return None
+    if deadline is not None:  # what is left after the pass (HiGHS's clock counts from here)
+        h.setOptionValue("time_limit", deadline.seconds(floor=MIN_SOLVER_SECONDS))
     highs_threads.run(h, 1)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
