@@ -18,7 +18,15 @@ def as_integer_columns(placement: Any) -> np.ndarray:
     if not isinstance(placement, np.ndarray | Iterable) or isinstance(placement, str | bytes):
         raise TypeError(f"a placement is a sequence of column indices (one a row), got "
                         f"{type(placement).__name__} {placement!r}"[:200])
-    cols = np.asarray(placement if isinstance(placement, np.ndarray) else list(placement))
+    if isinstance(placement, np.ndarray):
+        cols = placement
+    else:
+        items = list(placement)
+        kinds = set(map(type, items))
+        if bool in kinds or np.bool_ in kinds:  # numpy reads True as column 1
+            raise ValueError(f"a placement holds integer column indices, not True or False: "
+                             f"{placement!r}"[:200])
+        cols = np.asarray(items)
     if cols.ndim != 1:
         raise ValueError("a placement is a 1-D sequence: the column of the queen in each row")
     if cols.size and not np.issubdtype(cols.dtype, np.integer):

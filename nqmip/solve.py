@@ -11,7 +11,7 @@ Whatever the method, the placement is checked by :func:`nqmip.verify.verified` b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -134,6 +134,8 @@ def solve(
     this docstring is the reference of every parameter; the body is 20 lines.)
     """
     deadline = _deadline(time_limit)  # the one clock of the call starts now
+    if isinstance(warm_start, Iterator):  # read once: checked, then used ('has 0 queens')
+        warm_start = tuple(warm_start)
     options: dict[str, Any] = {
         "seed": seed, "threads": threads, "mip_gap": mip_gap, "target": target,
         "strengthen": strengthen, "bound_proof": bound_proof, "verbose": verbose,

@@ -38,6 +38,15 @@ class Start:
 def validate_start(instance: Instance, placement: Sequence[int] | np.ndarray) -> tuple[int, ...]:
     """Return the start as a tuple, or raise :class:`WarmStartError` saying what is wrong."""
     n = instance.n
+    if not isinstance(placement, np.ndarray | str | bytes):
+        try:
+            placement = list(placement)  # a generator is read once
+        except TypeError:
+            raise WarmStartError("a warm start is a sequence of n column indices") from None
+    if (isinstance(placement, np.ndarray) and placement.dtype == bool) or (
+            isinstance(placement, list)
+            and any(isinstance(c, bool | np.bool_) for c in placement)):
+        raise WarmStartError("a warm start holds integer column indices, not True or False")
     try:
         cols = [int(c) for c in placement]
     except (TypeError, ValueError):

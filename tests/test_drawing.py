@@ -157,8 +157,9 @@ def test_the_svg_caption_fits_the_rendered_picture(n: int, browser: Any,
     assert max(rights) <= width, f"a caption line ends at {max(rights):.0f} of {width:.0f} px"
 
 
-@pytest.mark.parametrize("placement", [(1, 3, 9), (0, -1, 2), "abc", [[1, 2]], (1.0, 2.0)],
-                         ids=["off-the-board", "negative", "text", "2-d", "floats"])
+@pytest.mark.parametrize("placement", [(1, 3, 9), (0, -1, 2), "abc", [[1, 2]], (1.0, 2.0),
+                                       (True, 3, 5, 0, 2, 4)],
+                         ids=["off-the-board", "negative", "text", "2-d", "floats", "bool"])
 def test_what_is_not_a_placement_is_refused_in_a_line(placement: object) -> None:
     """A column off the board was drawn outside it; text failed in int()'s words."""
     with pytest.raises((TypeError, ValueError)) as refused:

@@ -138,7 +138,7 @@ def test_every_permutation_up_to_7_is_judged_as_its_array() -> None:
 def test_a_short_list_of_other_things_is_not_a_solution() -> None:
     assert nqmip.is_solution([1, 3, 0, 2]) and nqmip.is_solution([])
     for odd in ([1.0, 3.0, 0.0, 2.0], [True, False], ["1", "3", "0", "2"], [[1], [3]],
-                [1, 3, 0, 2.0]):
+                [1, 3, 0, 2.0], [True, 3, 5, 0, 2, 4], (np.bool_(True), 3, 5, 0, 2, 4)):
         assert not nqmip.is_solution(odd), odd
     assert nqmip.is_solution([np.int64(c) for c in (1, 3, 0, 2)])  # numpy's path
     assert nqmip.is_solution(list(range(1, 130, 2)) + list(range(0, 130, 2)))  # past SMALL

@@ -106,6 +106,7 @@ def test_result_as_start(start30: nqmip.Result) -> None:
         ((0, 1, 2, 3, 4, 5, 6, 7), "attacking pairs"),
         ((0, 1, 2, 3, 4, 5, 6, 9), "off the 8 x 8 board"),
         ((0, 4, 7, 5, 2, 6, 1, 3.5), "integer"),
+        ((0, 4, 7, 5, 2, 6, True, 3), "integer"),  # was read as column 1 and solved
         ("simplex", "unknown warm-start heuristic"),
     ],
 )
@@ -295,3 +296,18 @@ def test_an_unusable_start_is_refused_whatever_the_time_limit(method: str) -> No
         with pytest.raises(WarmStartError, match=message):
             nqmip.solve(8, weights, method=method, warm_start=start,  # type: ignore[arg-type]
                         time_limit=0.001)
+
+
+@pytest.mark.parametrize("method", [
+    pytest.param(m.name, marks=[pytest.mark.solver(m.name)] if m.kind == "exact" else [],
+                 id=m.name)
+    for m in METHODS.values() if m.honour("warm_start")])
+def test_a_start_given_as_an_iterator_is_read_once(method: str) -> None:
+    """A generator was read by the check before the run, and the run found it empty: 'the
+    warm start has 0 queens, the board needs 8'."""
+    start = (0, 4, 7, 5, 2, 6, 1, 3)
+    given = nqmip.solve(8, "chess", method=method, warm_start=(c for c in start),
+                        time_limit=30)
+    listed = nqmip.solve(8, "chess", method=method, warm_start=start, time_limit=30)
+    assert given.placement is not None and listed.placement is not None
+    assert (given.status, given.objective) == (listed.status, listed.objective)
