@@ -163,6 +163,8 @@ def solve_exact(
         # limit "time_limit", a target's "target", Ctrl-C or another part's proof
         # "interrupted"), decided here, where the solver stopped
         raw.termination = why_stopped(options.deadline)
+    if raw.termination is Termination.TARGET:  # the caller's own stop, which the verdict
+        raw.message = ""  # names: not 'SCIP status primallimit', 'Gurobi status INTERRUPTED'
     result = _solver_result(instance, method, backend.solver_label(), options.seed, raw,
                             start, begin, solve_time)
     if start is not None:

@@ -203,6 +203,7 @@ class GurobiBackend(Backend):
             GRB.ITERATION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.SOLUTION_LIMIT: Termination.ITERATION_LIMIT,
             GRB.INTERRUPTED: Termination.INTERRUPTED,
+            GRB.USER_OBJ_LIMIT: Termination.TARGET,  # BestObjStop: the caller's target
         })
         bound = float(model.ObjBound) if np.isfinite(model.ObjBound) else None
         return solution(termination, placement, objective, bound, nodes, accepted,
