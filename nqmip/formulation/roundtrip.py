@@ -63,6 +63,13 @@ def result_from_model(model: Any, solver_result: Any = None) -> Result:
     dropped, ``extra["model_changed"]`` says what changed and ``extra["solver_objective"]``
     keeps the solver's value. Constraints deactivated (Pyomo) count as a change too.
 
+    One thing cannot be checked: which model a ``CpSolver`` solved (it keeps no trace
+    of it). A solver of another board size is refused (its number of values), one of
+    other weights too (its objective disagrees with the instance's value of its
+    placement); a solver of a copy of the model with a constraint added or a variable
+    fixed is taken at its word, its proof reported as the instance's. Pass the solver
+    that solved ``model.model`` itself.
+
     Raises :class:`ModelError` (one line) for an object not built by ``build_model``,
     an unsolved model, a fractional solution (an LP relaxation), a row without exactly one
     queen, attacking queens (constraints removed) or fixed queens moved.
