@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.columns import as_integer_columns
+from nqmip.files import write_drawn, write_whole
 
 #: A :class:`nqmip.result.Result`, read by its fields only (this module imports nothing of
 #: the package: the result imports it for its notebook picture).
@@ -350,12 +351,12 @@ def save_picture(obj: Any, path: str | Path, kind: str | None = None, *,
     if note(columns.size):
         text += " · " + note(columns.size)
     if kind == "svg":
-        path.write_text(board_svg(obj, size=size, title=text) + "\n")
+        write_whole(path, board_svg(obj, size=size, title=text) + "\n")
         return path
     from matplotlib.figure import Figure  # no pyplot: no backend is chosen or changed
 
     figure = Figure(figsize=(6, 6.4))
     draw(obj, figure.subplots())
     figure.tight_layout()
-    figure.savefig(path, dpi=110, format="png")
+    write_drawn(path, lambda out: figure.savefig(out, dpi=110, format="png"))
     return path

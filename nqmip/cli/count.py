@@ -154,6 +154,7 @@ def _plot(args: argparse.Namespace) -> None:
     import numpy as np
 
     from nqmip.enumeration.count import solutions
+    from nqmip.files import write_drawn
 
     fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
@@ -180,7 +181,9 @@ def _plot(args: argparse.Namespace) -> None:
     fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
     fig.tight_layout()
     # the format said: without a suffix matplotlib wrote FILE.png, not the file named
-    fig.savefig(args.plot, dpi=90, format=Path(args.plot).suffix.lstrip(".").lower() or "png")
+    # whole or not at all: a stop while saving left a fragment in place of the picture
+    suffix = Path(args.plot).suffix.lstrip(".").lower() or "png"
+    write_drawn(args.plot, lambda out: fig.savefig(out, dpi=90, format=suffix))
     plt.close(fig)
 
 

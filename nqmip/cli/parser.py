@@ -474,24 +474,3 @@ def check_record_file(path: str | os.PathLike[str], option: str = "--record",
         raise error(f"{option} {target}: not a regular file (a device or a pipe); give a "
                     "file that can be read and written")
     check_writable(target, option, error)
-
-
-def write_file(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a regular file (or a new one) is
-    written beside it and renamed over it, so a failure (a full disk) leaves what was
-    there; a device or a pipe (``/dev/stdout``) is written directly. OSError on failure."""
-    target = Path(path)
-    try:
-        special = target.exists() and not stat.S_ISREG(target.stat().st_mode)
-    except OSError:
-        special = False
-    if special:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)

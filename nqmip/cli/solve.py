@@ -46,10 +46,10 @@ from nqmip.cli.parser import (
     threads_int,
     typed,
     work_amount,
-    write_file,
 )
 from nqmip.cli.signals import InputWait, Stop, stops_as_ctrl_c, waiting_inputs
 from nqmip.cli.streams import deliver, final_status, hard_exit, plain_fallback, say
+from nqmip.files import write_whole
 from nqmip.instance import InstanceError
 from nqmip.jsonlines import RecordUnwritten
 from nqmip.result import Result
@@ -232,7 +232,7 @@ def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:
     written = True
     if args.output is not None:
         try:  # checked before the work; if it fails now, the result is printed anyway
-            write_file(args.output, result.to_json() + "\n")
+            write_whole(args.output, result.to_json() + "\n")
             kept.append(f"--output {args.output}")
         except OSError as exc:
             written = False

@@ -15,11 +15,13 @@ same rows give the same files (SVG ids are salted, no date is written).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from nqmip.compare.canvas import Picture, combined, pyplot
 from nqmip.compare.figures import picture_curve, picture_profile, picture_time, picture_ttt
+from nqmip.files import write_drawn
 
 #: The pictures of one ``--plot``: the suffix of each file's name, and what it shows.
 PICTURES = {
@@ -49,7 +51,10 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> list[Path]:
     drawn = pictures(rows)
     for suffix, file in plot_files(path).items():
         fig = combined(drawn[suffix], PICTURES[suffix])
-        fig.savefig(file, dpi=120, metadata=_metadata(file), bbox_inches="tight")
+        kind = file.suffix.lstrip(".").lower() or "png"
+        meta = _metadata(file)
+        write_drawn(file, partial(fig.savefig, format=kind, dpi=120, metadata=meta,
+                                  bbox_inches="tight"))
         plt.close(fig)
         written.append(file)
     return written

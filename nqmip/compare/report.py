@@ -23,6 +23,7 @@ from nqmip.compare.plot import PICTURES, pictures
 from nqmip.compare.summary import board_table, failures, summarize
 from nqmip.compare.tables import LEGEND, columns, instance_line, queens_text, seconds
 from nqmip.compare.verdict import conclusions
+from nqmip.files import write_whole
 
 CSS = """
 :root { color-scheme: light; }
@@ -226,4 +227,4 @@ each board.</p>
 def write_report(path: Path, rows: Sequence[dict[str, Any]], sweep: Sweep) -> None:
     """Write the report to ``path``."""
     text = report_html(rows, sweep)
-    path.write_text(text, encoding="utf-8")
+    write_whole(path, text)

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from nqmip.files import write_whole
+
 #: The command's name, as its messages begin.
 PROG = "nqmip-compare"
 
@@ -47,7 +49,7 @@ def show_results(args: argparse.Namespace, csv: Path | None, output: Path | None
         from nqmip.compare.tables import summary_csv
 
         path = csv
-        _write("--csv", path, lambda: path.write_text(summary_csv(summary)), problems)
+        _write("--csv", path, lambda: write_whole(path, summary_csv(summary)), problems)
     if args.plot is not None:
         from nqmip.compare.plot import plot
 

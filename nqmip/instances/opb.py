@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nqmip.files import write_whole
 from nqmip.instance import Instance, InstanceError, make_instance, whole
 
 #: One term of a statement, ``+3 x12``: an integer coefficient (OPB has no others) and a
@@ -67,7 +68,7 @@ def opb_text(instance: Instance) -> str:
 
 
 def write_opb(instance: Instance, path: str | Path) -> None:
-    Path(path).write_text(opb_text(instance))
+    write_whole(path, opb_text(instance))
 
 
 def read_opb(path: str | Path) -> Instance:
