@@ -86,7 +86,7 @@ def lex_bytes(n: int, method: str) -> int:
     return total
 
 
-def _human(nbytes: float) -> str:
+def human_bytes(nbytes: float) -> str:
     """1.5 GB, 149.0 TB; beyond petabytes in powers of ten (2.7e+11 PB, not 27 digits)."""
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if nbytes < 1024 or unit == "PB":
@@ -114,8 +114,8 @@ def check_processes(count: int, *, each: int = PROCESS_BYTES, what: str = "worke
         return
     fit = max(int(USABLE_SHARE * have // each), 1)
     raise CapacityError(
-        f"{count} {what} processes need about {_human(count * each)} ({_human(each)} "
-        f"each), but this machine has {_human(have)} available: at most {fit}")
+        f"{count} {what} processes need about {human_bytes(count * each)} ({human_bytes(each)} "
+        f"each), but this machine has {human_bytes(have)} available: at most {fit}")
 
 
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
@@ -132,9 +132,9 @@ def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False
     if have is None or need <= USABLE_SHARE * have:
         return
     what = method if " " in method else f"method {method}" if method else "this method"
-    own = f" ({_human(extra)} of it for {extra_for})" if extra and extra_for else ""
+    own = f" ({human_bytes(extra)} of it for {extra_for})" if extra and extra_for else ""
     raise CapacityError(
-        f"n = {n} needs about {_human(need)} with {what}{own}, but this machine has "
-        f"{_human(have)} available: choose a smaller n"
+        f"n = {n} needs about {human_bytes(need)} with {what}{own}, but this machine has "
+        f"{human_bytes(have)} available: choose a smaller n"
         + (" or smaller parameters" if "parameters" in extra_for else "")
         + ("" if not exact_model else " or a heuristic (sa, quota, minconflicts)"))

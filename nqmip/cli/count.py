@@ -51,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--n", type=positive_int, default=None,
                         help="board size (1 .. 32; any size with --fix/--fixed leaving at most "
-                             "32 free rows); taken from a --fixed CSPLib file if not given")
+                             "62 free rows, counted or listed on the free rows: with many "
+                             "free rows that can take very long); taken from a --fixed "
+                             "CSPLib file if not given")
     parser.add_argument("--unique", action="store_true",
                         help="count classes under the 8 symmetries of the square")
     parser.add_argument("--fix", type=fixed_queen, action="append", default=[],
@@ -171,13 +173,18 @@ def _plot(args: argparse.Namespace) -> None:
     shade = np.indices((n, n)).sum(axis=0) % 2
     for ax in axes.flat:
         ax.axis("off")
-    for ax, (placement, size) in zip(axes.flat, shown, strict=False):
+    for k, (ax, (placement, size)) in enumerate(zip(axes.flat, shown, strict=False)):
         ax.imshow(shade, cmap="gray", vmin=-0.6, vmax=1.3)
-        ax.scatter(list(placement), list(range(n)), s=4000 / n**2, c="crimson",
-                   edgecolors="white")
-        ax.set_title("".join(str(c) if n <= 10 else f"{c}," for c in placement)
-                     + (f" ({size})" if args.unique else ""), fontsize=8)
-    what = "fundamental solutions (class size)" if args.unique else "solutions"
+        # a queen stays a visible dot on a large board (n = 40's were 1 pt wide)
+        ax.scatter(list(placement), list(range(n)), s=max(4000 / n**2, 9), c="crimson",
+                   edgecolors="white" if n <= 20 else "none")
+        # the columns as a title while they fit the board's width (n = 40's overlapped
+        # their neighbours'); past that the board's number in the order of --list
+        label = "".join(str(c) for c in placement) if n <= 10 else \
+            ",".join(str(c) for c in placement) if n <= 12 else f"#{k + 1}"
+        ax.set_title(label + (f" ({size})" if args.unique else ""), fontsize=8)
+    what = "fundamental solutions (class size)" if args.unique else \
+        "completions of the fixed queens" if fixed else "solutions"
     fig.suptitle(f"n = {n}: {len(shown)} {what}", fontsize=10)
     fig.tight_layout()
     # the format said: without a suffix matplotlib wrote FILE.png, not the file named
@@ -228,6 +235,7 @@ def count_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _count_main(argv: list[str], stop: Stop) -> int:
+    args: argparse.Namespace | None = None  # a stop may come before the parse
     try:
         stop.replay()  # one heard before the launcher handed over: a stop from here
         args = build_parser().parse_args(glue_values(argv, ("--fix",)))
@@ -255,23 +263,23 @@ def _count_main(argv: list[str], stop: Stop) -> int:
             return 0
         result = _count(args, stop.hold, stop.check)
     except KeyboardInterrupt as stopped:
-        return _stopped(stop, argv, stopped)
+        return _stopped(stop, args, stopped)
     except UsageError as exc:
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
     except RecordUnwritten as exc:  # a full disk under --record: not bad input
         if stop.signum is not None:
-            return _stopped(stop, argv)
+            return _stopped(stop, args)
         say(f"nqmip-count: --record {exc.strerror}")
         return final_status(written=False)
     except (ValueError, TypeError, OSError) as exc:  # an InstanceError is a ValueError
         if stop.signum is not None:  # a stop that broke what it interrupted: still a stop
-            return _stopped(stop, argv)
+            return _stopped(stop, args)
         say(f"nqmip-count: error: {exc}")
         return EXIT_BAD_INPUT
     except RuntimeError as exc:  # BrokenProcessPool: the pool lost processes too often
         if stop.signum is not None:
-            return _stopped(stop, argv)
+            return _stopped(stop, args)
         say(f"nqmip-count: {exc}")
         return EXIT_FAILED
     except Exception:
@@ -279,18 +287,21 @@ def _count_main(argv: list[str], stop: Stop) -> int:
         # inside a callback of its own and numba fails with "no compiled object yet"
         if stop.signum is None:
             raise
-        return _stopped(stop, argv)
+        return _stopped(stop, args)
     stop.hold()
     status = deliver(lambda: _show(args, result), "nqmip-count") or 0
     return stop.status if status == 0 and stop.heard else status
 
 
-def _stopped(stop: Stop, argv: list[str], stopped: KeyboardInterrupt | None = None) -> int:
+def _stopped(stop: Stop, args: argparse.Namespace | None,
+             stopped: KeyboardInterrupt | None = None) -> int:
     """The one line of a count a stop signal ended, and its exit status."""
     stop.hold()  # a repeat of the signal does not cut the line short
+    # the parsed option, not a search of argv ('--record=r.jsonl', '--rec r.jsonl')
+    kept = args is not None and args.record is not None
     say("nqmip-count: interrupted"
         + ("" if stopped is None else _counted_so_far(stopped))
-        + ("; finished sub-trees are kept in the record" if "--record" in argv else ""))
+        + ("; finished sub-trees are kept in the record" if kept else ""))
     return stop.status
 
 
@@ -317,10 +328,13 @@ def _count(args: argparse.Namespace, answered: Callable[[], None],
     between sub-trees (:meth:`Stop.check`: a stop the kernels' load absorbed)."""
     from nqmip.enumeration.count import MAX_N, check_record, run_count
 
-    if args.record is not None and args.fix and args.n > MAX_N:
-        raise UsageError(f"--record: beyond n = {MAX_N} the completions are counted in "
-                         "one call on the free rows, with no sub-trees to record; drop "
-                         "--record")
+    beyond = bool(args.fix) and args.n > MAX_N
+    given = [name for name, value in (("--workers", args.workers), ("--scheduler",
+             args.scheduler), ("--record", args.record)) if value is not None]
+    if beyond and given:  # --workers and --scheduler were taken and dropped
+        raise UsageError(f"{'/'.join(given)}: beyond n = {MAX_N} the completions are "
+                         "counted in one call on the free rows, with no sub-trees to split "
+                         f"or record; drop {' and '.join(given)}")
     if args.record is not None:  # refused before the kernels compile
         check_record_file(args.record)
         try:
@@ -331,7 +345,7 @@ def _count(args: argparse.Namespace, answered: Callable[[], None],
                              "file that can be read and written") from None
     with _progress_bar(not (args.json or args.no_progress)) as progress:
         # a bar needs a total: counted as sub-trees in this process (as fast, measured)
-        split = progress is not None and not (args.workers or args.scheduler
+        split = progress is not None and not (beyond or args.workers or args.scheduler
                                               or args.record)
         result = run_count(args.n, _queens(args), args.unique,
                            workers=1 if split else args.workers,

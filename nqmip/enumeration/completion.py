@@ -5,8 +5,9 @@ the CSPLib files that pose such instances are read by :mod:`nqmip.instances.cspl
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,23 +66,19 @@ def check_free(instance: Instance) -> None:
                             f"{MAX_FREE}")
 
 
-def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
-                      first: bool = True) -> Search:
-    """A complete search for completions of ``instance``'s fixed queens on its free board
-    (:mod:`nqmip.enumeration.completion_kernels`: first-fail over rows and columns); the
-    first one with ``first``, else all of them counted. Stops at ``deadline`` (then neither
-    found nor exhausted), in chunks of ``SEARCH_CHUNK`` nodes through the one chunk loop
-    (:func:`nqmip.chunks.run_chunks`). Raises InstanceError beyond ``MAX_FREE`` free rows."""
+def _prepared(instance: Instance) -> Any:
+    """The kernel's state at the root of ``instance``'s free board (``(board, attack,
+    avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta)``), or the :class:`Search`
+    that settles it at once (no free row, or a row or column with no square left)."""
     from nqmip.board import free_board
     from nqmip.enumeration import completion_kernels as k
 
-    begin = time.perf_counter()
     check_free(instance)
     board = free_board(instance)
     f = int(board.rows.size)
     if f == 0 or board.blocked() is not None:
         placement = board.placement([]) if f == 0 else None
-        return Search(placement, True, int(f == 0), 0, time.perf_counter() - begin)
+        return Search(placement, True, int(f == 0), 0, 0.0)
     r = np.searchsorted(board.rows, board.cell_row).astype(np.int64)
     c = np.searchsorted(board.cols, board.cell_col).astype(np.int64)
     avail = np.zeros((f + 1, f), dtype=np.int64)
@@ -101,6 +98,55 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     idx = np.zeros(f + 1, np.int64)
     meta = np.zeros(4, np.int64)
     k.start(avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta)
+    return board, attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta
+
+
+def _found(board: Any, instance: Instance, cand_r: np.ndarray, cand_c: np.ndarray,
+           idx: np.ndarray, depth: int) -> tuple[int, ...]:
+    """The full board's placement of the completion the kernel has just found."""
+    cols = dict(board.fixed)
+    for d in range(depth + 1):
+        j = int(idx[d]) - 1
+        cols[int(board.rows[cand_r[d, j]])] = int(board.cols[cand_c[d, j]])
+    return tuple(cols[i] for i in range(instance.n))
+
+
+def each_completion(instance: Instance) -> Iterator[tuple[int, ...]]:
+    """Every completion of ``instance``'s fixed queens, one at a time, in the search's
+    order (first-fail on rows and columns, not lexicographic): the listing of
+    :func:`nqmip.solutions` beyond the bitboards' n = 32. Raises InstanceError beyond
+    ``MAX_FREE`` free rows."""
+    from nqmip.enumeration import completion_kernels as k
+
+    prepared = _prepared(instance)
+    if isinstance(prepared, Search):
+        if prepared.placement is not None:
+            yield prepared.placement
+        return
+    board, attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta = prepared
+    while True:
+        code = int(k.run(attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta,
+                         SEARCH_CHUNK, True))
+        if code == 1:
+            yield _found(board, instance, cand_r, cand_c, idx, int(meta[k.DEPTH]))
+        elif code == 2:
+            return
+
+
+def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
+                      first: bool = True) -> Search:
+    """A complete search for completions of ``instance``'s fixed queens on its free board
+    (:mod:`nqmip.enumeration.completion_kernels`: first-fail over rows and columns); the
+    first one with ``first``, else all of them counted. Stops at ``deadline`` (then neither
+    found nor exhausted), in chunks of ``SEARCH_CHUNK`` nodes through the one chunk loop
+    (:func:`nqmip.chunks.run_chunks`). Raises InstanceError beyond ``MAX_FREE`` free rows."""
+    from nqmip.enumeration import completion_kernels as k
+
+    begin = time.perf_counter()
+    prepared = _prepared(instance)
+    if isinstance(prepared, Search):
+        return replace(prepared, seconds=time.perf_counter() - begin)
+    board, attack, avail, rows_st, cols_st, cand_r, cand_c, ncand, idx, meta = prepared
     code = [0]  # the kernel's last answer: 1 found, 2 exhausted, 0 stopped at its budget
 
     def chunk() -> Termination | None:
@@ -111,14 +157,7 @@ def search_free_board(instance: Instance, deadline: Deadline | None = None, *,
     why = run_chunks(chunk, Deadline(None) if deadline is None else deadline)
     found, nodes = int(meta[k.FOUND]), int(meta[k.NODES])
     if code[0] == 1:
-        depth = int(meta[k.DEPTH])
-        cells = {}
-        for d in range(depth + 1):
-            j = int(idx[d]) - 1
-            cells[int(board.rows[cand_r[d, j]])] = int(board.cols[cand_c[d, j]])
-        cols = dict(board.fixed)
-        cols.update(cells)
-        placement = tuple(cols[i] for i in range(instance.n))
+        placement = _found(board, instance, cand_r, cand_c, idx, int(meta[k.DEPTH]))
         return Search(placement, False, found, nodes, time.perf_counter() - begin)
     if code[0] == 2:
         return Search(None, True, found, nodes, time.perf_counter() - begin)

@@ -58,6 +58,8 @@ A000170 = (
 
 #: Solutions listed per kernel call by :func:`solutions`.
 BATCH = 4096
+#: The largest ``batch`` taken: its buffer is ``batch x n`` int64 (256 MB at n = 32).
+BATCH_MAX = 1 << 20
 
 #: From this size on a count in one process is split too (into about :data:`SINGLE_TASKS`
 #: sub-trees, run in a worker thread) so that Ctrl-C stops it at once, with the finished
@@ -116,6 +118,24 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None,
         return bool(check_value("unique", unique)), check_value("workers", workers)
     except (TypeError, ValueError) as exc:
         raise CountError(str(exc)) from None
+
+
+def _beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
+    """Completions past the bitboards' n (counted and listed on the free board)."""
+    return not unique and bool(fixed) and (n.n if isinstance(n, Instance) else n) > MAX_N
+
+
+def _free_board_count(n: int | Instance, fixed: FixedSpec, split: tuple[Any, ...]) -> Count:
+    """The completions counted on the free board (up to ``completion.MAX_FREE`` free
+    rows), in one call: ``split`` (workers, scheduler, record) must be unsaid."""
+    from nqmip.enumeration.completion import count_free
+
+    if any(value is not None for value in split):
+        # they were accepted and dropped (a record asked for was never written)
+        raise CountError(f"beyond n = {MAX_N} the completions are counted in one call on "
+                         "the free rows, with no sub-trees to split or record: drop "
+                         "workers, scheduler and record")
+    return Count(*count_free(n, fixed))
 
 
 def _board(n: int | Instance, fixed: FixedSpec, unique: bool) -> tuple[int, dict[int, int]]:
@@ -242,11 +262,8 @@ def run_count(
     raises stops the count the same way (a command's stop that the kernels' load absorbed).
     """
     unique, workers = _checked(unique, workers, scheduler, record)
-    if not unique and fixed is not None and (n.n if isinstance(n, Instance) else n) > MAX_N:
-        from nqmip.enumeration.completion import count_free
-
-        # on the free board: up to completion.MAX_FREE free rows
-        return Count(*count_free(n, fixed))
+    if _beyond_bitboards(n, fixed, unique):
+        return _free_board_count(n, fixed, (workers, scheduler, record))
     size, fix = _board(n, fixed, unique)
     border = by_border(size, fix, unique)
     compile_time = warm_up(count_method(size, fix, unique).replace("constellations", "border"))
@@ -378,15 +395,37 @@ def solutions(n: int | Instance, fixed: FixedSpec = None, unique: bool = False, 
     once). With ``unique`` the fundamental solutions (the lexicographically smallest of
     each class under the 8 symmetries) as ``(placement, class_size)``, class_size 8, 4 or 2.
 
+    Beyond n = 32 the completions of fixed queens (up to 62 free rows) are listed one by
+    one on the free board, in its search's order (first-fail), not lexicographically.
+
     Every placement passes the independent verifier (:mod:`nqmip.verify`) before it is
     yielded.
     """
-    size, fix = _board(n, fixed, unique)
+    unique, _ = _checked(unique, None)  # "no" was read as True
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer):
         raise CountError(f"batch must be a whole number, got {type(batch).__name__}")
-    if batch < 1:
-        raise CountError(f"batch must be at least 1, got {batch}")
+    if not 1 <= batch <= BATCH_MAX:  # 10**12 asked numpy for 58 TiB
+        raise CountError(f"batch must be from 1 to {BATCH_MAX:,}, got {batch}")
+    if _beyond_bitboards(n, fixed, unique):
+        return _generate_free(make_instance(n, None, fixed))
+    size, fix = _board(n, fixed, unique)
     return _generate(size, fix, unique, int(batch))
+
+
+def _generate_free(instance: Instance) -> Iterator[tuple[int, ...]]:
+    from nqmip.enumeration.completion import check_free, each_completion
+    from nqmip.verify import check_solution_batch
+
+    check_free(instance)  # before the first next(): refused where it is called
+    fixed_pairs = tuple(instance.fixed)
+
+    def listed() -> Iterator[tuple[int, ...]]:
+        for placement in each_completion(instance):
+            check_solution_batch(np.asarray([placement]), fixed_pairs,
+                                 source="nqmip.solutions")
+            yield placement
+
+    return listed()
 
 
 def _generate(n: int, fix: dict[int, int], unique: bool, batch: int) -> Iterator[Any]:

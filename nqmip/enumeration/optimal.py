@@ -98,6 +98,7 @@ def enumerate_optimal(
     if max_solutions is not None and max_solutions < 1:  # -1 sliced off the last optimum
         raise ValueError(f"max_solutions must be at least 1 (or None: all), got "
                          f"{max_solutions}")
+    Deadline(time_limit)  # refused alike by both engines ('x', -1, nan: CP-SAT's words)
     instance = make_instance(n, weights, fixed, black=black, white=white,
                              weights_seed=weights_seed)
     chosen = choose_engine(instance, engine)
@@ -121,6 +122,34 @@ def enumerate_optimal(
     return optimum, found
 
 
+#: The most memory a list of optimal placements may take (and at most half of what the
+#: machine has available): past it the listing is refused, up front when the number is
+#: known (the empty board's A000170), as soon as the list reaches it otherwise.
+LIST_BYTES = 8 * 2**30
+
+
+def _list_cap(each: int, max_solutions: int | None) -> int:
+    """The most placements of ``each`` bytes the list may hold (see :data:`LIST_BYTES`)."""
+    from nqmip.capacity import available_bytes
+
+    room = available_bytes()
+    budget = LIST_BYTES if room is None else min(LIST_BYTES, room // 2)
+    cap = max(1, budget // each)
+    if max_solutions is not None and max_solutions <= cap:
+        return cap + 4096  # the listing keeps max_solutions (the last block read passes it)
+    return cap
+
+
+def _too_many(cap: int, each: int, size: int) -> EnumerationError:
+    from nqmip.capacity import human_bytes
+
+    return EnumerationError(
+        f"the optimal placements of this n = {size} board are more than {cap:,} (over "
+        f"{human_bytes(cap * each)} as a list, the most this machine gives a list): "
+        f"pass max_solutions, or iterate nqmip.solutions / count them with "
+        f"nqmip.count_solutions")
+
+
 def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
                  max_solutions: int | None) -> tuple[float | None, list[tuple[int, ...]]]:
     """Every solution from the bitboard enumerator (verified there), the best kept."""
@@ -129,14 +158,19 @@ def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
     size = instance.n
     if size > MAX_N:
         raise EnumerationError(f"the bitboard enumerator takes n <= {MAX_N}, got {size}")
+    each = 64 + 8 * size  # bytes of one placement in the list
     if instance.is_feasibility and max_solutions is None and not instance.fixed:
-        need = A000170[size - 1] * (64 + 8 * size) if size <= len(A000170) else 2**62
-        if need > 8 * 2**30:
+        known = size <= len(A000170)  # n = 28..32: more than A000170's last, unknown
+        need = A000170[size - 1] * each if known else 2**62
+        if need > LIST_BYTES:
+            many = f"all {A000170[size - 1]:,}" if known else \
+                f"the more than {A000170[-1]:,}"
             raise EnumerationError(
-                f"all {A000170[size - 1]:,} solutions of n = {size} would take about "
-                f"{need / 2**30:,.0f} GiB as a list: pass max_solutions, or iterate "
-                f"nqmip.solutions({size}) / count them with nqmip.count_solutions"
-            )
+                f"{many} solutions of n = {size} would take "
+                f"{f'about {need / 2**30:,.0f} GiB' if known else 'more memory than exists'}"
+                f" as a list: pass max_solutions, or iterate nqmip.solutions({size}) / "
+                "count them with nqmip.count_solutions")
+    cap = _list_cap(each, max_solutions)
     deadline = Deadline(time_limit)
     coefs = np.rint(w).astype(np.int64)
     rows = np.arange(size)
@@ -152,6 +186,8 @@ def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
         if instance.is_feasibility:
             best = size
             found.extend(block)
+            if len(found) > cap:
+                raise _too_many(cap, each, size)
             return
         scores = coefs[rows, np.asarray(block)].sum(axis=1)
         top = int(scores.min() if least else scores.max())
@@ -159,6 +195,10 @@ def _by_bitboard(instance: Instance, w: np.ndarray, time_limit: float | None,
             best, found = top, []
         if top == best:
             found.extend(p for p, s in zip(block, scores.tolist(), strict=True) if s == best)
+            if max_solutions is not None:  # ties past it are never returned
+                del found[max_solutions:]
+        if len(found) > cap:  # fixed queens or ties: their number is not known up front
+            raise _too_many(cap, each, size)
 
     for placement in solutions(size, dict(instance.fixed) or None):
         chunk.append(placement)
@@ -208,10 +248,16 @@ def _by_cpsat(instance: Instance, w: np.ndarray, time_limit: float | None,
     model.clear_objective()
     found: list[tuple[int, ...]] = []
 
+    cap = _list_cap(64 + 8 * size, max_solutions)
+    over = []
+
     class Collect(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
             found.append(tuple(int(self.value(q)) for q in cps.queen))
             if max_solutions is not None and len(found) >= max_solutions:
+                self.stop_search()
+            elif len(found) > cap:
+                over.append(True)
                 self.stop_search()
 
     solver = cp_solver()
@@ -220,6 +266,8 @@ def _by_cpsat(instance: Instance, w: np.ndarray, time_limit: float | None,
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
     status = solver.solve(model, Collect())
+    if over:
+        raise _too_many(cap, 64 + 8 * size, size)
     complete = status == cp_model.OPTIMAL or (
         max_solutions is not None and len(found) >= max_solutions
     )

@@ -37,6 +37,8 @@ CHUNK = 5_000
 
 #: Largest oracle search per node (nodes); beyond, the node is searched as usual.
 ORACLE_CAP = 5_000
+#: The largest ``oracle_cap`` taken (the kernel counts nodes in an int64).
+ORACLE_CAP_MAX = 2**62
 
 
 def default_oracle_from(n: int) -> int:
@@ -142,6 +144,25 @@ def first_solution(n: int | Instance, fixed: FixedSpec = None,
                      stopped_by=stopped_by if status == k.RUNNING else None)
 
 
+def _search_params(n: int, oracle_from: Any, oracle_cap: Any) -> tuple[int | None, int | None]:
+    """The search route's parameters as whole numbers in their ranges: TypeError or
+    ValueError in one line (a string met numba's typing error, many lines in colour; -5
+    was read as never, 1.5 compiled a float kernel)."""
+    from nqmip.option_types import number
+
+    if oracle_from is not None:
+        oracle_from = number(oracle_from, "oracle_from", whole=True)
+        if not -1 <= oracle_from < n:
+            raise ValueError(f"oracle_from is a row from 0 to {n - 1}, or -1 (never), got "
+                             f"{oracle_from}")
+    if oracle_cap is not None:
+        oracle_cap = number(oracle_cap, "oracle_cap", whole=True)
+        if not 1 <= oracle_cap <= ORACLE_CAP_MAX:
+            raise ValueError(f"oracle_cap is a number of nodes from 1 to {ORACLE_CAP_MAX}, "
+                             f"got {oracle_cap}")
+    return oracle_from, oracle_cap
+
+
 def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = None, *,
                      oracle: str | None = None, oracle_from: int | None = None,
                      oracle_cap: int | None = None, workers: int | None = None,
@@ -195,6 +216,7 @@ def lex_first_result(instance: Instance, deadline: Deadline, seed: int | None = 
     if (workers, scheduler, record) != (None, None, None):
         raise TypeError("workers, scheduler and record split the descent's questions into cubes: "
                         "the 'search' route takes neither")
+    oracle_from, oracle_cap = _search_params(instance.n, oracle_from, oracle_cap)
     found = first_solution(instance, deadline=deadline, oracle_from=oracle_from,
                            oracle_cap=ORACLE_CAP if oracle_cap is None else oracle_cap)
     extra = {"oracle": "search", "oracle_nodes": found.oracle_nodes,
