@@ -200,7 +200,9 @@ def settled_by_bound(instance: Instance, result: Result) -> Result:
     row and column (:func:`~nqmip.heuristics.common.weight_bound`). Every square worth 3 on
     n = 8, a target of 24 stopped bnb at 24 with its bound 24, HiGHS with its bound 54,
     Gurobi and CP-SAT with none: all said feasible. The solver's word for its stop ("Time
-    limit reached", "INTERRUPTED") is dropped from the message: the verdict says why."""
+    limit reached", "INTERRUPTED") is dropped from the message: the verdict says why. A
+    run stopped without a bound of its own carries the maxima's (not one stopped at its
+    gap, whose own bound is within it, unsaid), and a bound looser than theirs gives way."""
     if result.status is not Status.FEASIBLE or result.objective is None:
         return result
     from nqmip.heuristics.common import weight_bound
@@ -215,6 +217,12 @@ def settled_by_bound(instance: Instance, result: Result) -> Result:
                 status=Status.OPTIMAL, termination=Termination.OPTIMAL, bound=value,
                 message="", provenance=result.provenance.with_(proof="bound", bound_source=source)))
     cheap = weight_bound(instance)
+    if result.bound is None and result.termination is not Termination.GAP:
+        # stopped before the solver had a bound (a time limit in its root, a target met by
+        # the start): the maxima's, as the heuristics carry (HiGHS at n = 200, 2 s, and
+        # every exact method stopped by a target at once said 'bound -')
+        return result.with_(bound=cheap, provenance=result.provenance.with_(
+            bound_source="row_column_maxima"))
     if result.bound is not None and cheap < result.bound:  # the tighter of the two:
         # HiGHS stopped early by a target answered bound 131 or 61 from one call to the
         # next on a board whose row and column maxima say 68 (no bound stays none: glpsol
