@@ -188,7 +188,10 @@ _TABLE: tuple[Method, ...] = (
            "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True,
            notes=_work("CP-SAT's deterministic seconds (max_deterministic_time), its "
                        "workers interleaved (interleave_search; threads, default 8, "
-                       "subsolvers): the same answer whatever the cores"),
+                       "subsolvers): the same answer whatever the cores",
+                       seed="reproducible on any number of threads: the workers run "
+                            "interleaved (interleave_search), not as a parallel portfolio "
+                            "whose first worker's placement was the answer"),
            most={"work_limit": 1e100}, fractional_work=True,
            limit=Limit("cells", float(2**62), "CP-SAT's objective is in whole numbers of 64 "
                        "bits, weights that are not whole scaled to them")),
