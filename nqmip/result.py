@@ -57,8 +57,9 @@ class Provenance:
       None (nothing proven).
     - ``bound_source``: where ``bound`` comes from: ``"solver"``, ``"colour_bound"``,
       ``"lp_relaxation"``, ``"row_column_maxima"``, ``"exhaustive"`` (the optimum of a
-      small board, every placement looked at: :mod:`nqmip.heuristics.exhaustive`), or None
-      without a bound.
+      small board, every placement looked at: :mod:`nqmip.heuristics.exhaustive`),
+      ``"reported"`` (the method's last progress report, when it was stopped before it
+      returned), or None without a bound.
     - ``refuted_black_counts``: black-queen counts refuted by the line sets (they lowered
       the colour bound).
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,

@@ -72,7 +72,8 @@ def from_maximisation(result: Result, offset: float) -> Result:
     (now a lower bound), the target, the warm start's value, every point of the trajectory
     and the bounds among the statistics (``BOUNDS_IN_EXTRA``) become costs."""
     def back(value: float | None) -> float | None:
-        return None if value is None else offset - value
+        # + 0.0: weights of -0.0 (offset -0.0) gave "-0.0" to a reader
+        return None if value is None else offset - value + 0.0
 
     provenance = result.provenance.with_(start_objective=back(result.provenance.start_objective))
     trajectory = tuple(replace(p, incumbent=back(p.incumbent), bound=back(p.bound))

@@ -198,9 +198,10 @@ def objective_of(
         return float(cols.size)
     if isinstance(weights, ColourWeights):
         black = int(np.count_nonzero(((np.arange(cols.size) + cols) & 1) == 0))
-        return float(black * weights.black + (cols.size - black) * weights.white)
-    w = np.asarray(weights, dtype=float)
-    return float(w[np.arange(cols.size), cols].sum())
+        value = float(black * weights.black + (cols.size - black) * weights.white)
+    else:
+        value = float(np.asarray(weights, dtype=float)[np.arange(cols.size), cols].sum())
+    return value + 0.0  # weights of -0.0 summed to -0.0, written "-0.0"
 
 
 #: Read-only placement arrays (boards of ``ARRAY_PLACEMENT_FROM`` queens and more, which a

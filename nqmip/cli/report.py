@@ -38,6 +38,7 @@ BOUND_WORDS = {
     "lp_relaxation": "the LP relaxation",
     "row_column_maxima": "the best square of each row",
     "exhaustive": "every placement, each looked at",
+    "reported": "the method's last report before it was stopped",
 }
 #: What proves optimality, in words.
 PROOF_WORDS = {
