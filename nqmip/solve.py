@@ -323,11 +323,13 @@ def check_target(instance: Instance, target: float | None) -> None:
 
     bound = weight_bound(instance)
     if instance.sense == "min" and target < bound - 1e-9 * max(1.0, abs(bound)):
-        raise ValueError(f"target {target:g} is below {bound:g}, the least any placement "
-                         f"of these costs can total: give a target of at least {bound:g}")
+        raise ValueError(f"target {target:g} is below {bound:g}, a bound no placement of "
+                         f"these costs goes under (each row's cheapest square): give a "
+                         f"target of at least {bound:g}")
     if instance.sense != "min" and target > bound + 1e-9 * max(1.0, abs(bound)):
-        raise ValueError(f"target {target:g} is above {bound:g}, the most any placement "
-                         f"of these weights can reach: give a target of at most {bound:g}")
+        raise ValueError(f"target {target:g} is above {bound:g}, a bound no placement of "
+                         f"these weights passes (each row's best square): give a target of "
+                         f"at most {bound:g}")
 
 
 def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,
