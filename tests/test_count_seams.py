@@ -143,3 +143,14 @@ def test_a_stopped_count_says_its_record_is_kept_however_it_was_spelled(
     stop.signum = signal.SIGTERM
     assert _stopped(stop, args) == 143
     assert "kept in the record" in capsys.readouterr().err
+
+
+def test_the_listed_columns_are_one_line_however_wide(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """rich broke n = 40's columns at 100 characters: a reader copied half a placement."""
+    fixes = [a for r, c in FIXED.items() for a in ("--fix", f"{r},{c}")]
+    assert count_main(["--n", str(N), *fixes, "--list", "--limit", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("# 1: ")
+    columns = tuple(int(c) for c in first.removeprefix("# 1: ").split(","))
+    assert columns == next(solutions(N, FIXED))

@@ -134,8 +134,9 @@ def _list(args: argparse.Namespace) -> None:
                 entry["class_size"] = size
             print(json.dumps(entry))
         else:
+            # soft_wrap: one line to copy, however wide (rich broke n = 40's at 100 columns)
             console.print(f"# {shown}" + (f" (class of {size})" if args.unique else "")
-                          + ": " + ",".join(map(str, placement)))
+                          + ": " + ",".join(map(str, placement)), soft_wrap=True)
             console.print(board_text(placement, args.n, sorted(args.fix)))
         if args.limit is not None and shown >= args.limit:
             break
