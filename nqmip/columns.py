@@ -9,6 +9,14 @@ from typing import Any
 import numpy as np
 
 
+def holds_booleans(placement: Any) -> bool:
+    """True when a placement holds True or False (numpy reads True as column 1): a bool
+    array, or a list or tuple with a Python or numpy bool among its items."""
+    if isinstance(placement, np.ndarray):
+        return bool(placement.dtype == np.bool_)
+    return any(isinstance(c, bool | np.bool_) for c in placement)
+
+
 def as_integer_columns(placement: Any) -> np.ndarray:
     """The placement as a 1-D integer array, in its own integer dtype (no copy if it is one).
 
@@ -22,8 +30,7 @@ def as_integer_columns(placement: Any) -> np.ndarray:
         cols = placement
     else:
         items = list(placement)
-        kinds = set(map(type, items))
-        if bool in kinds or np.bool_ in kinds:  # numpy reads True as column 1
+        if holds_booleans(items):
             raise ValueError(f"a placement holds integer column indices, not True or False: "
                              f"{placement!r}"[:200])
         cols = np.asarray(items)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import MIN_SOLVER_SECONDS, Deadline
+from nqmip.columns import holds_booleans
 from nqmip.instance import Instance
 from nqmip.result import Result
 from nqmip.verify import conflicts, verified
@@ -43,9 +44,7 @@ def validate_start(instance: Instance, placement: Sequence[int] | np.ndarray) ->
             placement = list(placement)  # a generator is read once
         except TypeError:
             raise WarmStartError("a warm start is a sequence of n column indices") from None
-    if (isinstance(placement, np.ndarray) and placement.dtype == bool) or (
-            isinstance(placement, list)
-            and any(isinstance(c, bool | np.bool_) for c in placement)):
+    if isinstance(placement, np.ndarray | list) and holds_booleans(placement):
         raise WarmStartError("a warm start holds integer column indices, not True or False")
     try:
         cols = [int(c) for c in placement]

@@ -244,18 +244,21 @@ def describe_weights(instance: Instance) -> str:
 
 
 def summary_line(result: Result) -> str:
-    """One short line: status, objective, bound, gap and time. A result without an
-    objective (``--lex-first`` orders placements, it weighs none) shows its placement,
-    the column of each row from row 0, instead."""
+    """One short line: status, objective, bound, gap and time, and for a run that did not
+    settle its question why it stopped (``stopped=interrupted``, ``stopped=time_limit``:
+    the exit status alone said a stop before). A result without an objective
+    (``--lex-first`` orders placements, it weighs none) shows its placement, the column of
+    each row from row 0, instead."""
+    settled = result.status in (Status.OPTIMAL, Status.INFEASIBLE)
+    why = "" if settled else f" stopped={result.termination}"
     if result.objective is None and result.method.startswith("lex-first"):
         columns = "-" if result.placement is None else ",".join(map(str, result.placement))
         rows = result.extra.get("proven_rows")
-        open_ = result.status not in (Status.OPTIMAL, Status.INFEASIBLE)
-        proven = f" proven_rows={rows}" if rows is not None and open_ else ""
-        return f"{result.status} placement={columns}{proven} time={result.wall_time:.2f}s"
+        proven = f" proven_rows={rows}" if rows is not None and not settled else ""
+        return f"{result.status} placement={columns}{proven} time={result.wall_time:.2f}s{why}"
     gap = "-" if result.gap is None else f"{result.gap:.2%}"
     return (f"{result.status} objective={number(result.objective)} "
-            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s")
+            f"bound={number(result.bound)} gap={gap} time={result.wall_time:.2f}s{why}")
 
 
 class LiveLine:
