@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.columns import as_integer_columns
-from nqmip.files import write_drawn, write_whole
+from nqmip.files import picture_kind, write_drawn, write_whole
 
 #: A :class:`nqmip.result.Result`, read by its fields only (this module imports nothing of
 #: the package: the result imports it for its notebook picture).
@@ -343,7 +343,7 @@ def save_picture(obj: Any, path: str | Path, kind: str | None = None, *,
     (:func:`board_svg` with the caption above) or ``"png"`` (drawn by :func:`draw`); by
     default the kind the file name ends with."""
     path = Path(path)
-    kind = (kind or path.suffix.lstrip(".") or "png").lower()
+    kind = (kind or picture_kind(path)).lower()
     if kind not in ("svg", "png"):
         raise ValueError(f"a picture is svg or png, not {kind!r}")
     columns, _, result = _parts(obj, None)

@@ -14,6 +14,12 @@ from pathlib import Path
 from typing import IO
 
 
+def picture_kind(path: str | os.PathLike[str]) -> str:
+    """The picture format a file's name says: its suffix without the dot, lower case;
+    ``"png"`` when it has none (matplotlib would write ``FILE.png``, not the file named)."""
+    return Path(path).suffix.lstrip(".").lower() or "png"
+
+
 def write_whole(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all: a regular file (or a new one) is
     written beside it and renamed over it, so a failure leaves what was there; a device or

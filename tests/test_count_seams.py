@@ -48,6 +48,21 @@ def test_the_free_board_listing_is_the_bitboards(n: int) -> None:
             == set(solutions(n, {row: col})), (row, col)
 
 
+@pytest.mark.parametrize("door", ["each_completion", "solutions"])
+def test_too_many_free_rows_are_refused_where_the_listing_is_asked(door: str) -> None:
+    """A listing of more free rows than the search takes is refused by the call itself,
+    not at the first next() (a generator's body runs only then)."""
+    from nqmip.enumeration.completion import MAX_FREE, each_completion
+    from nqmip.instance import InstanceError, make_instance
+
+    n = MAX_N + MAX_FREE + 2  # one fixed queen leaves more than MAX_FREE free rows
+    with pytest.raises(InstanceError, match="free rows"):
+        if door == "solutions":
+            solutions(n, {0: 0})
+        else:
+            each_completion(make_instance(n, None, {0: 0}))
+
+
 @pytest.mark.parametrize("given", [{"workers": 2}, {"scheduler": "tcp://127.0.0.1:1"},
                                    {"record": "r.jsonl"}], ids=["workers", "scheduler",
                                                                 "record"])
@@ -55,7 +70,8 @@ def test_options_a_free_board_count_cannot_use_are_refused(given: dict[str, Any]
                                                            tmp_path: Path) -> None:
     if "record" in given:
         given = {"record": str(tmp_path / "r.jsonl")}
-    with pytest.raises(CountError, match="drop"):
+    name = next(iter(given))  # named by the API's parameter, as the command names its option
+    with pytest.raises(CountError, match=f"^{name}: .*drop {name}"):
         nqmip.count_solutions(N, FIXED, **given)
     assert not any(tmp_path.iterdir())
 

@@ -20,7 +20,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from nqmip.cli.clash import check_distinct
@@ -40,6 +39,7 @@ from nqmip.cli.parser import (
 from nqmip.cli.parser import EXIT_SOLVER_FAILED as EXIT_FAILED
 from nqmip.cli.signals import Stop, stops_as_ctrl_c
 from nqmip.cli.streams import deliver, final_status, plain_fallback, say
+from nqmip.files import picture_kind, write_drawn
 from nqmip.jsonlines import RecordUnwritten
 
 
@@ -157,7 +157,6 @@ def _plot(args: argparse.Namespace) -> None:
     import numpy as np
 
     from nqmip.enumeration.count import solutions
-    from nqmip.files import write_drawn
 
     fixed = _queens(args)
     rows = (solutions(args.n, fixed, unique=True) if args.unique
@@ -190,8 +189,8 @@ def _plot(args: argparse.Namespace) -> None:
     fig.tight_layout()
     # the format said: without a suffix matplotlib wrote FILE.png, not the file named
     # whole or not at all: a stop while saving left a fragment in place of the picture
-    suffix = Path(args.plot).suffix.lstrip(".").lower() or "png"
-    write_drawn(args.plot, lambda out: fig.savefig(out, dpi=90, format=suffix))
+    kind = picture_kind(args.plot)
+    write_drawn(args.plot, lambda out: fig.savefig(out, dpi=90, format=kind))
     plt.close(fig)
 
 
@@ -204,9 +203,9 @@ PLOT_FORMATS = ("avif", "eps", "gif", "jpeg", "jpg", "pdf", "pgf", "png", "ps", 
 
 def check_plot(path: str) -> None:
     """``--plot FILE``: a format matplotlib writes, in a place that can be written."""
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix and suffix not in PLOT_FORMATS:
-        raise UsageError(f"--plot: cannot draw a .{suffix} file; give a name ending in "
+    kind = picture_kind(path)
+    if kind not in PLOT_FORMATS:
+        raise UsageError(f"--plot: cannot draw a .{kind} file; give a name ending in "
                          f"{', '.join('.' + f for f in ('png', 'svg', 'pdf', 'jpg'))} "
                          "or another format matplotlib writes")
     check_writable(path, "--plot")
@@ -327,15 +326,14 @@ def _count(args: argparse.Namespace, answered: Callable[[], None],
     """Count (with a progress bar on a terminal); the count's result. ``answered`` is
     called as soon as the count is known (the command's :meth:`Stop.hold`), ``check``
     between sub-trees (:meth:`Stop.check`: a stop the kernels' load absorbed)."""
-    from nqmip.enumeration.count import MAX_N, check_record, run_count
+    from nqmip.enumeration.count import MAX_N, CountError, check_one_call, check_record, run_count
 
+    try:  # the options named as typed; the API's policy (the same error by its names)
+        check_one_call(args.n, _queens(args), args.unique, {
+            "--workers": args.workers, "--scheduler": args.scheduler, "--record": args.record})
+    except CountError as exc:
+        raise UsageError(str(exc)) from None
     beyond = bool(args.fix) and args.n > MAX_N
-    given = [name for name, value in (("--workers", args.workers), ("--scheduler",
-             args.scheduler), ("--record", args.record)) if value is not None]
-    if beyond and given:  # --workers and --scheduler were taken and dropped
-        raise UsageError(f"{'/'.join(given)}: beyond n = {MAX_N} the completions are "
-                         "counted in one call on the free rows, with no sub-trees to split "
-                         f"or record; drop {' and '.join(given)}")
     if args.record is not None:  # refused before the kernels compile
         check_record_file(args.record)
         try:

@@ -21,7 +21,7 @@ from typing import Any
 
 from nqmip.compare.canvas import Picture, combined, pyplot
 from nqmip.compare.figures import picture_curve, picture_profile, picture_time, picture_ttt
-from nqmip.files import write_drawn
+from nqmip.files import picture_kind, write_drawn
 
 #: The pictures of one ``--plot``: the suffix of each file's name, and what it shows.
 PICTURES = {
@@ -51,7 +51,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path) -> list[Path]:
     drawn = pictures(rows)
     for suffix, file in plot_files(path).items():
         fig = combined(drawn[suffix], PICTURES[suffix])
-        kind = file.suffix.lstrip(".").lower() or "png"
+        kind = picture_kind(file)
         meta = _metadata(file)
         write_drawn(file, partial(fig.savefig, format=kind, dpi=120, metadata=meta,
                                   bbox_inches="tight"))

@@ -115,10 +115,13 @@ def each_completion(instance: Instance) -> Iterator[tuple[int, ...]]:
     """Every completion of ``instance``'s fixed queens, one at a time, in the search's
     order (first-fail on rows and columns, not lexicographic): the listing of
     :func:`nqmip.solutions` beyond the bitboards' n = 32. Raises InstanceError beyond
-    ``MAX_FREE`` free rows."""
+    ``MAX_FREE`` free rows where it is called, not at the first ``next()``."""
+    return _each(instance, _prepared(instance))
+
+
+def _each(instance: Instance, prepared: Any) -> Iterator[tuple[int, ...]]:
     from nqmip.enumeration import completion_kernels as k
 
-    prepared = _prepared(instance)
     if isinstance(prepared, Search):
         if prepared.placement is not None:
             yield prepared.placement

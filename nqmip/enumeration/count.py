@@ -125,16 +125,24 @@ def _beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
     return not unique and bool(fixed) and (n.n if isinstance(n, Instance) else n) > MAX_N
 
 
-def _free_board_count(n: int | Instance, fixed: FixedSpec, split: tuple[Any, ...]) -> Count:
+def check_one_call(n: Any, fixed: FixedSpec, unique: bool, split: dict[str, Any]) -> None:
+    """A :class:`CountError` when a count beyond the bitboards (completions past n =
+    :data:`MAX_N`, counted in one call on the free rows) is given any of ``split``'s options
+    (workers, scheduler, record: taken and dropped before, a record never written). The
+    error names the options given by ``split``'s keys, so a command passes its own
+    spellings (``--workers``) and the API its parameters' names."""
+    given = [name for name, value in split.items() if value is not None]
+    if given and _beyond_bitboards(n, fixed, unique):
+        raise CountError(f"{'/'.join(given)}: beyond n = {MAX_N} the completions are counted "
+                         "in one call on the free rows, with no sub-trees to split or "
+                         f"record; drop {' and '.join(given)}")
+
+
+def _free_board_count(n: int | Instance, fixed: FixedSpec) -> Count:
     """The completions counted on the free board (up to ``completion.MAX_FREE`` free
-    rows), in one call: ``split`` (workers, scheduler, record) must be unsaid."""
+    rows), in one call (:func:`check_one_call` has refused a split or a record)."""
     from nqmip.enumeration.completion import count_free
 
-    if any(value is not None for value in split):
-        # they were accepted and dropped (a record asked for was never written)
-        raise CountError(f"beyond n = {MAX_N} the completions are counted in one call on "
-                         "the free rows, with no sub-trees to split or record: drop "
-                         "workers, scheduler and record")
     return Count(*count_free(n, fixed))
 
 
@@ -262,8 +270,10 @@ def run_count(
     raises stops the count the same way (a command's stop that the kernels' load absorbed).
     """
     unique, workers = _checked(unique, workers, scheduler, record)
+    check_one_call(n, fixed, unique,
+                   {"workers": workers, "scheduler": scheduler, "record": record})
     if _beyond_bitboards(n, fixed, unique):
-        return _free_board_count(n, fixed, (workers, scheduler, record))
+        return _free_board_count(n, fixed)
     size, fix = _board(n, fixed, unique)
     border = by_border(size, fix, unique)
     compile_time = warm_up(count_method(size, fix, unique).replace("constellations", "border"))
@@ -413,14 +423,14 @@ def solutions(n: int | Instance, fixed: FixedSpec = None, unique: bool = False, 
 
 
 def _generate_free(instance: Instance) -> Iterator[tuple[int, ...]]:
-    from nqmip.enumeration.completion import check_free, each_completion
+    from nqmip.enumeration.completion import each_completion
     from nqmip.verify import check_solution_batch
 
-    check_free(instance)  # before the first next(): refused where it is called
+    completions = each_completion(instance)  # refused here, before the first next()
     fixed_pairs = tuple(instance.fixed)
 
     def listed() -> Iterator[tuple[int, ...]]:
-        for placement in each_completion(instance):
+        for placement in completions:
             check_solution_batch(np.asarray([placement]), fixed_pairs,
                                  source="nqmip.solutions")
             yield placement
