@@ -74,7 +74,9 @@ def test_time_limit_bounds_the_whole_command(args: list[str]) -> None:
     seconds, done = within(limit + 1.0, lambda: timed_run([*args, "--time-limit", str(limit)]))
     assert done.returncode == 0, done.stderr
     assert seconds <= limit + 1.0, f"{seconds:.2f} s for a {limit} s limit"
-    assert done.stdout.split()[0] in ("optimal", "feasible")
+    status, *_, why = done.stdout.split()
+    assert status in ("optimal", "feasible")
+    assert (why == "stopped=time_limit") == (status == "feasible"), done.stdout  # said
 
 
 def signalled_run(signum: signal.Signals, output: Path, after: float = 4.0
@@ -109,6 +111,7 @@ def test_sigterm_and_sighup_stop_the_solve_as_ctrl_c(name: str, tmp_path: Path) 
     data = json.loads(target.read_text())
     assert data["termination"] == "interrupted" and nqmip.is_solution(data["placement"])
     assert done.stdout.split()[1] == f"objective={data['objective']:g}"
+    assert done.stdout.split()[-1] == "stopped=interrupted", done.stdout  # not the status only
 
 
 def signalled(command: list[str], signum: signal.Signals, after: float

@@ -152,7 +152,8 @@ def build_parser() -> Parser:
                         help="print one JSON object with the result and nothing else")
     output.add_argument("--quiet", action="store_true",
                         help="print one short line: status, objective, bound, gap, time "
-                             "(--lex-first: status, placement, time)")
+                             "(--lex-first: status, placement, time), and stopped=WHY "
+                             "when the run did not settle its question")
     parser.add_argument("--output", metavar="FILE", type=Path,
                         help="also write the result, placement included, as JSON to FILE")
     picture.add_options(parser)
