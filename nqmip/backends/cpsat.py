@@ -88,15 +88,21 @@ class CpSatBackend(Backend):
         nodes = int(solver.num_branches)
         if status == cp_model.MODEL_INVALID:
             raise BackendError(f"CP-SAT rejected the model: {cps.model.validate()}")
-        # CP-SAT stops early without a proof only at the time limit, on a cancel, or on
-        # Ctrl-C, which it handles "as if a time limit was reached". A cancel says so; for
-        # Ctrl-C this thread's own clock tells it from the limit (CP-SAT's wall_time can
-        # fall short of its limit on a loaded machine: seen at 1 s in CI).
-        interrupted = options.deadline.cancelled() or (
-            options.work_limit is None and (limit is None or elapsed < 0.9 * limit))
-        stopped = Termination.INTERRUPTED if interrupted else (
-            Termination.TIME_LIMIT if limit is not None and elapsed >= 0.9 * limit
-            else Termination.ITERATION_LIMIT)  # the deterministic time, not the clock
+        # CP-SAT stops early without a proof at its time limit, on a cancel (the caller's
+        # Ctrl-C, a target, the watchdog's cancel at the limit: nqmip.exact reads its
+        # reason), at its deterministic limit, or on the main thread on a Ctrl-C it caught
+        # itself, "as if a time limit was reached": this thread's clock tells that from the
+        # limit. Off the main thread it hears no signal: a stop nobody cancelled is its own
+        # limit, even short of it by this clock (seen at 1 s in CI, on a loaded machine:
+        # a time limit was said 'interrupted').
+        short = limit is None or elapsed < 0.9 * limit
+        if options.deadline.cancelled() or (
+                params.catch_sigint_signal and options.work_limit is None and short):
+            stopped = Termination.INTERRUPTED
+        elif options.work_limit is not None and short:
+            stopped = Termination.ITERATION_LIMIT  # the deterministic time, not the clock
+        else:
+            stopped = Termination.TIME_LIMIT
         termination = termination_of(status, {
             cp_model.OPTIMAL: Termination.OPTIMAL,
             cp_model.INFEASIBLE: Termination.INFEASIBLE,
