@@ -132,6 +132,13 @@ class Deadline:
             node = node._parent
         return found
 
+    def total(self) -> float | None:
+        """The seconds this deadline was given from its start, however many have gone (None
+        without a limit): the caller's whole limit, for a choice that reads a limit as long
+        or short (a 30 s limit had 29.93 s left when auto's plan was chosen, below its 30 s
+        threshold, so that a limit of exactly 30 s never reached the plan it names)."""
+        return None if math.isinf(self._end) else self._end - self._start
+
     def seconds(self, floor: float = 0.0) -> float | None:
         """What is left as a solver's time-limit option: None without a limit, else at least
         ``floor`` seconds (solvers refuse a zero or negative limit)."""

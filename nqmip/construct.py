@@ -58,7 +58,12 @@ def completion(n: int, fixed: tuple[tuple[int, int], ...],
     holds them), by a first-fail depth-first search in plain Python (no kernel to load: what
     a stopped search answers with when fixed queens rule out :func:`explicit_solution`),
     for at most ``seconds``. Returns (the columns or None, whether the search was
-    exhausted: None with True proves there is no completion)."""
+    exhausted: None with True proves there is no completion).
+
+    A row's free columns are read from three integers (the columns, and the two diagonal
+    directions, shifted to the row), a few operations a row and node: n = 44 with 8 fixed
+    queens took 0.14 s when each step rewrote a mask per row, too long for a 1 s command
+    that must answer a placement."""
     import time
 
     if n > COMPLETION_MAX_ROWS:
@@ -66,25 +71,12 @@ def completion(n: int, fixed: tuple[tuple[int, int], ...],
     stop = time.perf_counter() + seconds
     full = (1 << n) - 1
     placed = dict(fixed)
-    attacked = [0] * n  # per row: the columns its queens-to-be may not take
-
-    def attack(masks: list[int], row: int, col: int) -> list[int]:
-        out = masks[:]
-        for r in range(n):
-            d = r - row
-            bits = 1 << col
-            if 0 <= col + d < n:
-                bits |= 1 << (col + d)
-            if 0 <= col - d < n:
-                bits |= 1 << (col - d)
-            out[r] |= bits
-        return out
-
+    cols = down = up = 0  # bits: column c; diagonal r + c; diagonal c - r + n - 1
     for row, col in fixed:
-        attacked = attack(attacked, row, col)
+        cols, down, up = cols | 1 << col, down | 1 << (row + col), up | 1 << (col - row + n - 1)
     nodes = 0
 
-    def search(masks: list[int], free: list[int]) -> bool | None:
+    def search(cols: int, down: int, up: int, free: list[int]) -> bool | None:
         """True: placed; False: no completion below; None: out of time."""
         nonlocal nodes
         if not free:
@@ -92,22 +84,29 @@ def completion(n: int, fixed: tuple[tuple[int, int], ...],
         nodes += 1
         if nodes % 256 == 0 and time.perf_counter() > stop:
             return None
-        row = min(free, key=lambda r: (full & ~masks[r]).bit_count())
-        options = full & ~masks[row]
+        row, options, fewest = -1, 0, n + 1  # first-fail: the first row of fewest columns
+        for r in free:
+            left = full & ~(cols | down >> r | up >> (n - 1 - r))
+            count = left.bit_count()
+            if count < fewest:
+                row, options, fewest = r, left, count
+                if not count:
+                    return False
         rest = [r for r in free if r != row]
         while options:
             low = options & -options
             options ^= low
             col = low.bit_length() - 1
             placed[row] = col
-            found = search(attack(masks, row, col), rest)
+            found = search(cols | low, down | 1 << (row + col), up | 1 << (col - row + n - 1),
+                           rest)
             if found is None or found:
                 return found
             del placed[row]
         return False
 
     free = [r for r in range(n) if r not in placed]
-    found = search(attacked, free)
+    found = search(cols, down, up, free)
     if found:
         return np.array([placed[r] for r in range(n)], dtype=np.int64), True
     return None, found is False

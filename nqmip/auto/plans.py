@@ -116,7 +116,8 @@ def solve_auto(
     begin = time.perf_counter()
     # The run's own deadline, made from the caller's: a proof cancels it (every part stops
     # at once), and the caller's deadline is left as it was.
-    deadline = Deadline.of(time_limit).sub()
+    given = Deadline.of(time_limit)
+    deadline = given.sub()
     seed = DEFAULT_SEED if seed is None else seed
     # With fixed queens the models hold only what is free (nqmip.board.FreeBoard): the
     # exact range is judged on the free rows, not on n.
@@ -124,7 +125,7 @@ def solve_auto(
     run = Portfolio(instance, deadline, seed, on_progress)
     plan = choose_plan(instance, warm_start=warm_start is not None,
                        backend=pick_backend(size),
-                       budget=deadline.remaining() if deadline.limited else None,
+                       budget=given.total(),  # the limit asked for, not what is left
                        first_run=FAST_EXACT_MAX_N < size <= FIRST_RUN_EXACT_MAX_FREE
                        and deadline.limited and first_run(instance))  # no numba before
     if plan.name == "warm-start" and instance.n > MIP_PORTFOLIO_MAX_N:
@@ -166,6 +167,8 @@ def solve_auto(
     if plan.name == "warm-start":  # the caller's start (placement, Result, heuristic) to the MIP
         exact(deadline, start=warm_start)
         return run.finish(begin)
+    if _completion_first(run, size) and run.proven():  # feasibility, or no completion
+        return run.finish(begin)
     # This plan's kernels load first (numba's compile or cache load, inside the one clock:
     # reported as compile_time), so that the parts beside each other do not both compile;
     # a plan of ``LAZY`` starts its first part at once instead, which loads its own, and
@@ -189,6 +192,21 @@ def solve_auto(
                 child.stop()
 
 
+def _completion_first(run: Portfolio, size: int) -> bool:
+    """Never empty-handed with fixed queens either: under a limit, the plain-Python
+    first-fail search's first completion (or its proof that there is none) is offered
+    before any kernel loads or child process starts (the plan's kernels took 0.56 s from
+    numba's cache at n = 44, and a 1 s command answered no placement; the search took
+    milliseconds). Whether it ran."""
+    instance, deadline = run.instance, run.deadline
+    if not (instance.fixed and deadline.limited and size <= COMPLETION_SEARCH_MAX_FREE):
+        return False
+    run.offer(quick_completion(instance, deadline.sub(
+        FIRST_COMPLETION_SECONDS, share=QUICK_COMPLETION_SHARE), run.seed),
+        "completion (python)")
+    return True
+
+
 def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
     """The incumbent first, then the plan's parts (:data:`RUNNERS`)."""
     run, instance, deadline, seed = call.run, call.run.instance, call.deadline, call.run.seed
@@ -205,11 +223,14 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
                 leading, deadline.sub(share=CLIMB_SHARE)))
     elif plan.name != "completion" and call.size <= COMPLETION_SEARCH_MAX_FREE:
         # With fixed queens, the first completion (or the proof that there is none)
+        # (under a limit the plain-Python search's may be there: solve_auto)
         first = deadline.sub(FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE)
         if run.kernels is None or run.kernels.get("completion", deadline, wait=False):
-            run.offer(first_completion(instance, first, seed), "completion search")
+            if run.best is None:
+                run.offer(first_completion(instance, first, seed), "completion search")
         else:  # a first run: the search in plain Python while the kernels compile
-            run.offer(quick_completion(instance, first, seed), "completion (python)")
+            if run.best is None:
+                run.offer(quick_completion(instance, first, seed), "completion (python)")
             climb_completion(run, plan.name, deadline)
     if run.proven():  # feasibility: n queens is the optimum; or no completion exists
         return run.finish(begin)
@@ -226,6 +247,9 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
 #: takes under 0.01 s; the annealing alone found none in 0.3 s on a loaded machine).
 FIRST_COMPLETION_SECONDS = 1.0
 FIRST_COMPLETION_SHARE = 0.1
+#: The plain-Python search's share before any kernel loads (the only incumbent there is:
+#: 0.03 s at n = 44 with 8 fixed queens, where a 1 s command has some 0.6 s).
+QUICK_COMPLETION_SHARE = 0.3
 
 
 def first_completion(instance: Instance, deadline: Deadline, seed: int) -> Result:
