@@ -311,14 +311,17 @@ LEX_CUBE_ROUTES = ("first-fail", "sat")
 LEX_DEFAULT = "first-fail"
 
 
-def method(name: Any, table: Mapping[str, Method] = METHODS) -> Method:
-    """The method named ``name``; ValueError listing the names otherwise."""
+def method(name: Any, table: Mapping[str, Method] = METHODS,
+           also: tuple[str, ...] = ()) -> Method:
+    """The method named ``name``; ValueError listing the names otherwise (``also``: names
+    the caller takes before the table, listed first: lex_first's "auto")."""
     if not isinstance(name, str):
         raise TypeError(f"method must be a string, got {type(name).__name__}")
     try:
         return table[name]
     except KeyError:
-        raise ValueError(f"unknown method {name!r}: choose from {', '.join(table)}") from None
+        raise ValueError(f"unknown method {name!r}: choose from "
+                         f"{', '.join((*also, *table))}") from None
 
 
 def refused(spec: Method, given: Iterable[str]) -> list[str]:

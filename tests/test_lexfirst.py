@@ -391,3 +391,13 @@ def test_the_first_fail_chunk_shrinks_with_the_board() -> None:
     assert FirstFail(CHUNK_FULL_N).chunk == CHUNK and FirstFail(32).probe_nodes == PROBE
     big = FirstFail(4 * CHUNK_FULL_N)
     assert big.chunk == CHUNK // 16 and big.probe_nodes == PROBE // 16
+
+
+def test_an_unknown_method_lists_every_name_lex_first_takes() -> None:
+    """The list left out "auto", the default."""
+    from nqmip.methods import LEX_METHODS
+
+    with pytest.raises(ValueError, match="unknown method") as refused:
+        nqmip.lex_first(8, method="bogus")
+    listed = str(refused.value).split("choose from ", 1)[1].split(", ")
+    assert sorted(listed) == sorted(["auto", *LEX_METHODS])

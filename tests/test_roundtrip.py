@@ -287,6 +287,55 @@ def test_an_lp_relaxation_is_refused_as_fractional() -> None:
 
 
 @pytest.mark.solver("highs")
+@pytest.mark.parametrize("change", ["row bounds", "coefficients", "integrality"])
+def test_a_model_changed_inside_highs_is_verified_but_not_proven(change: str) -> None:
+    """A row's bounds, a coefficient or a column's integrality changed in the Highs object
+    (not in the arrays): reported optimal 51 for a board whose optimum is 57 before."""
+    import highspy
+
+    from nqmip.formulation.matrix import to_highs_lp
+
+    lm = nqmip.build_model(8, "random", weights_seed=1, backend="matrix")
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.passModel(to_highs_lp(lm))
+    row = lm.num_rows // 2
+    if change == "row bounds":  # a diagonal closed
+        highs.changeRowBounds(row, float(lm.row_lower[row]), 0.0)
+    elif change == "coefficients":
+        highs.changeCoeff(row, int(lm.indices[lm.indptr[row]]), 2.0)
+    else:
+        highs.changeColIntegrality(0, highspy.HighsVarType.kContinuous)
+    highs.run()
+    r = nqmip.result_from_model(lm, highs)
+    assert (r.status, r.bound) == (Status.FEASIBLE, None), r
+    assert r.extra["model_changed"] == f"HiGHS's {change}"
+
+
+@pytest.mark.solver("cpsat")
+def test_the_arrays_with_another_solver_are_refused_by_name() -> None:
+    """A CpSolver handed with the arrays met float()'s words (TypeError)."""
+    from ortools.sat.python import cp_model
+
+    lm = nqmip.build_model(8, weights="chess", backend="matrix")
+    with pytest.raises(nqmip.ModelError, match="not CpSolver"):
+        nqmip.result_from_model(lm, cp_model.CpSolver())
+
+
+@pytest.mark.solver("glpk")
+@pytest.mark.parametrize("cell", [(0, 0), (3, 3), (7, 2)])
+def test_a_changed_bound_names_its_variable(cell: tuple[int, int]) -> None:
+    """The bounds section compared line by line named the line after the change (x[3, 3]
+    made continuous was 'x(3_4)')."""
+    import pyomo.environ as pyo
+
+    m = nqmip.build_model(8, weights="chess")
+    m.x[cell].domain = pyo.UnitInterval
+    r = nqmip.result_from_model(m, pyo.SolverFactory("glpk").solve(m))
+    assert r.extra["model_changed"] == f"changed bounds (x({cell[0]}_{cell[1]}))"
+
+
+@pytest.mark.solver("highs")
 def test_the_arrays_lp_relaxation_is_refused_as_fractional() -> None:
     import highspy
 

@@ -155,13 +155,21 @@ def _differences(built: dict[str, str], now: dict[str, str]) -> str | None:
     words += [f"removed {key.rstrip(':')}" for key in built if key not in now]
     for key in built:
         if key in now and built[key] != now[key]:
-            first = next((b for a, b in zip(built[key].splitlines(), now[key].splitlines(),
-                                            strict=False) if a != b), "")
+            first = _first_changed(built[key].splitlines(), now[key].splitlines())
             words.append(f"changed {key.rstrip(':')}" + (f" ({first.strip()})"
                                                           if key == "bounds" else ""))
     if not words:
         return None
     return ", ".join(words[:3]) + (f" and {len(words) - 3} more" if len(words) > 3 else "")
+
+
+def _first_changed(before: list[str], after: list[str]) -> str:
+    """The first line of ``after`` that ``before`` does not hold, else the first of
+    ``before`` gone from ``after`` (not the first that differs by position: a line added
+    shifts the rest, and x[3, 3] made continuous was named 'x(3_4)')."""
+    had, has = set(before), set(after)
+    return next((line for line in after if line not in had),
+                next((line for line in before if line not in has), ""))
 
 
 def _pyomo_changes(model: Any, origin: Origin) -> str | None:
@@ -304,19 +312,45 @@ def _matrix_changes(lm: Any, origin: Origin, highs: Any = None) -> str | None:
         import highspy
 
         lp = highs.getLp()
+        rows = lp.num_row_ == built.num_rows and lp.num_col_ == built.num_cols
         held = {"sense": lp.sense_ == highspy.ObjSense.kMaximize,
                 "cost": np.array_equal(lp.col_cost_, built.cost),
                 "offset": float(lp.offset_) == float(built.offset),
                 "col bounds": np.array_equal(lp.col_lower_, built.col_lower)
                 and np.array_equal(lp.col_upper_, built.col_upper),
-                "rows": lp.num_row_ == built.num_rows and len(lp.a_matrix_.value_) ==
-                built.num_nonzeros}
+                "rows": rows,
+                # a row's bounds, a coefficient or a column made continuous inside HiGHS
+                # (changeRowBounds, changeCoeff, changeColIntegrality) was taken at its
+                # word: optimal 51 for a model whose optimum is 57
+                "row bounds": rows and np.array_equal(lp.row_lower_, built.row_lower)
+                and np.array_equal(lp.row_upper_, built.row_upper),
+                "coefficients": rows and _same_matrix(lp.a_matrix_, built),
+                "integrality": list(lp.integrality_)
+                == [highspy.HighsVarType.kInteger] * built.num_cols}
         words += [f"HiGHS's {name}" for name, same in held.items() if not same]
     return ", ".join(words) or None
 
 
+def _same_matrix(held: Any, built: Any) -> bool:
+    """Whether HiGHS's constraint matrix (by columns or by rows) is the built one's (by
+    rows), entry for entry."""
+    import highspy
+    from scipy.sparse import csc_matrix, csr_matrix
+
+    kind = csc_matrix if held.format_ == highspy.MatrixFormat.kColwise else csr_matrix
+    shape = (built.num_rows, built.num_cols)
+    ours = kind((np.asarray(held.value_, dtype=float), np.asarray(held.index_),
+                 np.asarray(held.start_)), shape=shape)
+    theirs = csr_matrix((built.values, built.indices, built.indptr), shape=shape)
+    return bool((ours != theirs).nnz == 0)
+
+
 def _matrix_placement(lm: Any, values: Any) -> tuple[int, ...] | None:
-    array = np.asarray(values, dtype=float)
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):  # a CpSolver met float()'s words
+        raise ModelError(f"the arrays' solution is a solved highspy.Highs or the column "
+                         f"values, not {type(values).__name__}") from None
     if array.shape != (lm.num_cols,):
         raise ModelError(f"the solution holds {array.size} values, the model "
                          f"{lm.num_cols} columns")

@@ -126,7 +126,8 @@ def _deadline(time_limit: Any) -> Deadline:
 
 
 def _method(name: Any) -> Method:
-    return LEX_METHODS[LEX_DEFAULT] if name == "auto" else method(name, LEX_METHODS)
+    return LEX_METHODS[LEX_DEFAULT] if name == "auto" else method(name, LEX_METHODS,
+                                                                  also=("auto",))
 
 
 def _run(spec: Method, instance: Instance, deadline: Deadline,
