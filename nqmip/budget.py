@@ -11,7 +11,10 @@ means no limit, everywhere.
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from numbers import Real
 
 #: The least time limit handed to a solver or a search: solvers refuse a zero or negative
@@ -165,3 +168,29 @@ class Deadline:
         if not self.limited:
             return "Deadline(no limit)"
         return f"Deadline({self.remaining():.3f} s left)"
+
+
+@contextmanager
+def stop_when_cancelled(deadline: Deadline, stop: Callable[[], object],
+                        poll: float = 0.05, repeat: bool = False) -> Iterator[None]:
+    """Call ``stop()`` if ``deadline`` is cancelled from another thread while the block
+    runs (its time limit is the solver's own option): for solvers that block their thread
+    (CP-SAT's ``stop_search``). ``repeat``: called again every ``poll`` seconds until the
+    block ends, for a solver that loses a stop coming before its search has started
+    (CP-SAT ran on to its own 120 s limit after a Ctrl-C, once in a CI run)."""
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(poll):
+            if deadline.cancelled():
+                stop()
+                if not repeat:
+                    return
+
+    watcher = threading.Thread(target=watch, name="nqmip-stop-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()

@@ -22,6 +22,7 @@ import pytest
 import nqmip
 from nqmip.budget import Deadline
 from nqmip.lex import first_solution
+from nqmip.methods import LEX_METHODS
 from nqmip.verify import is_solution
 
 # OEIS A141843, rows n = 8, 12 and 30 (1-based columns).
@@ -401,3 +402,39 @@ def test_an_unknown_method_lists_every_name_lex_first_takes() -> None:
         nqmip.lex_first(8, method="bogus")
     listed = str(refused.value).split("choose from ", 1)[1].split(", ")
     assert sorted(listed) == sorted(["auto", *LEX_METHODS])
+
+
+
+@pytest.mark.parametrize("name", ["auto", *LEX_METHODS])
+def test_a_stopped_run_answers_its_proven_rows_at_once(name: str) -> None:
+    """Every lex-first method, stopped 1.5 s into n = 30 (a Ctrl-C: the deadline cancelled
+    from another thread): answered within the watchdog's grace, termination interrupted,
+    and its proven rows, if any, in its placement. CP-SAT's and Pyomo's row-by-row models
+    went on to their own limits and were answered 'had not returned when its time was up',
+    proven_rows=0 and no placement."""
+    import threading
+    import time
+
+    from nqmip.budget import Deadline
+    from nqmip.watchdog import GRACE
+
+    if name == "sat":
+        need_sat()
+    deadline = Deadline(None)
+    timer = threading.Timer(1.5, deadline.cancel)
+    timer.start()
+    begin = time.perf_counter()
+    r = nqmip.lex_first(30, method=name, time_limit=deadline)
+    seconds = time.perf_counter() - begin
+    timer.cancel()
+    first = tuple(c - 1 for c in A141843[30])
+    if r.status == "optimal":  # settled before the stop
+        assert r.placement == first
+        return
+    assert r.termination == "interrupted", r
+    assert seconds <= 1.5 + GRACE + 2.0, seconds  # the watchdog's grace, a loaded core
+    proven = r.extra["proven_rows"]
+    assert r.message and "time was up" not in r.message, r.message
+    if proven:
+        assert r.placement is not None and is_solution(r.placement)
+        assert tuple(r.placement[:proven]) == first[:proven]

@@ -346,32 +346,6 @@ def get_backend(name: str) -> Backend:
     return backend
 
 
-@contextmanager
-def stop_when_cancelled(deadline: Deadline, stop: Callable[[], object],
-                        poll: float = 0.05, repeat: bool = False) -> Iterator[None]:
-    """Call ``stop()`` if ``deadline`` is cancelled from another thread while the block
-    runs (its time limit is the solver's own option): for solvers that block their thread
-    (CP-SAT's ``stop_search``). ``repeat``: called again every ``poll`` seconds until the
-    block ends, for a solver that loses a stop coming before its search has started
-    (CP-SAT ran on to its own 120 s limit after a Ctrl-C, once in a CI run)."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(poll):
-            if deadline.cancelled():
-                stop()
-                if not repeat:
-                    return
-
-    watcher = threading.Thread(target=watch, name="nqmip-stop-watch", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()
-
-
 def pass_on_ctrl_c(deadline: Deadline) -> None:
     """A solver that catches Ctrl-C itself (gurobipy: its own handler of SIGINT while it
     optimizes) stopped for one that nobody here cancelled: the signal is delivered again,

@@ -13,9 +13,9 @@ from nqmip.backends.base import (
     SolveOptions,
     SolverLog,
     solution,
-    stop_when_cancelled,
     termination_of,
 )
+from nqmip.budget import stop_when_cancelled
 from nqmip.formulation.cpsat import exact_gaps, solver_bound
 from nqmip.formulation.strengthen import cpsat_model
 from nqmip.instance import Instance

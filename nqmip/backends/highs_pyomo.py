@@ -18,6 +18,7 @@ from nqmip.backends.base import (
     solution,
     termination_of,
 )
+from nqmip.budget import stop_when_cancelled
 from nqmip.formulation.pyomo import appsi_highs, placement_from_pyomo
 from nqmip.formulation.strengthen import parity_start, pyomo_model
 from nqmip.instance import Instance
@@ -69,7 +70,11 @@ class HighsPyomoBackend(Backend):
         opt._solver_model.cbLogging += lambda event: log(event.message)
         highs_threads.prepare(threads)  # Pyomo runs HiGHS in this thread
         # HiGHS's log (verbose) on stderr: stdout stays ours
-        with c_stdout_to_stderr(options.deadline):
+        # a cancel (Ctrl-C, a target, another part's proof) stops HiGHS at its next check:
+        # it went on to its own limit (a cancel at 2 s of a 30 s limit answered at 30 s)
+        with c_stdout_to_stderr(options.deadline), \
+                stop_when_cancelled(options.deadline, opt._solver_model.cancelSolve,
+                                    repeat=True):
             results = opt.solve(model)
         if options.warm_start is not None:
             accepted = log.contains("MIP start solution is feasible")
@@ -87,5 +92,7 @@ class HighsPyomoBackend(Backend):
                                           TC.maxTimeLimit: Termination.TIME_LIMIT,
                                           TC.maxIterations: Termination.ITERATION_LIMIT,
                                           TC.interrupted: Termination.INTERRUPTED})
+        if termination is Termination.ERROR and options.deadline.cancelled():
+            termination = Termination.INTERRUPTED  # kInterrupt: nqmip.exact reads the reason
         return solution(termination, placement, objective, bound, accepted=accepted,
                         message=f"appsi_highs: {tc.name}")

@@ -13,10 +13,10 @@ from nqmip.backends.base import (
     SolveOptions,
     c_stdout_to_stderr,
     solution,
-    stop_when_cancelled,
     termination_of,
 )
 from nqmip.backends.highs import placement_of
+from nqmip.budget import stop_when_cancelled
 from nqmip.formulation.matrix import build_linear_model
 from nqmip.formulation.strengthen import linear_extras, start_vector
 from nqmip.instance import Instance

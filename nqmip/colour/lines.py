@@ -321,7 +321,7 @@ def _solve_within(solver: Any, model: Any, time_limit: float | Deadline,
                   callback: Any = None) -> Any:
     """``solver.Solve(model)`` within ``time_limit`` (seconds, or a Deadline whose cancel
     from another thread stops the search at once)."""
-    from nqmip.backends.base import stop_when_cancelled
+    from nqmip.budget import stop_when_cancelled
 
     limit = Deadline.of(time_limit)
     solver.parameters.max_time_in_seconds = limit.seconds(floor=MIN_SOLVER_SECONDS) or 1e9

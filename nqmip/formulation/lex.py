@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nqmip import highs_threads
-from nqmip.budget import MIN_SOLVER_SECONDS
+from nqmip.budget import MIN_SOLVER_SECONDS, stop_when_cancelled
 from nqmip.formulation.cpsat import cp_solver
 from nqmip.instance import Instance
 
@@ -81,6 +81,16 @@ def _cpsat_solver(deadline: Any, first_solution: bool = False) -> Any:
     return solver
 
 
+def _solve(solver: Any, model: Any, deadline: Any) -> Any:
+    """CP-SAT's ``solve``, stopped at once by a cancel of ``deadline`` (Ctrl-C): a stopped
+    lex-first run kept solving to its own limit, and the watchdog answered without the
+    rows it had proven."""
+    if deadline is None:
+        return solver.solve(model)
+    with stop_when_cancelled(deadline, solver.stop_search, repeat=True):
+        return solver.solve(model)
+
+
 def sequential_cpsat(instance: Instance, deadline: Any = None) -> LexModelRun:
     """Row by row: step r minimises ``q[r]`` given rows 0..r-1 (CP-SAT, proven optimum each
     step). Stopped by ``deadline``, the rows done so far are the proven prefix."""
@@ -89,19 +99,20 @@ def sequential_cpsat(instance: Instance, deadline: Any = None) -> LexModelRun:
     begin = time.perf_counter()
     n = instance.n
     prefix: dict[int, int] = {}
+    last = None  # the last step's solution: its first r rows are the proven ones
     for r in range(n):
         model, q = permutation_model(instance, prefix)
         model.minimize(q[r])
         solver = _cpsat_solver(deadline)
-        status = solver.solve(model)
+        status = _solve(solver, model, deadline)
         if status == cp_model.INFEASIBLE:
             return LexModelRun(None, 0, False, r + 1, time.perf_counter() - begin, True)
         if status != cp_model.OPTIMAL:
-            found = None
             if status == cp_model.FEASIBLE:
-                found = tuple(int(solver.value(v)) for v in q)
-            return LexModelRun(found, r, False, r + 1, time.perf_counter() - begin)
+                last = tuple(int(solver.value(v)) for v in q)
+            return LexModelRun(last, r, False, r + 1, time.perf_counter() - begin)
         prefix[r] = int(solver.value(q[r]))
+        last = tuple(int(solver.value(v)) for v in q)
     placement = tuple(prefix[r] for r in range(n))
     return LexModelRun(placement, n, True, n, time.perf_counter() - begin)
 
@@ -118,7 +129,7 @@ def weighted_cpsat(instance: Instance, deadline: Any = None) -> LexModelRun:
     model, q = permutation_model(instance)
     model.minimize(sum(q[r] * n ** (n - 1 - r) for r in range(n)))
     solver = _cpsat_solver(deadline)
-    status = solver.solve(model)
+    status = _solve(solver, model, deadline)
     seconds = time.perf_counter() - begin
     if status == cp_model.OPTIMAL:
         return LexModelRun(tuple(int(solver.value(v)) for v in q), n, True, 1, seconds)
@@ -134,7 +145,7 @@ def fixed_search_cpsat(instance: Instance, deadline: Any = None) -> LexModelRun:
     model, q = permutation_model(instance)
     model.add_decision_strategy(q, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
     solver = _cpsat_solver(deadline, first_solution=True)
-    status = solver.solve(model)
+    status = _solve(solver, model, deadline)
     seconds = time.perf_counter() - begin
     n = instance.n
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -186,6 +197,12 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
     m.row_column = pyo.Objective(expr=0)
     solver = appsi_highs()  # Pyomo's interface, the process's stdout left alone
     prefix: list[int] = []
+    last = None  # the last step's solution: its first r rows are the proven ones
+
+    def cancel() -> None:  # HiGHS under Pyomo stops at its next check
+        if solver._solver_model is not None:
+            solver._solver_model.cancelSolve()
+
     for r in range(n):
         m.del_component(m.row_column)
         m.row_column = pyo.Objective(expr=sum(j * m.x[r, j] for j in m.I))
@@ -194,14 +211,20 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
         solver.config.load_solution = False
         solver.highs_options["threads"] = 1
         highs_threads.prepare(1)  # Pyomo runs HiGHS in this thread
-        result = solver.solve(m)
+        if deadline is None:
+            result = solver.solve(m)
+        else:
+            with stop_when_cancelled(deadline, cancel, repeat=True):
+                result = solver.solve(m)
         tc = result.termination_condition
         if tc == TerminationCondition.infeasible:
             return LexModelRun(None, 0, False, r + 1, time.perf_counter() - begin, True)
         if tc != TerminationCondition.optimal:
-            return LexModelRun(None, r, False, r + 1, time.perf_counter() - begin)
+            return LexModelRun(last, r, False, r + 1, time.perf_counter() - begin)
         result.solution_loader.load_vars()
         col = next(j for j in range(n) if (m.x[r, j].value or 0) > 0.5)
+        last = tuple(next(j for j in range(n) if (m.x[i, j].value or 0) > 0.5)
+                     for i in range(n))
         m.x[r, col].fix(1)
         prefix.append(col)
     return LexModelRun(tuple(prefix), n, True, n, time.perf_counter() - begin)

@@ -212,6 +212,9 @@ def _in_place_highs_class() -> Any:
     capture = getattr(highs, "capture_output", None)
     if capture is not None and not getattr(capture, "nqmip_gate", False):
         highs.capture_output = _gated(capture)
+    # a cancel (cancelSolve: Ctrl-C, a target, another part's proof) ends HiGHS with
+    # kInterrupt, which Pyomo's interface knows no word for: it warned on stderr
+    highs.logger.addFilter(lambda record: "kInterrupt" not in record.getMessage())
 
     class InPlaceHighs(highs.Highs):
         @property

@@ -111,8 +111,9 @@ def _answer(watched: Watched[Result], instance: Instance, spec: Method,
         return make_result(instance, f"lex-first {spec.name}", None,
                            Termination.INTERRUPTED if watched.interrupted
                            else Termination.TIME_LIMIT, solver="", scored=False,
-                           message="the search had not returned when its time was up (a "
-                                   "kernel may have been compiling)",
+                           message="the search had not returned when it was stopped"
+                           if watched.interrupted else "the search had not returned when its "
+                           "time was up (a kernel may have been compiling)",
                            extra={"proven_rows": 0})  # every limited answer says it
     return watched.value.with_(timing=watched.value.timing.with_(wall=deadline.elapsed()))
 
@@ -139,12 +140,13 @@ def _run(spec: Method, instance: Instance, deadline: Deadline,
 
 
 def _model_result(instance: Instance, spec: Method, deadline: Deadline) -> Result:
+    from nqmip.chunks import why_stopped
     from nqmip.outcome import make_result
     from nqmip.result import Counters, Provenance, Timing
 
     run = spec.load()(instance, deadline)
     termination = (Termination.OPTIMAL if run.complete else
-                   Termination.INFEASIBLE if run.infeasible else Termination.TIME_LIMIT)
+                   Termination.INFEASIBLE if run.infeasible else why_stopped(deadline))
     proven = run.complete or run.infeasible
     return make_result(
         instance, f"lex-first {spec.name}", run.placement, termination, proven=proven,
