@@ -12,7 +12,7 @@ numba compile cannot be interrupted, and a cold cache may take longer than the b
   before the limit for a target reached abandons nothing: the worker returns its own
   best, and has until the limit to do so. A caller's cancel (reason "interrupted": its
   own, or its progress callback's exception) is a stop as Ctrl-C is: ``GRACE`` seconds,
-  then the answer (glpsol and HiGHS through Pyomo do not hear a cancel: a cancel at 2 s
+  then the answer (glpsol does not hear a cancel: a cancel at 2 s
   of a 30 s limit was answered at 30 s; toulbar2's process of its own is stopped).
 - **Ctrl-C.** The deadline is cancelled and the worker gets ``GRACE`` seconds to return
   its own best. Signals that arrive within ``REPEAT`` seconds of the first are the same

@@ -65,11 +65,11 @@ WARM_UP = {"minconflicts": lambda: minconflicts.warm_up(
     nqmip.make_instance(minconflicts.SMALL_COUNTERS_FROM))}
 EXACT_CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
     "highs": (40, "random", {}, 2.0), "cpsat": (40, "random", {}, 2.0),
-    "gurobi": (40, "random", {}, 2.0)}
+    "gurobi": (40, "random", {}, 2.0), "highs-pyomo": (40, "random", {}, 2.0)}
 #: HiGHS looks for an interrupt only at its own checks: in the root node of the random
 #: 40-board it runs up to ~4 s without one (measured: 0.03 s after a cancel at 0.5 s,
 #: 1.7-4.2 s after a cancel at 1-5 s). The command line's watchdog answers Ctrl-C there.
-SLOW_TO_HEAR = {"highs": 10.0}
+SLOW_TO_HEAR = {"highs": 10.0, "highs-pyomo": 10.0}  # (through Pyomo: it went to 60 s)
 
 
 class Stop:
@@ -262,7 +262,7 @@ def test_a_cancel_before_cp_sat_starts_still_stops_it() -> None:
     # passed on until the solve returns (a Ctrl-C once left CP-SAT running to its limit)
     from ortools.sat.python import cp_model
 
-    from nqmip.backends.base import stop_when_cancelled
+    from nqmip.budget import stop_when_cancelled
     from nqmip.formulation.cpsat import build_cpsat_model
 
     model = build_cpsat_model(nqmip.make_instance(40, "random", weights_seed=1)).model

@@ -59,3 +59,23 @@ def test_the_quiet_line_of_lex_first_shows_the_placement() -> None:
     assert summary_line(result).split()[:2] == ["optimal", "placement=1,3,5,7,2,0,6,4"]
     none = nqmip.lex_first(3)
     assert summary_line(none).split()[:2] == ["infeasible", "placement=-"]
+
+
+def test_a_stopped_lex_first_run_shows_its_proven_rows_and_no_weights() -> None:
+    """lex-first weighs nothing: no objective, bound, gap or weights' legend; its proven
+    rows are printed as columns, not as a count in the note only."""
+    import io
+
+    from rich.console import Console
+
+    from nqmip.cli.report import print_result
+
+    result = nqmip.lex_first(40, time_limit=4.0)
+    assert result.status == "feasible" and result.placement is not None
+    proven = result.extra["proven_rows"]
+    out = io.StringIO()
+    print_result(result, nqmip.make_instance(40), Console(file=out, width=200))
+    text = out.getvalue()
+    assert "total weight" not in text and "objective" not in text, text
+    shown = ",".join(map(str, result.placement[:proven])) or "none"
+    assert f"proven rows  {proven}: {shown}" in text, text

@@ -153,13 +153,19 @@ def result_table(result: Result) -> Table:
     table.add_column(style="bold")
     table.add_column()
     gap = result.gap
-    rows = [
+    rows = [] if weighs_nothing(result) else [  # lex-first: an order, no objective
         ("objective", number(result.objective)),
         ("bound", number(result.bound)),
-        ("gap", "-" if gap is None else f"{gap:.2%}"),
+        ("gap", "-" if gap is None else f"{gap:.2%}")]
+    rows += [
         ("time", f"{result.wall_time:.2f} s"),
         ("method", how_obtained(result)),
     ]
+    proven = result.extra.get("proven_rows")
+    if weighs_nothing(result) and proven is not None and result.placement is not None \
+            and result.status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        rows.append(("proven rows", f"{proven}: "
+                     + (",".join(map(str, result.placement[:proven])) or "none")))
     timing = result.timing
     if timing.to_best is not None and result.objective is not None:
         rows.append(("found at", f"{timing.to_best:.2f} s (the best placement)"))
@@ -228,7 +234,8 @@ def print_result(result: Result, instance: Instance, console: Console | None = N
                           "writes the placement.")
     console.print(verdict(result))
     console.print(result_table(result))
-    console.print(f"[dim]{LEGEND_MIN if result.sense == 'min' else LEGEND}[/dim]")
+    if not weighs_nothing(result):  # the legend of weights: lex-first weighs none
+        console.print(f"[dim]{LEGEND_MIN if result.sense == 'min' else LEGEND}[/dim]")
 
 
 def describe_weights(instance: Instance) -> str:
@@ -243,6 +250,11 @@ def describe_weights(instance: Instance) -> str:
     return instance.name
 
 
+def weighs_nothing(result: Result) -> bool:
+    """A result of ``--lex-first``, which orders placements and weighs none."""
+    return result.objective is None and result.method.startswith("lex-first")
+
+
 def summary_line(result: Result) -> str:
     """One short line: status, objective, bound, gap and time, and for a run that did not
     settle its question why it stopped (``stopped=interrupted``, ``stopped=time_limit``:
@@ -251,7 +263,7 @@ def summary_line(result: Result) -> str:
     each row from row 0, instead."""
     settled = result.status in (Status.OPTIMAL, Status.INFEASIBLE)
     why = "" if settled else f" stopped={result.termination}"
-    if result.objective is None and result.method.startswith("lex-first"):
+    if weighs_nothing(result):
         columns = "-" if result.placement is None else ",".join(map(str, result.placement))
         rows = result.extra.get("proven_rows")
         proven = f" proven_rows={rows}" if rows is not None and not settled else ""
