@@ -326,14 +326,20 @@ def _count(args: argparse.Namespace, answered: Callable[[], None],
     """Count (with a progress bar on a terminal); the count's result. ``answered`` is
     called as soon as the count is known (the command's :meth:`Stop.hold`), ``check``
     between sub-trees (:meth:`Stop.check`: a stop the kernels' load absorbed)."""
-    from nqmip.enumeration.count import MAX_N, CountError, check_one_call, check_record, run_count
+    from nqmip.enumeration.count import (
+        CountError,
+        beyond_bitboards,
+        check_one_call,
+        check_record,
+        run_count,
+    )
 
     try:  # the options named as typed; the API's policy (the same error by its names)
         check_one_call(args.n, _queens(args), args.unique, {
             "--workers": args.workers, "--scheduler": args.scheduler, "--record": args.record})
     except CountError as exc:
         raise UsageError(str(exc)) from None
-    beyond = bool(args.fix) and args.n > MAX_N
+    beyond = beyond_bitboards(args.n, _queens(args), args.unique)
     if args.record is not None:  # refused before the kernels compile
         check_record_file(args.record)
         try:

@@ -120,7 +120,7 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None,
         raise CountError(str(exc)) from None
 
 
-def _beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
+def beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
     """Completions past the bitboards' n (counted and listed on the free board)."""
     return not unique and bool(fixed) and (n.n if isinstance(n, Instance) else n) > MAX_N
 
@@ -132,7 +132,7 @@ def check_one_call(n: Any, fixed: FixedSpec, unique: bool, split: dict[str, Any]
     error names the options given by ``split``'s keys, so a command passes its own
     spellings (``--workers``) and the API its parameters' names."""
     given = [name for name, value in split.items() if value is not None]
-    if given and _beyond_bitboards(n, fixed, unique):
+    if given and beyond_bitboards(n, fixed, unique):
         raise CountError(f"{'/'.join(given)}: beyond n = {MAX_N} the completions are counted "
                          "in one call on the free rows, with no sub-trees to split or "
                          f"record; drop {' and '.join(given)}")
@@ -272,7 +272,7 @@ def run_count(
     unique, workers = _checked(unique, workers, scheduler, record)
     check_one_call(n, fixed, unique,
                    {"workers": workers, "scheduler": scheduler, "record": record})
-    if _beyond_bitboards(n, fixed, unique):
+    if beyond_bitboards(n, fixed, unique):
         return _free_board_count(n, fixed)
     size, fix = _board(n, fixed, unique)
     border = by_border(size, fix, unique)
@@ -416,7 +416,7 @@ def solutions(n: int | Instance, fixed: FixedSpec = None, unique: bool = False, 
         raise CountError(f"batch must be a whole number, got {type(batch).__name__}")
     if not 1 <= batch <= BATCH_MAX:  # 10**12 asked numpy for 58 TiB
         raise CountError(f"batch must be from 1 to {BATCH_MAX:,}, got {batch}")
-    if _beyond_bitboards(n, fixed, unique):
+    if beyond_bitboards(n, fixed, unique):
         return _generate_free(make_instance(n, None, fixed))
     size, fix = _board(n, fixed, unique)
     return _generate(size, fix, unique, int(batch))

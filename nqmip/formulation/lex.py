@@ -85,8 +85,6 @@ def _solve(solver: Any, model: Any, deadline: Any) -> Any:
     """CP-SAT's ``solve``, stopped at once by a cancel of ``deadline`` (Ctrl-C): a stopped
     lex-first run kept solving to its own limit, and the watchdog answered without the
     rows it had proven."""
-    if deadline is None:
-        return solver.solve(model)
     with stop_when_cancelled(deadline, solver.stop_search, repeat=True):
         return solver.solve(model)
 
@@ -111,8 +109,8 @@ def sequential_cpsat(instance: Instance, deadline: Any = None) -> LexModelRun:
             if status == cp_model.FEASIBLE:
                 last = tuple(int(solver.value(v)) for v in q)
             return LexModelRun(last, r, False, r + 1, time.perf_counter() - begin)
-        prefix[r] = int(solver.value(q[r]))
         last = tuple(int(solver.value(v)) for v in q)
+        prefix[r] = last[r]
     placement = tuple(prefix[r] for r in range(n))
     return LexModelRun(placement, n, True, n, time.perf_counter() - begin)
 
@@ -211,20 +209,16 @@ def sequential_pyomo(instance: Instance, deadline: Any = None) -> LexModelRun:
         solver.config.load_solution = False
         solver.highs_options["threads"] = 1
         highs_threads.prepare(1)  # Pyomo runs HiGHS in this thread
-        if deadline is None:
+        with stop_when_cancelled(deadline, cancel, repeat=True):
             result = solver.solve(m)
-        else:
-            with stop_when_cancelled(deadline, cancel, repeat=True):
-                result = solver.solve(m)
         tc = result.termination_condition
         if tc == TerminationCondition.infeasible:
             return LexModelRun(None, 0, False, r + 1, time.perf_counter() - begin, True)
         if tc != TerminationCondition.optimal:
             return LexModelRun(last, r, False, r + 1, time.perf_counter() - begin)
         result.solution_loader.load_vars()
-        col = next(j for j in range(n) if (m.x[r, j].value or 0) > 0.5)
         last = tuple(next(j for j in range(n) if (m.x[i, j].value or 0) > 0.5)
                      for i in range(n))
-        m.x[r, col].fix(1)
-        prefix.append(col)
+        m.x[r, last[r]].fix(1)
+        prefix.append(last[r])
     return LexModelRun(tuple(prefix), n, True, n, time.perf_counter() - begin)
