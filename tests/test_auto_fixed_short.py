@@ -105,3 +105,35 @@ def test_a_limit_of_thirty_seconds_is_auto_s_long_budget(
     with pytest.raises(Chosen):
         nqmip.solve(40, "random", weights_seed=1, time_limit=LONG_BUDGET_SECONDS)
     assert seen == [pytest.approx(LONG_BUDGET_SECONDS)]
+
+
+def test_a_first_run_searches_plainly_for_a_completion_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a first run (the completion kernels compiling) the plain-Python search ran before
+    any kernel loaded (solve_auto) and, when it found nothing in its share, ran again from
+    the start in the plan (the same deterministic search, a second share of the limit).
+    Here the completion kernels stay "compiling" and the plain search is given no time."""
+    from nqmip.auto import cold, plans
+    from nqmip.budget import Deadline
+
+    real_ready = cold.ColdKernels.ready
+    calls: list[float] = []
+
+    def of(plan, like, on_progress=None, *, skip=()):  # type: ignore[no-untyped-def]
+        kernels = cold.ColdKernels(["completion"], like, on_progress)
+        return kernels.start()
+
+    def ready(self, name):  # type: ignore[no-untyped-def]
+        return name != "completion" and real_ready(self, name)
+
+    def quick(instance, deadline, seed):  # type: ignore[no-untyped-def]
+        calls.append(deadline.remaining())
+        return cold.quick_completion(instance, Deadline(0.0), seed)  # nothing found
+
+    monkeypatch.setattr(plans.ColdKernels, "of", staticmethod(of))
+    monkeypatch.setattr(plans.ColdKernels, "ready", ready)
+    monkeypatch.setattr(plans, "quick_completion", quick)
+    n, fixed = FIXED["n44-8"]
+    result = nqmip.solve(n, nqmip.random_weights(n, 3), fixed=fixed, time_limit=3)
+    assert len(calls) == 1, calls
+    assert result.provenance.plan.count("completion (python)") == 1

@@ -229,7 +229,8 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
             if run.best is None:
                 run.offer(first_completion(instance, first, seed), "completion search")
         else:  # a first run: the search in plain Python while the kernels compile
-            if run.best is None:
+            if run.best is None and "completion (python)" not in run.plan:  # it is
+                # deterministic: once found nothing (solve_auto's), it would again
                 run.offer(quick_completion(instance, first, seed), "completion (python)")
             climb_completion(run, plan.name, deadline)
     if run.proven():  # feasibility: n queens is the optimum; or no completion exists
