@@ -141,10 +141,10 @@ def solve_exact(
                           else min(options.target, stop.bound))
     start = _prepare(instance, warm_start, start_label, options, warm_start_params)
     if start is not None and start.placement is not None:
-        options = replace(options, warm_start=start.placement)
-        # the start is the first incumbent: the call's trajectory begins with it (and a
-        # target it meets stops the call before the solver runs)
-        # with its placement: a call whose limit ends before the solver runs answers it
+        if backend.hints_own_start or start.source not in OWN_STARTS:
+            options = replace(options, warm_start=start.placement)  # else kept beside it
+        # the first incumbent: the call's trajectory begins with it (a target it meets stops
+        # the call before the solver runs; a limit that ends before it runs answers it)
         ProgressReporter(method, report_start)(
             incumbent=start.objective, placement=lambda: start.placement)
     if deadline.limited:
@@ -155,7 +155,7 @@ def solve_exact(
     solve_begin = time.perf_counter()
     raw = backend.solve(instance, options)
     if options.threads is not None and options.solver_threads() != options.threads:
-        raw.extra["threads"] = options.solver_threads()  # the cores: fewer than asked
+        raw.extra.setdefault("threads", options.solver_threads())  # the cores: fewer
     solve_time = time.perf_counter() - solve_begin
     raw = within_gap(instance, raw, options.mip_gap)
     if raw.termination is Termination.INTERRUPTED and options.deadline.stopped_by():

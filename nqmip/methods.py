@@ -191,7 +191,9 @@ _TABLE: tuple[Method, ...] = (
                        "subsolvers): the same answer whatever the cores",
                        seed="reproducible on any number of threads: the workers run "
                             "interleaved (interleave_search), not as a parallel portfolio "
-                            "whose first worker's placement was the answer"),
+                            "whose first worker's placement was the answer; with a warm "
+                            "start, one worker (docs/cpsat.md: CP-SAT 9.15 aborted an "
+                            "interleaved search with a hint stopped as the hint came in)"),
            most={"work_limit": 1e100}, fractional_work=True,
            limit=Limit("cells", float(2**62), "CP-SAT's objective is in whole numbers of 64 "
                        "bits, weights that are not whole scaled to them")),

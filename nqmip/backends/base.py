@@ -257,6 +257,10 @@ class Backend(ABC):
     install_hint: str = ""
     #: The Python modules the solver needs, imported by :meth:`available`.
     modules: tuple[str, ...] = ()
+    #: Whether the package's own start (the explicit construction, climbed) is given to
+    #: the solver as its warm start; either way it is the answer if the solver finds none
+    #: better (nqmip.exact).
+    hints_own_start: bool = True
     _checked: bool = False
     _why: str | None = None
 
