@@ -199,3 +199,24 @@ def stop_when_cancelled(deadline: Deadline | None, stop: Callable[[], object],
     finally:
         finished.set()
         watcher.join()
+
+
+def wait_safely(ready: Callable[[], bool], seconds: float, poll: float = 0.02) -> bool:
+    """Wait until ``ready()`` or ``seconds`` have passed; whether it is ready. Safe where a
+    signal may interrupt the wait (the main thread: Ctrl-C raises there), which
+    ``Event.wait`` and ``Queue.get(timeout=...)`` are not: they hold a lock around
+    ``Condition.wait``, and a :class:`KeyboardInterrupt` raised between its release of that
+    lock and its ``try`` left the lock released, so that leaving the ``with`` raised
+    ``RuntimeError: release unlocked lock`` in place of the stop (a CI run:
+    ``timeout -s INT``'s two SIGINTs, the solve command's answer lost, exit 1).
+    ``time.sleep`` takes no lock; ``ready`` should not either (``Event.is_set`` only reads
+    a flag). It looks every millisecond at first, then every ``poll`` seconds."""
+    end = time.perf_counter() + seconds
+    step = 0.001
+    while not ready():
+        left = end - time.perf_counter()
+        if left <= 0:
+            return False
+        time.sleep(min(step, left))
+        step = min(2 * step, poll)
+    return True

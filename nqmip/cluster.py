@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import socket
 import threading
 from collections.abc import Callable, Hashable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nqmip.budget import wait_safely
 from nqmip.capacity import FORKED_PROCESS_BYTES, PROCESS_BYTES, check_processes
 
 #: The level of distributed's own log lines on a local cluster's workers and, while it
@@ -315,7 +317,12 @@ class TaskPool:
         (:meth:`restart`) and comes later."""
         if not self.pending:
             return []
-        done, _ = wait(list(self.pending), timeout=timeout, return_when=FIRST_COMPLETED)
+        # not concurrent.futures.wait: a Ctrl-C inside its Event.wait could raise 'release
+        # unlocked lock' in place of the stop (nqmip.budget.wait_safely)
+        pending = list(self.pending)
+        wait_safely(lambda: any(future.done() for future in pending),
+                    math.inf if timeout is None else timeout)
+        done = [future for future in pending if future.done()]
         out: list[tuple[Hashable, Any]] = []
         broken = False
         for future in done:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from nqmip.budget import INTERRUPTED, TIME_LIMIT, Deadline
+from nqmip.budget import INTERRUPTED, TIME_LIMIT, Deadline, wait_safely
 
 #: Seconds a run cancelled by Ctrl-C has to return its own best placement.
 GRACE = 0.6
@@ -158,7 +158,7 @@ def _wait(done: threading.Event, deadline: Deadline, end: float,
     (at the limit for a worker still :func:`loading`), or ``GRACE`` after a caller's
     cancel; whether the deadline had to be cancelled."""
     stopped: float | None = None
-    while not done.wait(POLL):
+    while not wait_safely(done.is_set, POLL):
         now = time.perf_counter()
         if stopped is None and deadline.stopped_by() == INTERRUPTED:
             stopped = now
@@ -171,7 +171,7 @@ def _wait(done: threading.Event, deadline: Deadline, end: float,
         if late >= OVERRUN:
             cancelled = deadline.cancelled()
             deadline.cancel(TIME_LIMIT)
-            done.wait(LAST_CALL)
+            wait_safely(done.is_set, LAST_CALL)
             return not cancelled
     return False
 
@@ -183,7 +183,7 @@ def _wait_after_interrupt(done: threading.Event) -> None:
     end = first + GRACE
     while True:
         try:
-            done.wait(max(end - time.perf_counter(), 0.0))
+            wait_safely(done.is_set, max(end - time.perf_counter(), 0.0))
             return
         except KeyboardInterrupt:
             if time.perf_counter() - first > REPEAT:

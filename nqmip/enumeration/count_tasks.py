@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from nqmip.budget import wait_safely
 from nqmip.jsonlines import read_kept
 
 
@@ -332,13 +333,13 @@ def _in_thread(n: int, fixed: tuple[tuple[int, int], ...], todo: list[Task], bor
     thread.start()
     try:
         for _ in todo:
-            while True:
-                try:
-                    item = results.get(timeout=POLL)
+            while True:  # not get(timeout=): Ctrl-C there can raise 'release unlocked
+                # lock' in place of the stop (nqmip.budget.wait_safely)
+                if wait_safely(lambda: not results.empty(), POLL):
+                    item = results.get_nowait()
                     break
-                except queue.Empty:
-                    if not thread.is_alive() and results.empty():
-                        raise CountError("the counting thread ended early") from None
+                if not thread.is_alive() and results.empty():
+                    raise CountError("the counting thread ended early")
             if isinstance(item, BaseException):
                 raise item
             yield item

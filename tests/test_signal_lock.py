@@ -1,0 +1,97 @@
+"""A stop that comes inside ``Condition.wait``'s release and re-acquire of its lock.
+
+``Event.wait`` and ``Queue.get(timeout=...)`` hold a lock around ``Condition.wait``, which
+releases it, waits, and takes it back in a ``finally``; a KeyboardInterrupt raised between
+the release and the ``try`` left it released, and leaving the ``with`` raised
+``RuntimeError: release unlocked lock`` in place of the stop. A CI run lost the solve
+command's answer so (``timeout -s INT``'s two SIGINTs at n = 300: exit 1, not 130). The
+waiting threads of the watchdog and of the count's thread now wait with
+``nqmip.budget.wait_safely`` (``time.sleep``, no lock). Here the stop is raised exactly at
+that point of ``Condition.wait`` whenever the calling thread enters it (a trace function),
+and a real Ctrl-C follows 0.2 s later."""
+
+from __future__ import annotations
+
+import _thread
+import inspect
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from nqmip.budget import Deadline
+from nqmip.watchdog import run_watched
+
+#: The line of Condition.wait right after it released its lock, before its ``try``.
+_SOURCE, _FIRST = inspect.getsourcelines(threading.Condition.wait)
+GAP = next(_FIRST + i for i, line in enumerate(_SOURCE) if "gotit = False" in line)
+
+
+@contextmanager
+def stop_in_the_gap_then_ctrl_c(waiter: str) -> Iterator[list[str]]:
+    """In this thread: KeyboardInterrupt at ``GAP`` of a Condition.wait that the function
+    ``waiter`` waits in through ``Event.wait`` or ``Queue.get`` (not a thread's start,
+    whose wait lasts microseconds), and
+    a Ctrl-C (``interrupt_main``) 0.2 s after the block starts; what was raised in the
+    gap."""
+    raised: list[str] = []
+    code = threading.Condition.wait.__code__
+
+    def called_from(frame: FrameType | None) -> bool:  # Event.wait or Queue.get's frame
+        caller = frame.f_back if frame is not None else None
+        return caller is not None and caller.f_code.co_name == waiter
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line" and frame.f_lineno == GAP:
+            raised.append("gap")
+            raise KeyboardInterrupt
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if frame.f_code is code and called_from(frame.f_back) else None
+
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    sys.settrace(tracer)
+    try:
+        yield raised
+    finally:
+        sys.settrace(None)
+        timer.cancel()
+
+
+def _slow(seconds: float) -> Callable[[], str]:
+    def work() -> str:
+        time.sleep(seconds)
+        return "done"
+    return work
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="Ctrl-C is heard by the main thread")
+def test_the_watchdog_hears_a_stop_at_any_point_of_its_wait() -> None:
+    with stop_in_the_gap_then_ctrl_c("_wait") as raised:
+        watched = run_watched(_slow(3.0), Deadline(10))
+    assert watched.interrupted, raised  # RuntimeError('release unlocked lock') before
+    time.sleep(0.3)  # no stop left over for the next test
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="Ctrl-C is heard by the main thread")
+@pytest.mark.parametrize("workers,waiter", [(1, "_in_thread"), (2, "wait")],
+                         ids=["thread", "pool"])
+def test_the_count_hears_a_stop_at_any_point_of_its_wait(workers: int, waiter: str) -> None:
+    """One worker: the count's thread, waited for on a queue; two: its pool of processes,
+    waited for through concurrent.futures.wait (nqmip.cluster.TaskPool.finished)."""
+    from nqmip.enumeration.count_tasks import execute, tasks_at_depth
+
+    todo = tasks_at_depth(16, {}, 2)
+    # not RuntimeError('release unlocked lock')
+    with pytest.raises(KeyboardInterrupt), stop_in_the_gap_then_ctrl_c(waiter):
+        for _ in execute(16, (), todo, workers, None):
+            pass
