@@ -392,7 +392,7 @@ def test_auto_without_a_limit_returns_where_the_bound_is_not_reached() -> None:
     # chess n = 93: no placement has been found at B = 73 (docs/frontier.md). Without a
     # limit the proof has COLOUR_PROOF_SECONDS (3 s here); the second stream beside it
     # searched at the bound for ever before, and auto never returned.
-    code = ("import nqmip, nqmip.auto.plans as h; h.COLOUR_PROOF_SECONDS = 3.0; "
+    code = ("import nqmip, nqmip.auto.colour_plan as h; h.COLOUR_PROOF_SECONDS = 3.0; "
             "r = nqmip.solve(93, 'chess', method='auto', seed=0); "
             "print(r.status.value, r.objective)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
