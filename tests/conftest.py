@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,24 @@ settings.register_profile(
         Path(__file__).resolve().parents[1] / ".hypothesis" / "examples"))
 if IN_CI:
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _stop_handlers_put_back() -> Iterator[None]:
+    """Each test leaves the stop signals' handlers as it found them: a command run in the
+    test's process (its launcher, stops_as_ctrl_c) may leave its own, and a later test's
+    Ctrl-C (``_thread.interrupt_main`` calls the handler in force) was then only recorded:
+    a fast-lane run's count went on to its end ('DID NOT RAISE')."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+             if hasattr(signal, name)]
+    before = {signum: signal.getsignal(signum) for signum in names}
+    yield
+    for signum, handler in before.items():
+        if handler is not None and signal.getsignal(signum) is not handler:
+            signal.signal(signum, handler)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

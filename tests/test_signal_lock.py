@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _thread
 import inspect
+import signal
 import sys
 import threading
 import time
@@ -55,6 +56,10 @@ def stop_in_the_gap_then_ctrl_c(waiter: str) -> Iterator[list[str]]:
     def tracer(frame: FrameType, event: str, arg: Any) -> Any:
         return local if frame.f_code is code and called_from(frame.f_back) else None
 
+    # Ctrl-C as a command's handler turns it: KeyboardInterrupt (interrupt_main calls the
+    # handler in force, and a test before this one in the same process may have left
+    # another: the count then ran to its end, 'DID NOT RAISE', in a fast-lane run)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     sys.settrace(tracer)
@@ -63,6 +68,8 @@ def stop_in_the_gap_then_ctrl_c(waiter: str) -> Iterator[list[str]]:
     finally:
         sys.settrace(None)
         timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, before)
 
 
 def _slow(seconds: float) -> Callable[[], str]:
