@@ -209,8 +209,10 @@ def wait_safely(ready: Callable[[], bool], seconds: float, poll: float = 0.02) -
     lock and its ``try`` left the lock released, so that leaving the ``with`` raised
     ``RuntimeError: release unlocked lock`` in place of the stop (a CI run:
     ``timeout -s INT``'s two SIGINTs, the solve command's answer lost, exit 1).
-    ``time.sleep`` takes no lock; ``ready`` should not either (``Event.is_set`` only reads
-    a flag). It looks every millisecond at first, then every ``poll`` seconds."""
+    ``time.sleep`` takes no lock, and ``ready`` must never *wait* on a ``Condition`` (that
+    release and re-acquire is the window); a lock held for a moment in a ``with`` is not
+    that (``Event.is_set`` reads a flag, ``Future.done`` and ``Queue.empty`` take their
+    lock briefly). It looks every millisecond at first, then every ``poll`` seconds."""
     end = time.perf_counter() + seconds
     step = 0.001
     while not ready():

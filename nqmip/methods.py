@@ -188,7 +188,8 @@ _TABLE: tuple[Method, ...] = (
            "OR-Tools CP-SAT on the boolean and permutation model", _honours(*_MIP), log=True,
            notes=_work("CP-SAT's deterministic seconds (max_deterministic_time), its "
                        "workers interleaved (interleave_search; threads, default 8, "
-                       "subsolvers): the same answer whatever the cores",
+                       "subsolvers; one with a warm start, so a different amount of "
+                       "work): the same answer whatever the cores",
                        seed="reproducible on any number of threads: the workers run "
                             "interleaved (interleave_search), not as a parallel portfolio "
                             "whose first worker's placement was the answer; with a warm "

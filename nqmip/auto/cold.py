@@ -50,6 +50,12 @@ if TYPE_CHECKING:
     from nqmip.result import Result
     from nqmip.warmup import Background
 
+#: The label of the plain-Python completion search (:func:`quick_completion`): a first
+#: run with fixed queens offers it once (it is deterministic: what found nothing once
+#: would find nothing again).
+PLAIN_COMPLETION = "completion (python)"
+
+
 class Portfolio(Protocol):
     """What the climbs here use of an auto call's state (:class:`nqmip.auto.portfolio.
     Portfolio`, which holds a :class:`ColdKernels`: named by its shape, not imported)."""
@@ -282,7 +288,7 @@ def quick_completion(instance: Instance, deadline: Deadline, seed: int) -> Resul
     termination = (Termination.INFEASIBLE if exhausted and placement is None
                    else Termination.SOLUTION_FOUND if placement is not None
                    else Termination.TIME_LIMIT)
-    return make_result(instance, "completion (python)", placement, termination,
+    return make_result(instance, PLAIN_COMPLETION, placement, termination,
                        proven=(exhausted and placement is None)
                        or (placement is not None and instance.is_feasibility), seed=seed,
                        timing=Timing(wall=time.perf_counter() - begin))

@@ -95,7 +95,7 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     """The construction, climbed until ``name``'s kernels are compiled, then ``name``
     itself for the time left (when its kernels load in time): the better answer, labelled
     ``name``."""
-    from nqmip.auto.cold import climb_while_compiling, quick_completion
+    from nqmip.auto.cold import PLAIN_COMPLETION, climb_while_compiling, quick_completion
     from nqmip.auto.plans import FIRST_COMPLETION_SECONDS, FIRST_COMPLETION_SHARE
     from nqmip.auto.portfolio import Portfolio
     from nqmip.heuristics.common import explicit_result
@@ -109,8 +109,8 @@ def _climb_then_search(name: str, instance: Instance, deadline: Deadline, seed: 
     try:
         if instance.fixed:  # the first completion, in plain Python; the climbs keep them
             first = deadline.sub(FIRST_COMPLETION_SECONDS, share=FIRST_COMPLETION_SHARE)
-            run.guard("completion (python)", lambda: run.offer(
-                quick_completion(instance, first, seed), "completion (python)"))
+            run.guard(PLAIN_COMPLETION, lambda: run.offer(
+                quick_completion(instance, first, seed), PLAIN_COMPLETION))
         else:
             run.guard("explicit", lambda: run.offer(explicit_result(instance, seed),
                                                     "explicit"))

@@ -45,6 +45,7 @@ from typing import Any
 from nqmip.auto.call import Call
 from nqmip.auto.cold import (
     CLIMB_SHARE,
+    PLAIN_COMPLETION,
     ColdKernels,
     anneal_until_compiled,
     climb_completion,
@@ -203,7 +204,7 @@ def _completion_first(run: Portfolio, size: int) -> bool:
         return False
     run.offer(quick_completion(instance, deadline.sub(
         FIRST_COMPLETION_SECONDS, share=QUICK_COMPLETION_SHARE), run.seed),
-        "completion (python)")
+        PLAIN_COMPLETION)
     return True
 
 
@@ -229,9 +230,8 @@ def _run_plan(plan: Plan, call: Call, begin: float) -> Result:
             if run.best is None:
                 run.offer(first_completion(instance, first, seed), "completion search")
         else:  # a first run: the search in plain Python while the kernels compile
-            if run.best is None and "completion (python)" not in run.plan:  # it is
-                # deterministic: once found nothing (solve_auto's), it would again
-                run.offer(quick_completion(instance, first, seed), "completion (python)")
+            if run.best is None and PLAIN_COMPLETION not in run.plan:  # solve_auto's
+                run.offer(quick_completion(instance, first, seed), PLAIN_COMPLETION)
             climb_completion(run, plan.name, deadline)
     if run.proven():  # feasibility: n queens is the optimum; or no completion exists
         return run.finish(begin)
