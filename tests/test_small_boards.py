@@ -127,13 +127,15 @@ def test_glpsol_is_given_whole_seconds_below_the_limit() -> None:
 @pytest.mark.solver("glpk")
 def test_glpsol_ends_at_a_limit_below_a_second() -> None:
     # --tmlim 1 (ceil of 0.3) ran glpsol 1 s; the watchdog answered at 0.83 s with "did
-    # not stop in time"; now its process ends at the deadline (one retry: loaded machine)
+    # not stop in time"; now its process ends at the deadline. One retry: on a loaded
+    # machine Pyomo's writing of the model (no deadline is heard there) can take the
+    # watchdog's margin too (a CI run: "did not stop in time" at 0.95 s)
     nqmip.solve(6, "chess", method="glpk")  # Pyomo's import apart
     for _attempt in range(2):
         begin = time.perf_counter()
         result = nqmip.solve(40, "chess", method="glpk", time_limit=0.3)
         elapsed = time.perf_counter() - begin
-        if elapsed < 0.3 + 1.0:
+        if elapsed < 0.3 + 1.0 and "did not stop in time" not in result.message:
             break
     assert result.termination is Termination.TIME_LIMIT, result
     assert "did not stop in time" not in result.message, result.message
