@@ -35,10 +35,13 @@ class Deadline:
     (auto stops the annealing it runs beside a proof once the proof is done).
     """
 
-    __slots__ = ("_cancelled", "_cancelled_at", "_end", "_hears", "_parent", "_reason",
-                 "_start")
+    __slots__ = ("_asked", "_cancelled", "_cancelled_at", "_end", "_hears", "_parent",
+                 "_reason", "_start")
 
-    def __init__(self, seconds: float | None = None, *, start: float | None = None) -> None:
+    def __init__(self, seconds: float | None = None, *, start: float | None = None,
+                 asked: float | None = None) -> None:
+        """``asked``: the limit the user gave, where ``seconds`` is what is left of it for
+        this work (the command keeps some to start and print): :meth:`total`."""
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, Real)):
             raise TypeError(f"a time limit is a non-negative number of seconds, got "
                             f"{type(seconds).__name__} {seconds!r}")  # 'x': math's own words
@@ -51,6 +54,7 @@ class Deadline:
         self._cancelled = False
         self._cancelled_at = math.inf
         self._reason: str | None = None
+        self._asked = None if asked is None or seconds is None else float(asked)
 
     @classmethod
     def of(cls, limit: float | Deadline | None) -> Deadline:
@@ -139,8 +143,11 @@ class Deadline:
         """The seconds this deadline was given from its start, however many have gone (None
         without a limit): the caller's whole limit, for a choice that reads a limit as long
         or short (a 30 s limit had 29.93 s left when auto's plan was chosen, below its 30 s
-        threshold, so that a limit of exactly 30 s never reached the plan it names)."""
-        return None if math.isinf(self._end) else self._end - self._start
+        threshold, so that a limit of exactly 30 s never reached the plan it names): the
+        limit ``asked`` where one was given (the command's 30 s gave the solve 29.8 s)."""
+        if math.isinf(self._end):
+            return None
+        return self._asked if self._asked is not None else self._end - self._start
 
     def seconds(self, floor: float = 0.0) -> float | None:
         """What is left as a solver's time-limit option: None without a limit, else at least

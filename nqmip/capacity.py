@@ -26,6 +26,11 @@ BYTES_PER_WEIGHT = 8
 BYTES_PER_SEARCH_WEIGHT = 8
 #: Per binary variable of a MIP or CP-SAT model (the solver's copies included).
 BYTES_PER_MODEL_VARIABLE = 4096
+#: Per entry of a cost table of a pair of free rows (toulbar2's model: one table a pair,
+#: one 8-byte cost a pair of their columns, free^4 / 2 entries): peaks measured at random
+#: weights, 0.86 GB at n = 120, 2.38 GB at 160 (8 bytes an entry and the interpreter);
+#: n = 240 met std::bad_alloc past 7.5 GB, where the generic estimate said 0.6 GB.
+BYTES_PER_PAIR_ENTRY = 12
 #: Share of the available memory a run may plan to use.
 USABLE_SHARE = 0.9
 
@@ -53,15 +58,18 @@ def available_bytes() -> int | None:
 
 
 def estimate_bytes(n: int, *, dense_weights: bool, exact_model: bool,
-                   model_rows: int | None = None) -> int:
+                   model_rows: int | None = None, pair_tables: bool = False) -> int:
     """A generous estimate of the peak memory of solving an n-board; a model is built on
-    the ``model_rows`` rows fixed queens leave free (all n by default)."""
+    the ``model_rows`` rows fixed queens leave free (all n by default), with a table for
+    each pair of them (``pair_tables``: toulbar2's)."""
     total = BASE_BYTES + BYTES_PER_QUEEN * n
     if dense_weights:
         total += BYTES_PER_WEIGHT * n * n
     if exact_model:
         free = n if model_rows is None else model_rows
         total += BYTES_PER_MODEL_VARIABLE * free * free
+        if pair_tables:
+            total += BYTES_PER_PAIR_ENTRY * free * free * (free * (free - 1) // 2)
     return total
 
 
@@ -119,14 +127,14 @@ def check_processes(count: int, *, each: int = PROCESS_BYTES, what: str = "worke
 
 
 def check_fits(n: int, *, dense_weights: bool = False, exact_model: bool = False,
-               method: str = "", model_rows: int | None = None,
+               method: str = "", model_rows: int | None = None, pair_tables: bool = False,
                need: int | None = None, extra: int = 0, extra_for: str = "") -> None:
     """Raise :class:`CapacityError` when an n-board would not fit in available memory
     (``need``: bytes estimated by the caller, e.g. :func:`lex_bytes`; ``extra``: what the
     method holds beyond the board, e.g. the GA's population, ``extra_for`` says what)."""
     if need is None:
         need = estimate_bytes(n, dense_weights=dense_weights, exact_model=exact_model,
-                              model_rows=model_rows)
+                              model_rows=model_rows, pair_tables=pair_tables)
     need += extra
     have = available_bytes()
     if have is None or need <= USABLE_SHARE * have:

@@ -34,7 +34,8 @@ def check_capacity(spec: Method, n: int, *, dense: bool, free: int | None = None
     why = " and ".join(what for what, size in (("its copy of the weights", extra),
                                               ("its own parameters", own)) if size)
     check_fits(n, dense_weights=dense and not held, exact_model=spec.kind == "exact",
-               method=spec.name, model_rows=free, extra=extra + own, extra_for=why)
+               method=spec.name, model_rows=free, pair_tables=spec.pair_tables,
+               extra=extra + own, extra_for=why)
 
 
 def check_random(spec: Method, n: int, seed: int | None,

@@ -108,6 +108,7 @@ class Method:
     #: at most this, the call's clock still ending it)
     most: Mapping[str, float] | None = None
     fractional_work: bool = False  # its work_limit unit is not a count
+    pair_tables: bool = False  # its model holds a table per pair of rows (memory: free^4)
     #: the function whose signature declares a heuristic's own parameters, where its entry
     #: passes ``**params`` on (:mod:`nqmip.heuristics.params`); None: the entry's own
     params: str | None = None
@@ -223,7 +224,7 @@ _TABLE: tuple[Method, ...] = (
                   "work_limit": "refused: a search ended by toulbar2's backtrack limit "
                                 "cannot be told from a complete one",
                   "time_limit": "pytoulbar2's timer takes whole seconds of 32 bits"},
-           log=True, most={"time_limit": 2**31 - 1},
+           log=True, most={"time_limit": 2**31 - 1}, pair_tables=True,
            limit=Limit("costs", 1e18, "toulbar2 adds costs in 64-bit integers below its "
                        "top, about 1.5e18")),
     Method("bnb", "exact", "nqmip.backends.bnb:BnbBackend",

@@ -86,9 +86,12 @@ def test_the_plain_search_answers_what_the_kernel_search_answers() -> None:
             assert all(int(np.asarray(placement)[r]) == c for r, c in fixed)
 
 
+@pytest.mark.parametrize("door", ["api", "command"])
 def test_a_limit_of_thirty_seconds_is_auto_s_long_budget(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The budget auto's plan is chosen with is the limit asked for."""
+        door: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The budget auto's plan is chosen with is the limit asked for, at either door (the
+    command gave its solve 29.8 s of a 30 s limit: 5 of 5 runs at 45-48 free rows never
+    reached the exact plan the API ran)."""
     from nqmip.auto import plans
     from nqmip.auto.policy import LONG_BUDGET_SECONDS
 
@@ -102,8 +105,15 @@ def test_a_limit_of_thirty_seconds_is_auto_s_long_budget(
         raise Chosen
 
     monkeypatch.setattr(plans, "choose_plan", choose)
-    with pytest.raises(Chosen):
-        nqmip.solve(40, "random", weights_seed=1, time_limit=LONG_BUDGET_SECONDS)
+    if door == "api":
+        with pytest.raises(Chosen):
+            nqmip.solve(40, "random", weights_seed=1, time_limit=LONG_BUDGET_SECONDS)
+    else:
+        from nqmip.cli.solve import solve_weighted_main
+
+        with pytest.raises(Chosen):  # (the command's own handling of a failure aside)
+            solve_weighted_main(["--n", "40", "--random-weights", "1", "--quiet",
+                                 "--time-limit", str(int(LONG_BUDGET_SECONDS))])
     assert seen == [pytest.approx(LONG_BUDGET_SECONDS)]
 
 

@@ -173,6 +173,10 @@ class Toulbar2Backend(Backend):
         kind, value, stopped = run_search(spec, options.deadline, options.verbose)
         if kind == "contradiction":  # propagation alone proves no completion
             return solution(Termination.INFEASIBLE)
+        if kind == "error" or (kind == "killed" and not stopped):  # it failed by itself
+            return solution(Termination.ERROR, message=(
+                f"toulbar2's process failed: {value}" if kind == "error" else
+                "toulbar2's process ended without an answer (killed, or out of memory)"))
         if kind != "done":  # stopped before it sent anything (its model's build)
             return solution(Termination.TIME_LIMIT, message=(
                 "toulbar2: stopped before its search answered"))

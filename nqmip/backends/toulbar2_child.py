@@ -90,6 +90,10 @@ def search(spec: dict[str, Any], results: Connection) -> None:
     except pytoulbar2.pytb2.Contradiction:
         results.send(("contradiction", None))
         return
+    except (MemoryError, RuntimeError) as error:  # std::bad_alloc, toulbar2's own errors:
+        # said to the caller in one line (a traceback here reached the user's terminal)
+        results.send(("error", f"{type(error).__name__}: {error}"))
+        return
     # ended before its timer: ran to its end, unless the caller stopped it (it knows)
     complete = signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0
     answer = None if not found else ([int(v) for v in found[0]], float(found[1]))

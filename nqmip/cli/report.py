@@ -132,6 +132,8 @@ def verdict(result: Result) -> str:
         return f"Proven optimal by {proof.format(side=side)}."
     if result.status == Status.INFEASIBLE:
         return "Proven infeasible: no placement of n queens exists here."
+    if result.placement is None and result.termination is Termination.ERROR:
+        return "The solver failed before it found a placement (the note says why)."
     if result.placement is None:
         return "No placement found within the limits."
     stopped = {Termination.INTERRUPTED: "Interrupted",

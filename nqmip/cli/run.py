@@ -72,12 +72,14 @@ def solve_watched(instance: Instance, *, method: str, time_limit: float | None,
     :meth:`~nqmip.cli.signals.Stop.hold`: a stop from then on does not lose the answer)."""
     from nqmip.solve import fallback_result, solve
 
-    deadline = Deadline(budget_seconds(time_limit, started))
+    # the limit asked for read as such (auto's plan for a 30 s limit: Deadline.total)
+    deadline = Deadline(budget_seconds(time_limit, started), asked=time_limit)
     result = solve(instance, method=method, time_limit=deadline, **kwargs)
     if answered is not None:
         answered()
     interrupted = result.termination is Termination.INTERRUPTED
-    if result.status is Status.UNKNOWN and not instance.fixed:
+    if result.status is Status.UNKNOWN and not instance.fixed \
+            and result.termination is not Termination.ERROR:  # a failure is said as it is
         # stopped before its search held a placement (a cold compile ate the time)
         return Outcome(fallback_result(instance, method, time.perf_counter() - started,
                                        interrupted=interrupted),

@@ -52,7 +52,7 @@ from nqmip.cli.streams import deliver, final_status, hard_exit, plain_fallback, 
 from nqmip.files import write_whole
 from nqmip.instance import InstanceError
 from nqmip.jsonlines import RecordUnwritten
-from nqmip.result import Result
+from nqmip.result import Result, Termination
 
 DESCRIPTION = (
     "Solve the weighted N-Queens problem and print a verified placement. Without weight "
@@ -244,7 +244,9 @@ def _answer(args: argparse.Namespace, outcome: Any, instance: Any) -> int:
                      f"it is in {', '.join(kept + pictures)}" if kept + pictures else "")
     for line in problems:
         say(line)
-    return final_status(printed=failed, written=written and drawn)
+    # a solver that failed (its process out of memory): said, and not a success
+    return final_status(failed=result.termination is Termination.ERROR, printed=failed,
+                        written=written and drawn)
 
 
 def _show(args: argparse.Namespace, result: Result, instance: Any) -> None:
