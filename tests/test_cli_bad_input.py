@@ -297,6 +297,13 @@ COMMAND_TABLE: list[tuple[str, str, list[str], str]] = [
      "--seeds takes whole numbers from 0 to 9223372036854775807, got -1"),
     ("seed out of range", "compare", ["--n", "8", "--methods", "highs", "--seeds", HUGE],
      "--seeds takes whole numbers from 0 to 9223372036854775807"),
+    # a fractional work limit for a method counting whole units: every run of the sweep
+    # failed ('counts whole units'), exit 1, after it had started
+    ("not whole", "compare", ["--n", "8", "--methods", "highs", "--param", "work_limit=1.5"],
+     "work_limit of 'highs' counts whole units"),
+    ("not whole", "compare", ["--n", "8", "--methods", "sa,highs", "--param",
+                              "highs:work_limit=1e-9"],
+     "work_limit of 'highs' counts whole units"),
     ("not a number", "compare", ["--n", "8", "--methods", "highs", "--jobs", "two"],
      "--jobs: takes a whole number from 1 to 256, got 'two'"),
     ("not a number", "compare", ["--n", "8", "--methods", "highs", "--time-limit", ""],

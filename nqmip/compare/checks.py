@@ -77,6 +77,8 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
                                      f"{takers_note(takers)}")
                 try:
                     spec.check(name, value)
+                    if name == "work_limit":  # whole units, not twice, not with the proof
+                        _check_work_limit(spec, value, params)
                 except (TypeError, ValueError) as exc:
                     raise UsageError(f"--param {name}={json_text(value)}: {exc}") from None
                 continue
@@ -86,6 +88,16 @@ def check_params(params: Sequence[tuple[str | None, str, Any]],
             if refusal is not None:
                 raise UsageError(refusal)
     _check_cluster_params(params, methods)
+
+
+def _check_work_limit(spec: Any, value: Any,
+                      params: Sequence[tuple[str | None, str, Any]]) -> None:
+    """``work_limit`` as :func:`nqmip.solve` checks it with the method's other parameters
+    (a fractional one for a method counting whole units failed every run of the sweep)."""
+    from nqmip.solve import check_work_limit
+
+    own = {name: v for aim, name, v in params if aim in (None, spec.name)}
+    check_work_limit(spec, value, own, own.get("bound_proof"))
 
 
 #: The keywords of a run on a Dask cluster, checked together (:func:`nqmip.cluster.check_cluster`).
