@@ -86,12 +86,12 @@ class GlpkBackend(Backend):
             with c_stdout_to_stderr(options.deadline):
                 results = opt.solve(model, load_solutions=False, tee=options.verbose)
             elapsed = time.perf_counter() - started
-        except _Ended:
+        except _Ended as ended:
             from pyomo.common.tempfiles import TempfileManager
 
             TempfileManager.pop(remove=True)  # what Pyomo's postsolve does, skipped
-            return solution(why_stopped(options.deadline),
-                            accepted=accepted, message="glpsol ended at the deadline: it "
+            return solution(why_stopped(options.deadline), accepted=accepted,
+                            message=str(ended) or "glpsol ended at the deadline: it "
                             "writes its placement only when it stops by itself")
         tc = results.solver.termination_condition
         if tc == TC.infeasible:
@@ -161,11 +161,17 @@ def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
             stderr=subprocess.STDOUT)
         while True:
             try:
-                return [process.wait(POLL_SECONDS), ""]
+                status = process.wait(POLL_SECONDS)
             except subprocess.TimeoutExpired:
                 if deadline.expired():
                     process.kill()
                     process.wait()
                     raise _Ended from None
+                continue
+            if status < 0:  # ended by a signal: a stop sent to the whole process group
+                # (timeout -s TERM); Pyomo's ApplicationError, a traceback, exit 1 before
+                raise _Ended(f"glpsol was ended by signal {-status}: it writes its "
+                             "placement only when it stops by itself")
+            return [status, ""]
 
     return run_glpsol
