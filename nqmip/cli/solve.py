@@ -10,6 +10,11 @@ and SIGHUP with 143 and 129 (:mod:`nqmip.cli.signals`); an output that fails, as
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m nqmip.cli.solve, as nqmip.cli.launch does: a stop
+    from nqmip.cli.signals import listen_early  # while numpy loads was a KeyboardInterrupt
+
+    listen_early()  # traceback, or SIGTERM's default death, no placement (10 of 12)
+
 import argparse
 import json
 import sys
