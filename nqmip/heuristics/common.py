@@ -113,10 +113,12 @@ def fixed_queens_clash(instance: Instance) -> bool:
     return False
 
 
-#: The most a whole parameter may be without a bound of its own: more work than a run does
-#: in a day, far below what the kernels' 64-bit counters hold once multiplied by n (2**63
-#: met OverflowError, 'int too big to convert': a traceback at the command and an 'error'
-#: cell in the compare; quota's samples=2**62 wrapped and ended its run at once).
+#: The most a caller's whole parameter may be without a bound of its own (checked at the
+#: doors, nqmip.heuristics.params.check_own_value; inside, up to UNLIMITED): more work
+#: than a run does in a day, far below what the kernels' 64-bit counters hold once
+#: multiplied by n (2**63 met OverflowError, 'int too big to convert': a traceback at the
+#: command and an 'error' cell in the compare; quota's samples=2**62 wrapped and ended
+#: its run at once).
 MOST_WHOLE = 10**12
 
 
@@ -126,8 +128,8 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     if value < low or (high is not None and value > high):
         upper = f" and at most {high}" if high is not None else ""
         raise ParameterError(f"{name} must be at least {low}{upper}, got {value}")
-    if value > MOST_WHOLE:
-        raise ParameterError(f"{name} must be at most 10**12, got {value}")
+    if value > UNLIMITED:  # the package's own 'no limit' (a caller's: MOST_WHOLE)
+        raise ParameterError(f"{name} must be at most 2**62, got {value}")
     return int(value)
 
 

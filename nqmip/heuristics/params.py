@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.heuristics.common import Bound, ParameterError
+from nqmip.heuristics.common import MOST_WHOLE, Bound, ParameterError
 from nqmip.methods import METHODS, resolve
 
 #: A heuristic's arguments that :func:`nqmip.solve` gives itself.
@@ -86,6 +86,9 @@ def check_own_value(method: str, name: str, value: Any, *, command_line: bool = 
     (int, float, bool, str, each maybe None; at least 0 for a number) or, for the GA, not
     a valid configuration. ``command_line``: an object parameter (an array, a callable)
     is refused too (:class:`CommandLineValueError`)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) \
+            and value > MOST_WHOLE:  # (2**63 met OverflowError in the kernels)
+        raise ParameterError(f"{name} must be at most 10**12, got {value}")
     if method == "ga":
         from nqmip.heuristics.ga.config import GAConfig
 
