@@ -104,6 +104,24 @@ def test_a_timed_run_is_sized_to_a_few_cooling_cycles() -> None:
     assert int(fixed.extra["restarts"]) > int(r.extra["restarts"])
 
 
+def test_a_long_limit_on_a_small_board_makes_short_cycles() -> None:
+    """A cooling cycle is at most CYCLE_STEPS_PER_SQUARE steps a square: a 120 s limit at
+    n = 8 made cycles of 20 s, and the optimum (proven by the listing at once) came at the
+    first one's end, 23 s in (1.2 s without a limit). The run ends at the optimum."""
+    import math
+
+    from nqmip.heuristics.anneal import CYCLE_STEPS_PER_SQUARE
+
+    for _attempt in range(2):  # a first run answers while its kernels compile: again
+        r = nqmip.solve(8, "random", weights_seed=0, method="sa", seed=0, time_limit=120)
+        if "steps_per_temperature" in r.extra:
+            break
+    assert r.status is nqmip.Status.OPTIMAL, r
+    extra = r.extra
+    steps = math.ceil(math.log(extra["t_end"] / extra["t_start"]) / math.log(extra["cooling"]))
+    assert extra["steps_per_temperature"] * steps <= CYCLE_STEPS_PER_SQUARE * 64, extra
+
+
 @pytest.mark.timing
 def test_a_cancelled_deadline_stops_the_annealing_from_another_thread() -> None:
     # auto runs the annealing in a thread and cancels its deadline once a proof is done: the

@@ -176,6 +176,11 @@ HARD_FROM = {"colours": 500, "dense": 2000}
 #: Weighted runs with a deadline and no schedule given: the annealing is sized to the
 #: time, this many cooling cycles (reheats) in the time left after the first chunk.
 TIMED_CYCLES = 6
+#: ... each cycle at most this many steps a square of the board, more cycles beyond: a
+#: 120 s limit made cycles of 20 s at n = 8, and the optimum the listing had proven came at
+#: the first cycle's end (23 s, 1.2 s without a limit). From n = 60 or so a cycle of a
+#: timed run of a minute is shorter than this.
+CYCLE_STEPS_PER_SQUARE = 20_000
 
 
 #: The annealing's own numeric parameters (checked here and before a run).
@@ -260,7 +265,9 @@ def solve_sa(
                 # cooling cycle can be to fit `cycles` of them before the deadline.
                 schedule["timed"] = 0
                 rate = int(search.state[ITERATIONS]) / max(time.perf_counter() - began, 1e-6)
-                schedule["spt"] = max(64, int(rate * deadline.remaining() / (cycles * steps)))
+                longest = CYCLE_STEPS_PER_SQUARE * n * n // steps
+                schedule["spt"] = max(64, min(int(rate * deadline.remaining()
+                                                  / (cycles * steps)), longest))
             # the arguments read at each chunk: the bound may have improved meanwhile
             return bool(anneal_chunk(*search.kernel_args(), t_start, t_end, cooling,
                                      schedule["spt"],
