@@ -88,9 +88,8 @@ def solve_exact(
     """Run the exact backend ``method`` after the colour proof and the warm start (if any).
 
     The deadline in ``options`` covers all of it. When the solver ends with nothing better
-    than the start (a backend that cannot take starts, or a limit hit early), the start is
-    returned as the incumbent (``provenance.incumbent_source == "warm_start"``).
-    """
+    than the start (a backend that cannot take starts, a limit hit early), the start is the
+    incumbent (``provenance.incumbent_source == "warm_start"``)."""
     backend = get_backend(method)
     backend.require()
     spec = METHODS[method]
@@ -119,9 +118,7 @@ def solve_exact(
             start_label = "colour proof"
     if warm_start is None and deadline.limited and not (
             instance.fixed and options.work_limit is not None):  # (a completion is timed)
-        # Never empty-handed: a limit that stops the proof still returns this placement,
-        # with fixed queens a short search's completion (HiGHS had no start there: at
-        # n = 36, queen (28, 29), 10 s, it answered that stand-in, 54 of the optimum 64)
+        # Never empty-handed: a stopped proof returns this (fixed queens: a completion)
         warm_start, start_label = _explicit_start(instance, start_label,
                                                   climb=options.work_limit is None)
     # a placement at the colour bound ends the solver's run: optimal, whatever its own bound

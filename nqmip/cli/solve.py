@@ -12,7 +12,6 @@ from __future__ import annotations
 
 if __name__ == "__main__":  # python -m nqmip.cli.solve, as nqmip.cli.launch does: a stop
     from nqmip.cli.signals import listen_early  # while numpy loads was a KeyboardInterrupt
-
     listen_early()  # traceback, or SIGTERM's default death, no placement (10 of 12)
 
 import argparse
