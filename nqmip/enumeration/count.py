@@ -122,7 +122,9 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None,
 
 def beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
     """Completions past the bitboards' n (counted and listed on the free board)."""
-    return not unique and bool(fixed) and (n.n if isinstance(n, Instance) else n) > MAX_N
+    # len, not bool: a numpy array of queens is a FixedSpec too (its truth was ambiguous)
+    given = fixed is not None and len(fixed.strip() if isinstance(fixed, str) else fixed) > 0
+    return not unique and given and (n.n if isinstance(n, Instance) else n) > MAX_N
 
 
 def check_one_call(n: Any, fixed: FixedSpec, unique: bool, split: dict[str, Any]) -> None:
