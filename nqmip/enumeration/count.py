@@ -13,7 +13,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal, overload
@@ -123,7 +123,8 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None,
 def beyond_bitboards(n: Any, fixed: FixedSpec, unique: bool) -> bool:
     """Completions past the bitboards' n (counted and listed on the free board)."""
     # len, not bool: a numpy array of queens is a FixedSpec too (its truth was ambiguous)
-    given = fixed is not None and len(fixed.strip() if isinstance(fixed, str) else fixed) > 0
+    given = fixed is not None and (len(fixed.strip() if isinstance(fixed, str) else fixed) > 0
+                                   if isinstance(fixed, Sized) else True)
     return not unique and given and (n.n if isinstance(n, Instance) else n) > MAX_N
 
 

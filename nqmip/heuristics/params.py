@@ -87,7 +87,7 @@ def check_own_value(method: str, name: str, value: Any, *, command_line: bool = 
     a valid configuration. ``command_line``: an object parameter (an array, a callable)
     is refused too (:class:`CommandLineValueError`)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) \
-            and value > MOST_WHOLE:  # (2**63 met OverflowError in the kernels)
+            and int(value) > MOST_WHOLE:  # (2**63 met OverflowError in the kernels)
         raise ParameterError(f"{name} must be at most 10**12, got {value}")
     if method == "ga":
         from nqmip.heuristics.ga.config import GAConfig
