@@ -106,14 +106,14 @@ def solve_exact(
     deadline = options.deadline
     colour = None
     start_label: str | None = None
-    if bound_proof and options.strengthen and warm_start is None:
+    if bound_proof:  # (with strengthen=False or a warm start too: it was dropped unsaid)
         colour = _colour_proof(instance, options)
         if colour is not None and colour.proven:
             from nqmip.colour.proof import proof_by_bound
 
             return proof_by_bound(instance, method, backend.solver_label(), options.seed,
                                   begin, colour)
-        if colour is not None and colour.placement is not None:
+        if colour is not None and colour.placement is not None and warm_start is None:
             warm_start = colour.placement  # the best count found: the solver's incumbent
             start_label = "colour proof"
     if warm_start is None and deadline.limited and not (
