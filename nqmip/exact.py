@@ -254,8 +254,10 @@ def _explicit_start(instance: Instance, label: str | None, *,
     """The explicit solution of :mod:`nqmip.construct` as the start (None where it has none;
     the label is then left as it was), with ``climb`` the stand-in a stopped search
     answers (:func:`nqmip.heuristics.swapclimb.stand_in_for`: climbed 0.1 s by numpy swaps;
-    not under a work limit, whose answer must not depend on the clock): HiGHS and bnb at
-    random n = 48, 4 s, answered the bare construction's 249 (the climb: 389)."""
+    not under a work limit, whose answer must not depend on the clock; with fixed queens
+    the short search's completion, "completion", never asked for under a work limit):
+    HiGHS and bnb at random n = 48, 4 s, answered the bare construction's 249 (the climb:
+    389)."""
     from nqmip.construct import explicit_solution
     from nqmip.heuristics.swapclimb import stand_in_for
 
