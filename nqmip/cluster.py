@@ -238,6 +238,17 @@ def _forks(context: Any) -> bool:
     return bool((context or multiprocessing.get_context()).get_start_method() == "fork")
 
 
+def _pool_process_start(parent: int, initializer: Callable[..., Any] | None,
+                        initargs: tuple[Any, ...]) -> None:
+    """A local pool process's start: it ends with ``parent``
+    (:func:`nqmip.parent_death.watch_parent`), then runs the pool's own initializer."""
+    from nqmip.parent_death import watch_parent
+
+    watch_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
+
+
 class TaskPool:
     """Tasks, each under a key, on a pool: a local ``ProcessPoolExecutor`` of ``workers``
     processes (``context``, ``initializer`` and the ``initargs()`` of each new pool),
@@ -274,12 +285,14 @@ class TaskPool:
     def executor(self) -> Executor:
         """The pool, started at its first use (and after a death)."""
         if self._executor is None:
+            import os
             from concurrent.futures import ProcessPoolExecutor
 
-            self._executor = ProcessPoolExecutor(
+            self._executor = ProcessPoolExecutor(  # each process ends with this one
                 max_workers=self.workers, mp_context=self._context,
-                initializer=self._initializer,
-                initargs=() if self._initargs is None else self._initargs())
+                initializer=_pool_process_start,
+                initargs=(os.getpid(), self._initializer,
+                          () if self._initargs is None else self._initargs()))
             self.started(self._executor)
         return self._executor
 

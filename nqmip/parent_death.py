@@ -15,6 +15,11 @@ parent that ended before the request took hold is caught by comparing ``os.getpp
 the pid the parent gave. Elsewhere (no ``prctl``) the child is left to its own end
 (toulbar2's CPU-time limit, the warm-up's last group): nothing is killed that should not
 be.
+
+A program not of the package (glpsol, started by Pyomo for GLPK) cannot ask for itself:
+:func:`start_program` asks in the forked child before it runs the program (the request
+outlives ``exec``). Without it a killed command left glpsol searching: in one CI run
+three of them ran 35 minutes after the tests that started them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import queue
 import signal
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 #: prctl's option number (linux/prctl.h).
@@ -76,3 +83,53 @@ def start(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
     if isinstance(got, BaseException):
         raise got
     return got
+
+
+def _asks_before_exec() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that asks the kernel for SIGKILL when this process ends, and ends
+    the child at once if this process already has; None where there is no ``prctl``. The
+    C function is looked up here, in the parent: the forked child only calls it."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: no prctl
+        return None
+    parent = os.getpid()
+    kill = int(signal.SIGKILL)
+
+    def ask() -> None:
+        prctl(PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:  # ended before the request
+            os._exit(0)
+
+    return ask
+
+
+def start_program(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """:func:`start` for a program that does not call :func:`die_with_parent` itself: the
+    request is made between ``fork`` and ``exec``, so the program ends with this
+    process (Linux); elsewhere it is started as is."""
+    ask = _asks_before_exec()
+    if ask is not None:
+        kwargs["preexec_fn"] = ask
+    return start(argv, **kwargs)
+
+
+#: How often a pool process's watcher looks whether its parent has ended (seconds).
+WATCH_SECONDS = 0.25
+
+
+def watch_parent(parent: int) -> None:
+    """End this process (``os._exit``) once ``parent`` is no longer its parent, seen by a
+    daemon thread every :data:`WATCH_SECONDS`: for a pool's processes, which the pool
+    forks from whichever thread submits (a kernel request would end them with that
+    thread). Forked processes of a killed command waited for work forever otherwise (the
+    count's pool: two idle processes a minute after ``kill -9``). A task that holds the
+    interpreter lock is seen at its end."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nqmip-parent-watch", daemon=True).start()

@@ -69,3 +69,95 @@ def test_child_outlives_its_thread_and_dies_with_its_process() -> None:
         parent.wait()
         if pid is not None and _alive(pid):  # a failed run leaves no busy child behind
             os.kill(pid, 9)
+
+
+#: A command that starts glpsol on a board it cannot prove for minutes, then is killed.
+GLPK_PARENT = """
+import nqmip
+nqmip.solve(40, weights="random", weights_seed=1, method="glpk")
+"""
+
+
+def _children_named(parent: int, name: str | None) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm = text[text.index("(") + 1:text.rindex(")")]
+        if name in (None, comm) and int(text.rsplit(")", 1)[1].split()[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG: Linux")
+def test_glpsol_dies_with_a_killed_caller() -> None:
+    """glpsol, a program started through Pyomo, ends when the command that started it
+    is killed (it searched on for 35 minutes before, slowing the rest of a CI run)."""
+    import shutil
+
+    if shutil.which("glpsol") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("glpsol is not on PATH under CI=true")
+        pytest.skip("glpsol is not installed")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    parent = subprocess.Popen([sys.executable, "-c", GLPK_PARENT], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    glpsol: list[int] = []
+    try:
+        end = time.monotonic() + 60.0
+        while not glpsol and parent.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+            glpsol = _children_named(parent.pid, "glpsol")
+        assert glpsol, "glpsol never started"
+        parent.kill()
+        parent.wait()
+        end = time.monotonic() + 10.0
+        while any(_alive(pid) for pid in glpsol) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in glpsol), "glpsol outlived its caller"
+    finally:
+        parent.kill()
+        parent.wait()
+        for pid in glpsol:
+            if _alive(pid):  # a failed run leaves no busy glpsol behind
+                os.kill(pid, 9)
+
+
+#: A count on a pool of two processes that runs for minutes, then is killed.
+COUNT_PARENT = """
+import nqmip
+print(nqmip.count_solutions(19, workers=2), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="os.getppid: POSIX")
+def test_pool_processes_end_with_a_killed_caller() -> None:
+    """The count's pool processes end when the command that forked them is killed: they
+    waited for work forever before (the fork keeps their queue's pipe open)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    parent = subprocess.Popen([sys.executable, "-c", COUNT_PARENT], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pool: list[int] = []
+    try:
+        end = time.monotonic() + 60.0
+        while len(pool) < 2 and parent.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+            pool = _children_named(parent.pid, None)
+        assert len(pool) == 2, f"the pool never started: {pool}"
+        time.sleep(1.0)  # at work
+        parent.kill()
+        parent.wait()
+        end = time.monotonic() + 15.0
+        while any(_alive(pid) for pid in pool) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in pool), "the pool outlived its caller"
+    finally:
+        parent.kill()
+        parent.wait()
+        for pid in pool:
+            if _alive(pid):
+                os.kill(pid, 9)

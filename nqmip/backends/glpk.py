@@ -24,6 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from nqmip import parent_death
 from nqmip.backends.base import (
     Backend,
     RawSolution,
@@ -155,8 +156,8 @@ def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
     stderr by the caller), else nowhere (glpsol writes its log file too)."""
 
     def run_glpsol(command: Any) -> list[Any]:
-        process = subprocess.Popen(
-            command.cmd, env=command.env, cwd=command.get("cwd"),
+        process = parent_death.start_program(  # it ends with this process
+            list(command.cmd), env=command.env, cwd=command.get("cwd"),
             stdin=subprocess.DEVNULL, stdout=None if tee else subprocess.DEVNULL,
             stderr=subprocess.STDOUT)
         while True:
