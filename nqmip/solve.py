@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from nqmip.backends.base import fewer_threads
 from nqmip.budget import Deadline
 from nqmip.cluster import check_cluster
 from nqmip.fits import check_capacity, check_random
@@ -164,7 +165,9 @@ def solve(
 
     def answer() -> Result:  # a Ctrl-C now is heard, not raised: the answer is known
         result = _answer(watched, maximised, spec, trajectory)
-        result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None)
+        result = _finish(result, trajectory, deadline, seed if spec.honour("seed") else None,
+                         fewer_threads(options["threads"], options["work_limit"])
+                         if spec.honour("threads") else None)
         if flipped:  # back to costs, and checked against them
             result = verified(instance, from_maximisation(result, offset))
         return result
@@ -399,10 +402,10 @@ def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict
 
 
 def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,
-            seed: int | None) -> Result:
+            seed: int | None, threads: int | None = None) -> Result:
     """The call's own figures on the method's result (maximisation terms): the whole
     call's wall time, the times to the best and to the target, the trajectory, and
-    termination ``target`` when the target stopped it."""
+    termination ``target`` when the target stopped it; ``extra['threads']``, ``threads``."""
     trajectory.finish(result.objective, result.bound)
     termination = result.termination
     if trajectory.target_reached and termination is not Termination.INFEASIBLE:
@@ -415,7 +418,8 @@ def _finish(result: Result, trajectory: Trajectory, deadline: Deadline,
         to_best = result.timing.to_best
     timing = result.timing.with_(wall=deadline.elapsed(), to_best=to_best,
                                  to_target=trajectory.target_time)
-    return result.with_(termination=termination, timing=timing, seed=seed,
+    extra = result.extra if threads is None else {**result.extra, "threads": threads}
+    return result.with_(termination=termination, timing=timing, seed=seed, extra=extra,
                         trajectory=tuple(trajectory.points), target=trajectory.target)
 
 

@@ -362,3 +362,13 @@ def pass_on_ctrl_c(deadline: Deadline) -> None:
     import signal
 
     signal.raise_signal(signal.SIGINT)
+
+
+def fewer_threads(threads: int | None, work_limit: Any = None) -> int | None:
+    """The threads a solver runs when fewer than the ``threads`` asked
+    (:meth:`SolveOptions.solver_threads`: the cores), else None: ``result.extra['threads']``."""
+    if threads is None:
+        return None
+    used = SolveOptions(deadline=Deadline(None), threads=threads,
+                        work_limit=work_limit).solver_threads()
+    return used if used != threads else None

@@ -173,6 +173,9 @@ def result_table(result: Result) -> Table:
         rows.append(("found at", f"{timing.to_best:.2f} s (the best placement)"))
     if result.seed is not None:
         rows.append(("seed", str(result.seed)))
+    if result.extra.get("threads") is not None:  # set only when fewer ran than were asked
+        rows.append(("threads", f"{result.extra['threads']} ran, fewer than asked (at most the "
+                                "cores there are; CP-SAT with a warm start runs one)"))
     if timing.compile and numba_cache.compiles():  # numba compiled kernels in this run
         rows.append(("compile time", f"{timing.compile:.2f} s of it (numba, once per "
                                      "machine: later runs load the kernels from its cache)"))
