@@ -85,8 +85,9 @@ def solve(
         it from a square weights array.
     :param weights: None (feasibility), ``"chess"`` (black squares, row + column even,
         worth ``black``; white ones ``white``), ``"random"`` (integers 1..9 drawn with
-        ``weights_seed``, default 0: the same call gives the same weights) or any n x n
-        array of real numbers.
+        ``weights_seed``, default 0: the same call gives the same weights; other weights
+        draw nothing and leave it unused, so that one loop over the kinds may pass one
+        seed) or any n x n array of real numbers.
     :param fixed: pre-placed queens, ``{row: col}`` or ``[(row, col), ...]``, 0-based.
     :param method: ``"auto"`` (default: proves the optimum where it can and keeps the best
         placement until the time limit), an exact backend (``"highs"``, ``"glpk"``,
