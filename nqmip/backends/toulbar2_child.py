@@ -27,6 +27,12 @@ from typing import Any
 #: Beyond toulbar2's int timer: the timer armed only to install its handler.
 NO_LIMIT = 2**31 - 1
 
+#: The stop signals: the caller's to answer (it stops this process by SIGVTALRM, toulbar2's
+#: timer, and ends it by SIGKILL). A Ctrl-C to the terminal's whole process group while
+#: the model was built printed this process's KeyboardInterrupt traceback.
+STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+              if hasattr(signal, name))
+
 
 def _die_with_parent() -> None:
     """This process ends with its parent: :func:`nqmip.parent_death.die_with_parent`,
@@ -76,7 +82,7 @@ def search(spec: dict[str, Any], results: Connection) -> None:
         build(problem, spec["rows"], spec["domains"], spec["unary"])
         seconds = spec["cpu_seconds"]
         problem.CFN.timer(NO_LIMIT)  # toulbar2's handler of SIGVTALRM (and of SIGINT)
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for signum in STOPS:
             signal.signal(signum, signal.SIG_IGN)  # the caller's to answer
         signal.setitimer(signal.ITIMER_VIRTUAL, NO_LIMIT if seconds is None
                          else max(seconds, 1e-3))
@@ -106,6 +112,8 @@ def search(spec: dict[str, Any], results: Connection) -> None:
 
 
 def main() -> None:
+    for signum in STOPS:  # from its start (again once toulbar2's timer installs its own)
+        signal.signal(signum, signal.SIG_IGN)
     _die_with_parent()
     specs, results = Connection(int(sys.argv[1])), Connection(int(sys.argv[2]))
     spec = specs.recv()

@@ -1,0 +1,40 @@
+"""A stop sent to the command's whole process group (Ctrl-C at a terminal, ``timeout``)
+reaches the solvers' child processes too: they leave the answer to the command, which
+prints its best and exits 128 + the signal, with nothing else on stderr. toulbar2's
+child printed a KeyboardInterrupt traceback when a Ctrl-C came while it built the model
+(``--n 60 --method toulbar2``, SIGINT to the group at 1.0 s: 2 of 3)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The methods whose solver runs in a process of its own.
+CHILDREN = ["toulbar2", "glpk"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+@pytest.mark.parametrize("method", [pytest.param(m, marks=pytest.mark.solver(m))
+                                    for m in CHILDREN])
+def test_a_stop_to_the_group_is_answered_by_the_command_alone(method: str,
+                                                              signum: int) -> None:
+    argv = [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "60",
+            "--random-weights", "1", "--method", method, "--time-limit", "25", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for offset in (0.6, 1.0, 1.4, 2.0):  # the child's start, its model, its search
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, env=env, start_new_session=True)
+        time.sleep(offset)
+        os.killpg(process.pid, signum)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 128 + signum, (offset, process.returncode, err)
+        assert "Traceback" not in err, (offset, err)
+        assert out.strip(), offset  # the summary line
