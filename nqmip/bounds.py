@@ -47,9 +47,9 @@ def cheap_bound(instance: Instance, deadline: Deadline | None = None) -> tuple[f
 
     combinatorial = weight_bound(instance)
     if colour_bound_applies(instance):
-        from nqmip.formulation.strengthen import plan
+        from nqmip.formulation.strengthen import colour_objective_bound
 
-        colour_bound = plan(instance).objective_bound
+        colour_bound = colour_objective_bound(instance)
         if colour_bound is not None and colour_bound < combinatorial:
             return float(colour_bound), "colour_bound"
     if not instance.is_feasibility and instance.colours is None \

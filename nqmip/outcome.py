@@ -146,6 +146,12 @@ def settled_by_fixed(instance: Instance, method: str, solver: str, seed: int | N
     move at all."""
     if not instance.fixed:
         return None
+    free = instance.n - len(instance.fixed)
+    if free > max(1, 2 * len(instance.fixed)):
+        # k fixed queens attack at most 2k squares of a free row (or column) through the
+        # diagonals: none is blocked, and two or more rows are free. Not the free board's
+        # F^2 squares (n = 10^6 with one fixed queen: 7.3 TiB asked, a traceback)
+        return None
     import time
 
     from nqmip.board import free_board

@@ -150,6 +150,19 @@ DEFAULT_PIECES: dict[str, dict[str, bool]] = {
 }
 
 
+def colour_objective_bound(instance: Instance) -> float | None:
+    """:func:`plan`'s ``objective_bound`` alone: the colour bound on the objective (weights
+    constant per colour, two values; None otherwise or when the fixed queens leave no
+    count of black queens). No model's pieces: no free board, whose F^2 squares a board of
+    n = 10^6 with one fixed queen cannot hold (auto's bound asked 7.3 TiB of it)."""
+    colours = None if instance.is_feasibility else instance.colours
+    if colours is None or colours.black == colours.white:
+        return None
+    best = black_queen_bound(instance.n, instance.fixed, maximise=colours.black > colours.white)
+    return None if best is None else \
+        instance.n * colours.white + (colours.black - colours.white) * best
+
+
 def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening:
     """Decide the valid strengthening of ``instance`` for a ``"mip"`` or ``"cpsat"`` model.
 

@@ -1,0 +1,39 @@
+"""Fixed queens on a board of a million rows: every method that takes such a board answers
+(a placement, or none with the limit's reason), none asks for the free board's F^2
+squares. Before, the check whether the fixed queens settle the board (every heuristic asks
+it first) and auto's colour bound built the free board: 7.3 TiB asked, a numpy traceback,
+exit 1, for auto, ga, tabu, sa, minconflicts, quota and lns. auto now repairs a completion
+by min-conflicts first (the quota search's random start found none in 8 s)."""
+
+from __future__ import annotations
+
+import pytest
+
+import nqmip
+from nqmip.methods import METHODS
+
+N = 10**6
+FIXED = {0: 5, N - 1: 3}
+#: The methods that take a million rows with weights constant per colour.
+HUGE = [m.name for m in METHODS.values()
+        if m.kind != "exact" and "colour" in m.weights and m.name != "topsquares"]
+
+
+@pytest.mark.parametrize("method", HUGE)
+def test_fixed_queens_on_a_million_rows_are_answered(method: str) -> None:
+    result = nqmip.solve(N, "chess", fixed=FIXED, method=method, time_limit=6)
+    if result.placement is not None:
+        assert all(result.placement[row] == col for row, col in FIXED.items())
+    if method in ("auto", "minconflicts"):  # the repair: well within the limit
+        assert result.placement is not None, (result.provenance.plan, result.message)
+
+
+def test_the_colour_bound_with_fixed_queens_builds_no_board() -> None:
+    from nqmip.bounds import cheap_bound
+    from nqmip.formulation.strengthen import plan
+
+    for n, fixed in ((8, {0: 0}), (31, {0: 1, 3: 5}), (60, {1: 1})):
+        instance = nqmip.make_instance(n, "chess", fixed)
+        assert cheap_bound(instance) == (plan(instance).objective_bound, "colour_bound")
+    bound, source = cheap_bound(nqmip.make_instance(N, "chess", FIXED))
+    assert source == "colour_bound" and bound < 2 * N
