@@ -66,6 +66,30 @@ def loading() -> Iterator[None]:
         _LOADING.discard(ident)
 
 
+#: The threads in pure Python code for a while (:func:`in_python`): the exit does not wait
+#: for them.
+_IN_PYTHON: set[int] = set()
+
+
+@contextmanager
+def in_python() -> Iterator[None]:
+    """Mark this thread as running pure Python code for the block (a Pyomo model's
+    build): an exit does not wait for it there, as it waits for a thread that may be in a
+    solver's C++ code. ``solve(1500, "chess", method="highs-pyomo", time_limit=3)``
+    answered at 3.7 s, and the script then took 42 s to exit: the exit waited for the
+    abandoned build (a Pyomo Param of n^2 values, one call that hears no cancel)."""
+    ident = threading.get_ident()
+    _IN_PYTHON.add(ident)
+    try:
+        yield
+    finally:
+        _IN_PYTHON.discard(ident)
+
+
+#: How often the exit looks again at the abandoned threads (seconds).
+EXIT_POLL = 0.05
+
+
 def _join_abandoned() -> None:
     """Wait (``EXIT_WAIT`` in all) for every abandoned thread, those started while the exit
     waits included: a run abandoned while its kernels loaded goes on to start the colour
@@ -73,11 +97,11 @@ def _join_abandoned() -> None:
     (quota at n = 10^5 with a 1 s limit aborted 4 exits of 6)."""
     end = time.monotonic() + EXIT_WAIT
     while True:
-        alive = [thread for thread in list(_ABANDONED) if thread.is_alive()]
+        alive = [thread for thread in list(_ABANDONED)
+                 if thread.is_alive() and thread.ident not in _IN_PYTHON]
         if not alive or time.monotonic() >= end:
             return
-        for thread in alive:
-            thread.join(max(end - time.monotonic(), 0.0))
+        alive[0].join(min(EXIT_POLL, max(end - time.monotonic(), 0.0)))
 
 
 def join_at_exit(thread: threading.Thread) -> None:

@@ -341,9 +341,11 @@ def linear_extras(instance: Instance, on: bool = True, **pieces: bool) -> dict[s
 def pyomo_model(instance: Instance, on: bool = True) -> pyo.ConcreteModel:
     """``build_pyomo_model(instance)``, plus the strengthening blocks when ``on``."""
     from nqmip.formulation.pyomo import build_pyomo_model
+    from nqmip.watchdog import in_python
 
-    model = build_pyomo_model(instance)
-    return add_to_pyomo(model, plan(instance, "mip")) if on else model
+    with in_python():  # Pyomo's build: an exit need not wait for it (C++ is not there)
+        model = build_pyomo_model(instance)
+        return add_to_pyomo(model, plan(instance, "mip")) if on else model
 
 
 def cpsat_model(instance: Instance, on: bool = True) -> CpSatModel:
