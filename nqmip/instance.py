@@ -409,28 +409,31 @@ def make_instance(
     black: float | None = None,
     white: float | None = None,
     weights_seed: int | None = None,
-    sense: str = "max",
+    sense: str | None = None,
     deadline: Deadline | None = None,
 ) -> Instance:
     """Validate the loose arguments and build an :class:`Instance` (random weights drawn
-    by ``deadline``: :func:`random_weights`).
-
-    ``sense="min"`` makes the weights costs: the best placement has the smallest total.
+    by ``deadline``: :func:`random_weights`). ``sense="min"`` makes the weights costs.
     ``black`` and ``white`` (default 2 and 1) are the values of ``weights="chess"``; with
-    other weights they are refused by name (they were dropped unsaid: ``solve(8,
-    black=3)`` solved the feasibility problem).
-
-    Fixed queens that attack each other are an :class:`InstanceError` naming them (a typo
-    reported as a mathematical fact helped nobody); fixed queens that merely admit no
-    completion are valid input whose answer is "infeasible".
-
+    other weights they are refused by name (``solve(8, black=3)`` solved the feasibility
+    problem), as is any part given again beside an Instance (it holds them).
+    Fixed queens that attack each other are an :class:`InstanceError` naming them; fixed
+    queens that merely admit no completion are valid input whose answer is "infeasible".
     ``n=None`` takes the side of a square weights array (:func:`~nqmip.weights.size_of`),
     as the commands take it from a weights file; a shape that disagrees with n is refused.
     """
     if isinstance(n, Instance):  # built by hand: the same rule on its weights' size
+        again = [name for name, value in (
+            ("weights", weights), ("fixed", fixed), ("black", black), ("white", white),
+            ("weights_seed", weights_seed),
+            ("sense", None if sense is None or str(sense).lower() == n.sense else sense))
+            if value is not None]
+        if again:  # dropped unsaid before: make_instance(make_instance(8), "chess")
+            raise InstanceError(f"{', '.join(again)}: given with an Instance, which already "
+                                "holds them; pass n instead, or drop them")
         _check_total(n)
         return n
-    sense = sense.lower() if isinstance(sense, str) else sense  # 'MIN', as weights='CHESS'
+    sense = "max" if sense is None else sense.lower() if isinstance(sense, str) else sense
     if sense not in ("max", "min"):
         raise InstanceError(f"sense must be 'max' or 'min', got {sense!r}")
     if sense == "min" and weights is None:

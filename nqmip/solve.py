@@ -339,15 +339,9 @@ def check_target(instance: Instance, target: float | None) -> None:
 def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_seed: Any,
               sense: Any, deadline: Deadline) -> Instance:
     """The instance of the call; with an Instance given, any of its parts given again is
-    refused by name (it would be ignored)."""
-    if isinstance(n, Instance):
-        again = [name for name, value in (("weights", weights), ("fixed", fixed),
-                                          ("black", black), ("white", white),
-                                          ("weights_seed", weights_seed), ("sense", sense))
-                 if value is not None]
-        if again:
-            raise ValueError(f"{', '.join(again)}: given with an Instance, which already "
-                             "holds them; pass n instead, or drop them")
+    refused by name (:func:`~nqmip.instance.make_instance`: it would be ignored)."""
+    if isinstance(n, Instance) and sense is None:
+        sense = n.sense
     return make_instance(n, weights, fixed,
                          black=black, white=white,
                          weights_seed=weights_seed, sense="max" if sense is None else sense,

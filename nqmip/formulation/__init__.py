@@ -25,7 +25,7 @@ def build_model(
     white: float | None = None,
     weights_seed: int | None = None,
     strengthen: bool = False,
-    sense: str = "max",
+    sense: str | None = None,
 ) -> Any:
     """Build the N-Queens model for ``backend``.
 
