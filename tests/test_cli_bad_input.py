@@ -510,6 +510,10 @@ FIXED_FILES: dict[str, tuple[bytes, str | None]] = {
     "twice": (b"0,0\n0,0\n", "line 2: queen 0,0 is given twice (line 1 too)"),
     "no n": (b"letting init = [[0, 0]]\n", "no 'letting n = ...' line"),
     "other n": (b"letting n = 7\nletting init = [[0, 0]]\n", "--n 6 but --fixed"),
+    "n twice": (b"letting n = 6\nletting n = 7\nletting init = [[0, 0]]\n",
+                "'letting n' is given 2 times"),
+    "init twice": (b"letting n = 6\nletting init = [[0, 0]]\nletting init = [[2, 1]]\n",
+                   "'letting init' is given 2 times"),
 }
 
 
