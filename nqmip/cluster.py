@@ -424,5 +424,9 @@ def check_cluster(options: dict[str, Any], auto: bool = False) -> None:
             raise ValueError(f"{name} with {'workers' if workers else 'scheduler'}: the "
                              "search on a cluster has the cluster's parallelism and node "
                              "counts; drop one")
+    if options.get("record") is not None:  # before any work (it failed at its first
+        from nqmip.files import check_record_file  # write: 2.9 s into a run)
+
+        check_record_file(options["record"], "record")
     if workers is not None:  # a local cluster's processes must fit in the memory
         check_processes(int(workers))

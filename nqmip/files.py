@@ -50,3 +50,48 @@ def write_drawn(path: str | os.PathLike[str], draw: Callable[[IO[bytes]], object
     buffer = io.BytesIO()
     draw(buffer)
     write_whole(path, buffer.getvalue())
+
+
+def check_writable(path: str | os.PathLike[str], option: str,
+                   error: type[Exception] = ValueError) -> None:
+    """Refuse, before any work, an output file that cannot be written, naming ``option``
+    (the one check of every command's output files: ``--output``, ``--svg``/``--png``,
+    ``--plot``, nqmip-compare's ``--report``, ``--csv``, ...; ``error``: the command's
+    bad-input exception): a missing folder (none is created), a folder given as the file,
+    or a place where no file can be made (``/proc/...``, a read-only folder or mount) or
+    an existing file that cannot be opened for writing. A new file is created and removed
+    (access checks say yes to root in a read-only folder, and to anyone in ``/proc``); an
+    existing one is opened for appending, changing nothing (without blocking: a FIFO with
+    no reader is refused)."""
+    target = Path(path)
+    if target.is_dir():
+        raise error(f"{option}: {target} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise error(f"{option} {target}: folder {target.parent} does not exist; create "
+                    "it first")
+    try:
+        if target.exists():
+            os.close(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            if stat.S_ISREG(target.stat().st_mode):  # written beside it, then renamed
+                # (write_file): the folder must take a new file (/proc/version opens for
+                # writing as root, and the result was lost after the run, exit 1)
+                beside = target.with_name(f".{target.name}.{os.getpid()}.check")
+                os.close(os.open(beside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                os.unlink(beside)
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            os.unlink(target)
+    except OSError as exc:
+        raise error(f"{option}: cannot write {target}: {exc.strerror or exc}") from None
+
+
+def check_record_file(path: str | os.PathLike[str], option: str = "record",
+                      error: type[Exception] = ValueError) -> None:
+    """A record (read, then written) is a regular file or a new one: a device or a pipe is
+    refused before any work (``/dev/zero`` was read until memory ran out), then the
+    checks of :func:`check_writable`."""
+    target = Path(path)
+    if target.exists() and not target.is_dir() and not target.is_file():
+        raise error(f"{option} {target}: not a regular file (a device or a pipe); give a "
+                    "file that can be read and written")
+    check_writable(target, option, error)

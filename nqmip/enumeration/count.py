@@ -115,6 +115,10 @@ def _checked(unique: Any, workers: Any, scheduler: Any = None,
 
     try:
         check_value("record", record)
+        if record is not None:  # before any work (a missing folder failed after the count)
+            from nqmip.files import check_record_file
+
+            check_record_file(record, "record", CountError)
         return bool(check_value("unique", unique)), check_value("workers", workers)
     except (TypeError, ValueError) as exc:
         raise CountError(str(exc)) from None
