@@ -80,6 +80,10 @@ def doors(folder: Path) -> dict[str, tuple[list[str], str]]:
                             str(folder / "runs.jsonl")], "compare"),
         "count-script": ([python, str(ROOT / "scripts" / "count_solutions.py"), "--n", "17",
                           "--no-progress"], "count"),
+        # the first queens: a stop before their search printed nothing, not even --json's
+        "lex-first-script": ([python, str(ROOT / "scripts" / "solve_weighted.py"), "--n",
+                              "60", "--lex-first", "--method", "sat", "--time-limit", "20",
+                              "--json"], "lex"),
     }
 
 
@@ -121,6 +125,10 @@ def check_answer(door: str, kind: str, done: subprocess.CompletedProcess[str],
         weights = nqmip.make_instance(12, "random", weights_seed=3).dense
         assert weights is not None
         assert data["objective"] == pytest.approx(float(weights[range(12), placement].sum()))
+    elif kind == "lex":  # the rows proven so far, none when it stopped before them
+        data = json.loads(done.stdout)
+        assert data["termination"] == "interrupted", where
+        assert data["placement"] is None or nqmip.is_solution(data["placement"]), where
     elif kind == "compare":
         assert done.stdout == "", where
         assert done.stderr.startswith(
@@ -134,7 +142,7 @@ def check_answer(door: str, kind: str, done: subprocess.CompletedProcess[str],
 
 
 DOORS = ["solve-script", "python-m-nqmip", "python-m-cli-solve", "solve-weighted",
-         "compare-script", "count-script"]
+         "compare-script", "count-script", "lex-first-script"]
 SIGNALS = ("SIGINT", "SIGTERM")
 
 

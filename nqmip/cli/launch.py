@@ -15,7 +15,14 @@ from __future__ import annotations
 import sys
 
 from nqmip.cli.signals import listen_early
-from nqmip.cli.streams import steady_stderr
+
+
+def steady_stderr() -> None:
+    """:func:`nqmip.cli.streams.steady_stderr`, imported once the stop signals are
+    listened to (its import was in the window before them)."""
+    from nqmip.cli.streams import steady_stderr as steady
+
+    steady()
 
 
 def solve() -> None:

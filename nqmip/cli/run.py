@@ -97,3 +97,19 @@ def stopped_before(instance: Instance, method: str, started: float) -> Outcome:
 
     return Outcome(fallback_result(instance, method, time.perf_counter() - started,
                                    interrupted=True), interrupted=True, abandoned=True)
+
+
+def lex_first_outcome(instance: Instance, method: str, time_limit: float | None,
+                      started: float, options: dict[str, Any],
+                      stopped: bool = False) -> Outcome:
+    """``--lex-first``: :func:`nqmip.lex_first`, within the command's time limit;
+    ``stopped``: a stop came first (its answer, no row proven; before, nothing was
+    printed, not even --json's object)."""
+    from nqmip.lex.solve import lex_first
+
+    limit: Any = budget_seconds(time_limit, started)
+    if stopped:
+        limit = Deadline(limit)
+        limit.cancel()
+    result = lex_first(instance, method=method, time_limit=limit, **options)
+    return Outcome(result, interrupted=result.termination is Termination.INTERRUPTED)

@@ -283,7 +283,7 @@ def entry() -> None:
 
 
 def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any]:
-    from nqmip.cli.run import solve_watched, stopped_before
+    from nqmip.cli.run import lex_first_outcome, solve_watched, stopped_before
     from nqmip.instance import make_instance
     from nqmip.option_types import time_limit_note
     from nqmip.weights import draws_long
@@ -305,8 +305,13 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
         print(f"solve_weighted: note: {note}", file=sys.stderr)
         args.time_limit = None
     if args.lex_first:
-        stop.replay()
-        outcome = _lex_first(args, instance, started, options)
+        try:
+            stop.replay()
+            outcome = lex_first_outcome(instance, args.method, args.time_limit, started,
+                                        options)
+        except KeyboardInterrupt:  # heard before its watchdog: its answer to a stop now
+            outcome = lex_first_outcome(instance, args.method, args.time_limit, started,
+                                        options, stopped=True)
         stop.hold()  # the answer is known: a stop from here does not lose it
         return outcome, instance
     try:
@@ -322,18 +327,6 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     except KeyboardInterrupt:  # before the solve's watchdog heard it (a solver's import)
         outcome = stopped_before(instance, args.method, started)
     return outcome, instance
-
-
-def _lex_first(args: argparse.Namespace, instance: Any, started: float,
-               options: dict[str, Any]) -> Any:
-    """``--lex-first``: :func:`nqmip.lex_first`, within the command's time limit."""
-    from nqmip.cli.run import Outcome, budget_seconds
-    from nqmip.lex.solve import lex_first
-    from nqmip.result import Termination
-
-    result = lex_first(instance, method=args.method,
-                       time_limit=budget_seconds(args.time_limit, started), **options)
-    return Outcome(result, interrupted=result.termination is Termination.INTERRUPTED)
 
 
 def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> Any:
