@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,24 @@ def test_import_nqmip_is_light_and_leaves_the_handlers_alone() -> None:
     assert out.stdout.split("\n")[:3] == ["True True", "[]", "optimal True"], out
 
 
+@pytest.fixture
+def launched() -> Iterator[None]:
+    """This process as a command's: the launcher's recorder is left in place once the
+    command ends (a stop as it leaves is its exit status, nqmip.cli.signals.late_status);
+    the test process gets its own handlers back after."""
+    from nqmip.cli import signals
+
+    before = {signum: signal.getsignal(signum) for signum in signals.STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        signals._EARLY.clear()
+        signals._EARLY_HEARD.clear()
+
+
+@pytest.mark.usefixtures("launched")
 def test_a_stop_heard_at_the_start_is_answered_before_a_read_that_may_wait() -> None:
     """A stop the launcher recorded is raised on entering an interruptible read (the
     solve command's --weights -, --fixed -): it was kept pending past it, and a
@@ -210,9 +229,15 @@ def test_a_stop_heard_at_the_start_is_answered_before_a_read_that_may_wait() -> 
                 pass
             stop.replay()  # answered once: nothing left to raise
     assert stop.signum == signal.SIGTERM and stop.status == 143
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    from nqmip.cli.signals import _record, late_status
+
+    # the launcher's recorder until the process leaves: a stop now is its status
+    assert signal.getsignal(signal.SIGTERM) is _record and late_status(0) == 0
+    signal.raise_signal(signal.SIGTERM)
+    assert late_status(0) == 143
 
 
+@pytest.mark.usefixtures("launched")
 def test_a_stop_heard_at_the_start_with_a_weights_file_answers_with_the_board(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A file that cannot keep the command waiting (a regular file) is read with the stop
@@ -231,7 +256,9 @@ def test_a_stop_heard_at_the_start_with_a_weights_file_answers_with_the_board(
     assert status == 143, err
     data = json.loads(out)
     assert data["termination"] == "interrupted" and nqmip.is_solution(data["placement"])
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    from nqmip.cli.signals import _record
+
+    assert signal.getsignal(signal.SIGTERM) is _record  # the launcher's, to the exit
 
 
 def test_a_function_that_uses_nqmip_pickles_as_dask_sends_it() -> None:

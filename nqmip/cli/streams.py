@@ -181,24 +181,24 @@ def flush_all() -> None:
 
 
 def leave(code: int) -> NoReturn:
-    """End a command with ``code``, its output flushed. A command a stop signal ended
-    (``code`` 128 + the signal) leaves at once (:func:`hard_exit`), without the
-    interpreter's teardown: a signal heard while numba compiled leaves LLVM's objects half
-    built, and their finalisers then print tracebacks ("Exception ignored in:
-    ObjectRef.__del__") after the command's one line."""
-    if code >= 128:
-        hard_exit(code)
-    flush_all()
-    sys.exit(code)
+    """End a command with ``code``, its output flushed, at once (:func:`hard_exit`),
+    without the interpreter's teardown: a signal heard while numba compiled leaves LLVM's
+    objects half built, and their finalisers then print tracebacks ("Exception ignored in:
+    ObjectRef.__del__") after the command's one line; and the teardown puts the signals'
+    default actions back (a SIGINT then, just after the count was printed, killed the
+    command: exit -2)."""
+    hard_exit(code)
 
 
 def hard_exit(code: int) -> NoReturn:
     """Leave at once with ``code`` (``os._exit``: no interpreter teardown), the output
     flushed and the children ended, multiprocessing's semaphores released
     (:func:`end_children`)."""
+    from nqmip.cli.signals import late_status
+
     flush_all()
     end_children()
-    os._exit(code)
+    os._exit(late_status(code))
 
 
 def end_children() -> None:
