@@ -32,6 +32,8 @@ propagates (:meth:`Stop.again`).
 from __future__ import annotations
 
 import _thread
+import atexit
+import os
 import signal
 import sys
 import threading
@@ -80,6 +82,40 @@ def late_status(code: int) -> int:
     written, once its handlers were given back to the launcher's (:func:`listen_early`):
     whatever it had finished, a command that heard a stop says so."""
     return exit_status(_EARLY_HEARD[0][0]) if code == 0 and _EARLY_HEARD else code
+
+
+def _exit_now(signum: int, frame: FrameType | None) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(exit_status(signum))
+
+
+def stop_now_until_exit() -> None:
+    """From now until the process ends (the interpreter's teardown: the threads it joins,
+    its exit handlers), a stop signal ends it at once with 128 + the signal; one the
+    caller ignores stays ignored. After the last exit handler (:func:`_quiet_end`) the
+    interpreter puts the default actions back for its modules' teardown, where a stop
+    killed the command (exit -2): there it is ignored, the answer long written."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _exit_now)
+
+
+def _quiet_end() -> None:
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is _exit_now:
+            signal.signal(signum, signal.SIG_IGN)
+
+
+# registered as the launcher imports this module, before numba or a solver registers its
+# own: exit handlers run last-registered first, so this one runs after them
+atexit.register(_quiet_end)
 
 
 #: Seconds after a stop was absorbed before it is signalled again (:meth:`Stop.again`).

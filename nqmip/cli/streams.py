@@ -181,13 +181,22 @@ def flush_all() -> None:
 
 
 def leave(code: int) -> NoReturn:
-    """End a command with ``code``, its output flushed, at once (:func:`hard_exit`),
-    without the interpreter's teardown: a signal heard while numba compiled leaves LLVM's
-    objects half built, and their finalisers then print tracebacks ("Exception ignored in:
-    ObjectRef.__del__") after the command's one line; and the teardown puts the signals'
-    default actions back (a SIGINT then, just after the count was printed, killed the
-    command: exit -2)."""
-    hard_exit(code)
+    """End a command with ``code``, its output flushed. A command a stop signal ended
+    (``code`` 128 + the signal, or a stop heard after its answer: :func:`late_status`)
+    leaves at once (:func:`hard_exit`), without the interpreter's teardown: a signal heard
+    while numba compiled leaves LLVM's objects half built, and their finalisers then print
+    tracebacks ("Exception ignored in: ObjectRef.__del__") after the command's one line.
+    Otherwise the teardown runs, and a stop during it ends the process with 128 + it
+    (:func:`nqmip.cli.signals.stop_now_until_exit`), not the default's kill (a SIGINT
+    just after the count was printed: exit -2)."""
+    from nqmip.cli.signals import late_status, stop_now_until_exit
+
+    code = late_status(code)
+    if code >= 128:
+        hard_exit(code)
+    flush_all()
+    stop_now_until_exit()
+    sys.exit(code)
 
 
 def hard_exit(code: int) -> NoReturn:
