@@ -93,6 +93,8 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     its first block of 2^22 weights: a small board is drawn whatever the time): with no
     weights there is no placement to answer with."""
     n = _check_n(n)
+    if deadline is not None and not isinstance(deadline, Deadline):  # 5 was taken unsaid
+        raise TypeError(f"deadline must be an nqmip.Deadline, got {type(deadline).__name__}")
     if rows is not None and _whole("rows", rows) < 1:  # True, '2', 2.5 and 0 were taken
         raise InstanceError(f"rows must be a whole number of at least 1, got {rows!r}")
     height = n if rows is None else min(n, int(rows))

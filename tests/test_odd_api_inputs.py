@@ -153,3 +153,10 @@ def test_a_deadline_takes_only_seconds(value: Any) -> None:
 def test_a_placement_that_is_no_sequence_is_refused(door: str, value: Any) -> None:
     refused(lambda: getattr(nqmip, door)(value), "placement")
     assert getattr(nqmip, door)((1, 3, 5, 0, 2, 4)) in (True, 0)
+
+
+@pytest.mark.parametrize("deadline", [5, "x", 2.5])
+def test_a_deadline_that_is_not_one_is_refused(deadline: object) -> None:
+    """make_instance's ``deadline`` (the random draw's clock) took 5 unsaid."""
+    with pytest.raises(TypeError, match=r"deadline must be an nqmip\.Deadline"):
+        nqmip.make_instance(8, "random", deadline=deadline)  # type: ignore[arg-type]
