@@ -34,7 +34,7 @@ import numpy as np
 
 from nqmip.board import FreeBoard, free_board
 from nqmip.formulation.colour_bound import black_count, black_queen_bound
-from nqmip.instance import Instance
+from nqmip.instance import ColourWeights, Instance
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyomo.environ as pyo
@@ -150,17 +150,30 @@ DEFAULT_PIECES: dict[str, dict[str, bool]] = {
 }
 
 
+def _colour_count(instance: Instance) -> tuple[ColourWeights, int | None] | None:
+    """For weights constant per colour with two values: the values, and the bound on the
+    black queens the fixed ones leave (None: no count is possible); None for others."""
+    colours = None if instance.is_feasibility else instance.colours
+    if colours is None or colours.black == colours.white:
+        return None
+    return colours, black_queen_bound(instance.n, instance.fixed,
+                                      maximise=colours.black > colours.white)
+
+
 def colour_objective_bound(instance: Instance) -> float | None:
     """:func:`plan`'s ``objective_bound`` alone: the colour bound on the objective (weights
     constant per colour, two values; None otherwise or when the fixed queens leave no
     count of black queens). No model's pieces: no free board, whose F^2 squares a board of
     n = 10^6 with one fixed queen cannot hold (auto's bound asked 7.3 TiB of it)."""
-    colours = None if instance.is_feasibility else instance.colours
-    if colours is None or colours.black == colours.white:
+    counted = _colour_count(instance)
+    if counted is None or counted[1] is None:
         return None
-    best = black_queen_bound(instance.n, instance.fixed, maximise=colours.black > colours.white)
-    return None if best is None else \
-        instance.n * colours.white + (colours.black - colours.white) * best
+    return _objective_of(instance.n, counted[0], counted[1])
+
+
+def _objective_of(n: int, colours: ColourWeights, black: int) -> float:
+    """The objective of ``black`` black queens and ``n - black`` white ones."""
+    return n * colours.white + (colours.black - colours.white) * black
 
 
 def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening:
@@ -182,12 +195,11 @@ def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening
     objective_bound = None
     best: int | None = None
     infeasible = False
-    colours = None if instance.is_feasibility else instance.colours
-    coloured = colours is not None and colours.black != colours.white
-    if coloured:
-        assert colours is not None
+    counted = _colour_count(instance)
+    coloured = counted is not None
+    if counted is not None:
+        colours, best = counted
         maximise = colours.black > colours.white
-        best = black_queen_bound(n, instance.fixed, maximise=maximise)
         if best is None:
             infeasible = True
         else:
@@ -195,7 +207,7 @@ def plan(instance: Instance, kind: str = "mip", **pieces: bool) -> Strengthening
                 black_upper = best
             elif use["colour_bound"]:
                 black_lower = best
-            objective_bound = n * colours.white + (colours.black - colours.white) * best
+            objective_bound = _objective_of(n, colours, best)
     symmetries = detect_symmetries(instance) if use["symmetry"] else ()
     fixed_rows = {r for r, _ in instance.fixed}
     key_row = next((r for r in range(n) if r not in fixed_rows), 0)
