@@ -58,12 +58,19 @@ def loading() -> Iterator[None]:
     """Mark this thread as loading its method's code for the block: a watched run past its
     limit in it is answered at once, not after ``OVERRUN + LAST_CALL`` (ga, sa, tabu at
     0.1 s in a fresh process answered at 0.53 s, their kernels still loading)."""
+    with _marked(_LOADING):
+        yield
+
+
+@contextmanager
+def _marked(threads: set[int]) -> Iterator[None]:
+    """This thread in ``threads`` for the block."""
     ident = threading.get_ident()
-    _LOADING.add(ident)
+    threads.add(ident)
     try:
         yield
     finally:
-        _LOADING.discard(ident)
+        threads.discard(ident)
 
 
 #: The threads in pure Python code for a while (:func:`in_python`): the exit does not wait
@@ -78,12 +85,8 @@ def in_python() -> Iterator[None]:
     solver's C++ code. ``solve(1500, "chess", method="highs-pyomo", time_limit=3)``
     answered at 3.7 s, and the script then took 42 s to exit: the exit waited for the
     abandoned build (a Pyomo Param of n^2 values, one call that hears no cancel)."""
-    ident = threading.get_ident()
-    _IN_PYTHON.add(ident)
-    try:
+    with _marked(_IN_PYTHON):
         yield
-    finally:
-        _IN_PYTHON.discard(ident)
 
 
 #: How often the exit looks again at the abandoned threads (seconds).

@@ -91,6 +91,39 @@ def _children_named(parent: int, name: str | None) -> list[int]:
     return found
 
 
+def _children_outlive(script: str, name: str | None, count: int, at_work: float,
+                      grace: float) -> str:
+    """Run ``script`` in a process, wait for ``count`` children of it (named ``name``;
+    None: any), let them work ``at_work`` s, kill the process; what outlived it by
+    ``grace`` s ("" when nothing did). A failed run leaves no busy child behind."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    parent = subprocess.Popen([sys.executable, "-c", script], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: list[int] = []
+    try:
+        end = time.monotonic() + 60.0
+        while len(children) < count and parent.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+            children = _children_named(parent.pid, name)
+        if len(children) < count:
+            return f"the children never started: {children}"
+        time.sleep(at_work)
+        parent.kill()
+        parent.wait()
+        end = time.monotonic() + grace
+        while any(_alive(pid) for pid in children) and time.monotonic() < end:
+            time.sleep(0.05)
+        alive = [pid for pid in children if _alive(pid)]
+        return f"{alive} outlived their caller" if alive else ""
+    finally:
+        parent.kill()
+        parent.wait()
+        for pid in children:
+            if _alive(pid):
+                os.kill(pid, 9)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG: Linux")
 def test_glpsol_dies_with_a_killed_caller() -> None:
     """glpsol, a program started through Pyomo, ends when the command that started it
@@ -101,29 +134,8 @@ def test_glpsol_dies_with_a_killed_caller() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail("glpsol is not on PATH under CI=true")
         pytest.skip("glpsol is not installed")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    parent = subprocess.Popen([sys.executable, "-c", GLPK_PARENT], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    glpsol: list[int] = []
-    try:
-        end = time.monotonic() + 60.0
-        while not glpsol and parent.poll() is None and time.monotonic() < end:
-            time.sleep(0.05)
-            glpsol = _children_named(parent.pid, "glpsol")
-        assert glpsol, "glpsol never started"
-        parent.kill()
-        parent.wait()
-        end = time.monotonic() + 10.0
-        while any(_alive(pid) for pid in glpsol) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert not any(_alive(pid) for pid in glpsol), "glpsol outlived its caller"
-    finally:
-        parent.kill()
-        parent.wait()
-        for pid in glpsol:
-            if _alive(pid):  # a failed run leaves no busy glpsol behind
-                os.kill(pid, 9)
+    failed = _children_outlive(GLPK_PARENT, "glpsol", 1, 0.0, grace=10.0)
+    assert not failed, failed
 
 
 #: A count on a pool of two processes that runs for minutes, then is killed.
@@ -137,27 +149,5 @@ print(nqmip.count_solutions(19, workers=2), flush=True)
 def test_pool_processes_end_with_a_killed_caller() -> None:
     """The count's pool processes end when the command that forked them is killed: they
     waited for work forever before (the fork keeps their queue's pipe open)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    parent = subprocess.Popen([sys.executable, "-c", COUNT_PARENT], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    pool: list[int] = []
-    try:
-        end = time.monotonic() + 60.0
-        while len(pool) < 2 and parent.poll() is None and time.monotonic() < end:
-            time.sleep(0.05)
-            pool = _children_named(parent.pid, None)
-        assert len(pool) == 2, f"the pool never started: {pool}"
-        time.sleep(1.0)  # at work
-        parent.kill()
-        parent.wait()
-        end = time.monotonic() + 15.0
-        while any(_alive(pid) for pid in pool) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert not any(_alive(pid) for pid in pool), "the pool outlived its caller"
-    finally:
-        parent.kill()
-        parent.wait()
-        for pid in pool:
-            if _alive(pid):
-                os.kill(pid, 9)
+    failed = _children_outlive(COUNT_PARENT, None, 2, 1.0, grace=15.0)  # killed at work
+    assert not failed, failed
