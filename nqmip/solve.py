@@ -340,12 +340,8 @@ def _instance(n: Any, weights: Any, fixed: Any, black: Any, white: Any, weights_
               sense: Any, deadline: Deadline) -> Instance:
     """The instance of the call; with an Instance given, any of its parts given again is
     refused by name (:func:`~nqmip.instance.make_instance`: it would be ignored)."""
-    if isinstance(n, Instance) and sense is None:
-        sense = n.sense
-    return make_instance(n, weights, fixed,
-                         black=black, white=white,
-                         weights_seed=weights_seed, sense="max" if sense is None else sense,
-                         deadline=deadline)
+    return make_instance(n, weights, fixed, black=black, white=white,
+                         weights_seed=weights_seed, sense=sense, deadline=deadline)
 
 
 def _dispatch(spec: Method, instance: Instance, deadline: Deadline, params: dict[str, Any],

@@ -119,14 +119,14 @@ def _header(line: str) -> bool:
 def _essence_value(text: str, name: str, source: str) -> str | None:
     """The text of ``letting name = ...`` up to the next ``letting`` (or the end)."""
     matches = list(_LETTING.finditer(text))
-    named = [m for m in matches if m.group(1).lower() == name]
+    named = [k for k, m in enumerate(matches) if m.group(1).lower() == name]
     if len(named) > 1:  # the second was ignored: 'letting n = 8' then 'letting n = 9'
         raise FixedFileError(f"{source}: 'letting {name}' is given {len(named)} times")
-    for k, m in enumerate(matches):
-        if m.group(1).lower() == name:
-            end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
-            return re.sub(r"\$[^\n]*", "", text[m.end():end]).strip()
-    return None
+    if not named:
+        return None
+    k = named[0]
+    end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+    return re.sub(r"\$[^\n]*", "", text[matches[k].end():end]).strip()
 
 
 def _parse_essence(text: str, source: str) -> FixedFile:
