@@ -124,7 +124,9 @@ STAND_IN = {"explicit": ("explicit construction", "the explicit construction"),
             "every": ("every placement (numpy)",
                       "the best of every placement, listed in numpy"),
             "completion": ("completion",
-                           "the completion of the fixed queens by a short search")}
+                           "the completion of the fixed queens by a short search"),
+            "repaired": ("min-conflicts repair",
+                         "a completion of the fixed queens repaired by min-conflicts")}
 
 
 def stand_in(n: int, fixed: tuple[tuple[int, int], ...]) -> tuple[np.ndarray | None, bool]:

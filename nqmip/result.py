@@ -64,11 +64,12 @@ class Provenance:
       the colour bound).
     - ``incumbent_source``: where the placement comes from: ``"solver"``, ``"warm_start"``,
       ``"colour_search"``, ``"fixed"`` (the fixed queens alone), ``"explicit"`` (the
-      explicit construction), ``"climbed"`` (the construction improved by a short swap climb)
-      and ``"completion"`` (a short search's completion of the fixed queens): what a search
-      stopped before it held a placement answers; ``"exhaustive"`` (a small board's only
-      placement); ``"every"`` (the best of a small board's placements, every one listed:
-      what a search stopped before its answer gives there); ``"outside"`` (a model of
+      explicit construction), ``"climbed"`` (the construction improved by a short swap climb),
+      ``"completion"`` (a short search's completion of the fixed queens) and
+      ``"repaired"`` (min-conflicts' completion of them, beyond the short search's rows):
+      what a search stopped before it held a placement answers; ``"exhaustive"`` (a small
+      board's only placement); ``"every"`` (the best of a small board's placements, every
+      one listed: what a search stopped before its answer gives there); ``"outside"`` (a model of
       :func:`~nqmip.formulation.build_model` solved by the caller,
       :func:`~nqmip.formulation.roundtrip.result_from_model`); or a heuristic's name.
     - ``warm_start``: what was given as the start: ``"placement"``, ``"result"``, a

@@ -7,7 +7,8 @@ ga, minconflicts, quota and bnb alike, with or without fixed queens. It answers 
 same stand-ins now, those that do not depend on the clock, so that the same call still
 gives the same answer on any machine: the explicit construction (not climbed: the climb
 runs for a time), or with fixed queens the completion of a short search (or its proof
-that none exists), with the method's bound, else the weights' coarse bound.
+that none exists; beyond its rows min-conflicts' repair, seed 0), with the method's bound,
+else the weights' coarse bound.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ def out_of_work(instance: Instance, method: str, result: Result) -> Result:
     if not (result.placement is None and result.status is Status.UNKNOWN
             and result.termination is Termination.ITERATION_LIMIT):
         return result
-    from nqmip.construct import STAND_IN, stand_in
+    from nqmip.construct import STAND_IN
     from nqmip.heuristics.common import weight_bound
+    from nqmip.heuristics.swapclimb import stand_in_for
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
 
-    placement, none = stand_in(instance.n, instance.fixed)
-    source = "completion" if instance.fixed else "explicit"
+    placement, source, none = stand_in_for(instance, climb=False)
     bound = result.bound if result.bound is not None else weight_bound(instance, coarse=True)
     proven = (placement is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
