@@ -21,7 +21,7 @@ from nqmip.option_types import text_int
 from nqmip.weights import CHESS_BLACK as CHESS_BLACK
 from nqmip.weights import CHESS_WHITE as CHESS_WHITE
 from nqmip.weights import InstanceError as InstanceError
-from nqmip.weights import _check_n, colour_value, drawn_rows, size_of, unmasked
+from nqmip.weights import _check_n, colour_value, drawn_rows, kernel_matrix, size_of, unmasked
 from nqmip.weights import chess_weights as chess_weights
 from nqmip.weights import random_weights as random_weights
 
@@ -135,10 +135,10 @@ class Instance:
         """The weights as the numba kernels read them, ``w[i, j]``, one array type for every
         kind of weights (2-D float64, strided, read-only: a kernel compiles once, not once
         per kind): for colour weights an n x n *view* of 2n - 1 alternating values
-        (``w[i, j] = base[i + j]``, O(n) memory), a dense matrix copied into rows one
-        element longer (a contiguous array would be a type of its own), and a 1 x 2 dummy
-        of zero strides for feasibility (n = 1: a 1 x 1 array is contiguous whatever its
-        strides, a type of its own)."""
+        (``w[i, j] = base[i + j]``, O(n) memory), a dense matrix in rows one element longer
+        (:func:`~nqmip.weights.kernel_layout`, as make_instance holds it: no copy; a
+        contiguous array would be a type of its own), and a 1 x 2 dummy of zero strides
+        for feasibility (n = 1: a 1 x 1 array is contiguous whatever its strides)."""
         from numpy.lib.stride_tricks import as_strided
 
         if self.colours is not None:
@@ -149,11 +149,7 @@ class Instance:
                               writeable=False)
         if self.dense is None:
             return as_strided(np.zeros(1), shape=(1, 2), strides=(0, 0), writeable=False)
-        padded = np.empty((self.n, self.n + 1), dtype=np.float64)
-        weights = padded[:, :self.n]
-        weights[...] = self.dense
-        weights.flags.writeable = False
-        return weights
+        return kernel_matrix(self.dense)
 
     @cached_property
     def integral(self) -> bool:
@@ -449,8 +445,8 @@ def make_instance(
     white = CHESS_WHITE if white is None else white
     matrix, colours, name = _check_weights(n, weights, black, white, weights_seed, deadline)
     if matrix is not None:
-        if name == "custom":
-            matrix = matrix.copy()  # the caller's array may change under us
+        if name == "custom":  # the caller's array may change under us: copied, and
+            matrix = kernel_matrix(matrix, copy=True)  # in the kernels' layout
         matrix.setflags(write=False)
         # A dense matrix constant per colour keeps its numbers (the exact models read them)
         # and also gets the two colour values, so the colour bound and proof apply to it.

@@ -17,6 +17,7 @@ import numpy as np
 
 from nqmip.instance import ColourWeights, Instance
 from nqmip.result import Result
+from nqmip.weights import kernel_layout
 
 
 def to_maximisation(instance: Instance) -> tuple[Instance, float]:
@@ -30,7 +31,8 @@ def to_maximisation(instance: Instance) -> tuple[Instance, float]:
         return replace(instance, colours=flipped, sense="max"), instance.n * top
     assert instance.dense is not None
     top = float(instance.dense.max())
-    weights = top - instance.dense
+    weights = kernel_layout(instance.n)  # as the kernels read it (nqmip.weights)
+    np.subtract(top, instance.dense, out=weights)
     weights.setflags(write=False)
     colours: ColourWeights | None = None
     if instance.colours is not None:

@@ -19,6 +19,35 @@ CHESS_BLACK = 2.0
 CHESS_WHITE = 1.0
 
 
+def kernel_layout(n: int, rows: int | None = None) -> np.ndarray:
+    """An empty float64 matrix of ``rows`` (default n) x n in the layout the numba kernels
+    read (:meth:`nqmip.instance.Instance.kernel_weights`: each row one element longer, a
+    view of the first n), so that an instance's weights reach the kernels as they are: the
+    copy into that layout took 7.5 s and a second 3.2 GB at random n = 20,000 (new memory
+    is slow to touch), where tabu, sa and auto with a fixed queen and 10 s then answered
+    no placement."""
+    return np.empty((n if rows is None else rows, n + 1), dtype=np.float64)[:, :n]
+
+
+def kernel_matrix(matrix: np.ndarray, *, copy: bool = False) -> np.ndarray:
+    """The square ``matrix`` in :func:`kernel_layout`, read-only: itself where it is held so
+    already (unless ``copy``), else a copy."""
+    if not copy and in_kernel_layout(matrix):
+        return matrix
+    out = kernel_layout(matrix.shape[0])
+    out[...] = matrix
+    out.flags.writeable = False
+    return out
+
+
+def in_kernel_layout(matrix: np.ndarray) -> bool:
+    """Whether ``matrix`` is a float64 view in :func:`kernel_layout`'s layout (not
+    contiguous, which a matrix of one row or column is whatever its strides)."""
+    n = matrix.shape[-1]
+    return (matrix.ndim == 2 and matrix.dtype == np.float64
+            and matrix.strides == (8 * (n + 1), 8) and not matrix.flags.c_contiguous)
+
+
 class InstanceError(ValueError):
     """An instance that cannot be built: bad n, weights or fixed queens."""
 
@@ -87,7 +116,8 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     """Integer weights drawn uniformly from ``low..high`` with an explicit seed.
 
     The same numbers as ``default_rng(seed).integers(low, high + 1, (n, n))``, written
-    into one float array a block of rows at a time (8 bytes a cell, no int64 copy).
+    into one float array a block of rows at a time (8 bytes a cell, no int64 copy), in
+    :func:`kernel_layout`.
     ``rows``: only the first rows of that matrix (a look at it before the draw). The draw
     (5 to 10 s at n = 30,000) stops at ``deadline``'s end with an InstanceError (after
     its first block of 2^22 weights: a small board is drawn whatever the time): with no
@@ -112,7 +142,7 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
     if low > high:
         raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
     rng = np.random.default_rng(seed)
-    out = np.empty((height, n), dtype=np.float64)
+    out = kernel_layout(n, height)  # the kernels read it as it is (no copy)
     block = max(1, BLOCK // max(n, 1))
     small = low >= -(2**31) and high < 2**31
     for lo in range(0, height, block):
