@@ -28,6 +28,7 @@ from nqmip.budget import Deadline
 from nqmip.capacity import cores
 from nqmip.cli import picture
 from nqmip.cli.clash import check_distinct
+from nqmip.cli.options import checked_options
 from nqmip.cli.parser import (
     EXIT_BAD_INPUT,
     EXIT_SOLVER_FAILED,
@@ -35,7 +36,6 @@ from nqmip.cli.parser import (
     UsageError,
     add_fixed_options,
     add_value_options,
-    as_flags,
     board_and_fixed,
     check_method_floor,
     check_record_file,
@@ -297,7 +297,7 @@ def _run(args: argparse.Namespace, started: float, stop: Stop) -> tuple[Any, Any
     with stop.interruptible(bool(reads) or draws, waits=waits or draws), \
             waiting_inputs(reads, left, f"--time-limit {args.limit_text}"):
         instance = _instance(args, make_instance, started)  # drawn, read by the limit
-    options = _options(args)
+    options = checked_options(args)
     check_output(args.output)
     check_record(args.record)
     note = time_limit_note(args.time_limit, "--time-limit")
@@ -364,77 +364,6 @@ def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> A
     return make_instance(n, weights, fixed, deadline=Deadline(args.time_limit, start=started),
                          black=args.black, white=args.white,
                          weights_seed=args.random_weights, sense=sense)
-
-
-#: The command's options that are options of the method table, with the flag a refusal
-#: names.
-FLAGS = {"seed": "--seed", "threads": "--threads", "warm_start": "--warm-start",
-         "strengthen": "--no-strengthen", "target": "--target", "verbose": "--verbose",
-         "work_limit": "--work-limit", "workers": "--workers", "scheduler": "--scheduler",
-         "record": "--record"}
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of the solve, each checked against the method table: an option the
-    method does not honour is refused by its flag (exit 2), never dropped."""
-    from nqmip.cluster import check_cluster
-    from nqmip.methods import (
-        LEX_CUBE_ROUTES,
-        LEX_DEFAULT,
-        LEX_METHODS,
-        METHODS,
-        Method,
-        refused,
-        takers_note,
-    )
-
-    options: dict[str, Any] = dict(args.param)
-    if len(options) != len(args.param):
-        raise UsageError("--param: a parameter is given twice")
-    if args.warm_start is not None and args.no_warm_start:
-        raise UsageError("--warm-start and --no-warm-start exclude each other")
-    given = {name: value for name, value in (
-        ("seed", args.seed), ("threads", args.threads), ("target", args.target),
-        ("work_limit", args.work_limit), ("workers", args.workers),
-        ("scheduler", args.scheduler), ("record", args.record),
-        ("warm_start", args.warm_start or (False if args.no_warm_start else None)),
-        ("strengthen", False if args.no_strengthen else None),
-        ("verbose", True if args.verbose else None)) if value is not None}
-    spec: Method | None
-    if args.lex_first:
-        spec = LEX_METHODS.get(LEX_DEFAULT if args.method == "auto" else args.method)
-        if spec is None:
-            raise UsageError(f"--lex-first is solved by --method auto, "
-                             f"{', '.join(LEX_METHODS)}; not {args.method}")
-        given.pop("verbose", None)  # the command's own output: nothing to pass on
-        for name in ("workers", "scheduler", "record"):  # lex_first's own: the cubes
-            if getattr(args, name) is not None:
-                if spec.name not in LEX_CUBE_ROUTES:
-                    raise UsageError(f"--lex-first --method {spec.name} does not take "
-                                     f"--{name} (--method first-fail, sat do: their "
-                                     "questions split into cubes)")
-                options[name] = given.pop(name)
-    else:
-        spec = METHODS.get(args.method)
-        if spec is None:
-            raise UsageError(f"--method {args.method} answers --lex-first only")
-    names = refused(spec, given)
-    if names:
-        flags = ", ".join(FLAGS.get(name, name) for name in names)
-        what = f"--lex-first --method {spec.name}" if args.lex_first \
-            else f"--method {spec.name}"
-        takers = [m.name for m in (LEX_METHODS if args.lex_first else METHODS).values()
-                  if not refused(m, names)]
-        raise UsageError(f"{what} does not take {flags}{takers_note(takers, '--method ')}")
-    if not args.lex_first:
-        from nqmip.heuristics.params import param_refusal
-
-        for name, value in options.items():
-            refusal = param_refusal(spec.name, name, value, str(value))
-            if refusal is not None:
-                raise UsageError(refusal)
-    as_flags(FLAGS, check_cluster, given, spec.kind == "auto")
-    return options if args.lex_first else {**options, **given}
 
 
 def check_output(path: Path | None) -> None:
