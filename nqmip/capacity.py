@@ -20,9 +20,9 @@ BASE_BYTES = 256 * 2**20
 BYTES_PER_QUEEN = 512
 #: Per square, for a dense weight matrix (float64).
 BYTES_PER_WEIGHT = 8
-#: Per square again, for the copy of a dense matrix the searches make (their kernels' own
-#: array: sa and tabu peaked at 1.8 GB on a 10,000-board of random weights, whose matrix
-#: is 0.8 GB, over a 0.17 GB interpreter).
+#: Per square again, for the copy of a dense matrix of costs the searches read (the
+#: maximisation's, :mod:`nqmip.sense`: sa at random n = 25,000 with costs peaked at 9.95 GB,
+#: the matrix 5.0 GB; with weights to maximise, 5.07 GB: no copy).
 BYTES_PER_SEARCH_WEIGHT = 8
 #: Per binary variable of a MIP or CP-SAT model (the solver's copies included).
 BYTES_PER_MODEL_VARIABLE = 4096

@@ -16,15 +16,19 @@ if TYPE_CHECKING:
 
 
 def check_capacity(spec: Method, n: int, *, dense: bool, free: int | None = None,
-                   params: Mapping[str, Any] | None = None, held: bool = False) -> None:
+                   params: Mapping[str, Any] | None = None, held: bool = False,
+                   costs: bool = True) -> None:
     """:class:`~nqmip.capacity.CapacityError` when a run of ``spec`` on an n-board (dense
     weights or not; ``free`` rows left by fixed queens) with the heuristic's own
     ``params`` (checked) would not fit in this machine's memory: the one judgement of
     :func:`nqmip.solve` and of ``nqmip-compare`` before its sweep. ``held``: the dense
     weights are already in memory (no longer in what the kernel calls available), so they
     are not counted again (a 30,000-board of random weights was drawn, 7.2 GB, then
-    refused for needing them twice)."""
-    search_copy = dense and spec.kind != "exact"
+    refused for needing them twice). ``costs``: the weights are costs (``sense="min"``),
+    which a search reads as a maximisation's copy (:func:`nqmip.sense.to_maximisation`);
+    weights to maximise reach its kernels as they are (:func:`nqmip.weights.kernel_layout`:
+    sa at random n = 25,000 peaked at 5.07 GB, the matrix 5.0 GB)."""
+    search_copy = dense and costs and spec.kind != "exact"
     extra = BYTES_PER_SEARCH_WEIGHT * n * n if search_copy else 0
     own = 0
     if spec.kind == "heuristic" and params:
@@ -39,12 +43,12 @@ def check_capacity(spec: Method, n: int, *, dense: bool, free: int | None = None
 
 
 def check_random(spec: Method, n: int, seed: int | None,
-                 params: Mapping[str, Any] | None = None) -> None:
+                 params: Mapping[str, Any] | None = None, *, costs: bool = True) -> None:
     """Before random weights are drawn (7.2 GB, 5 to 10 s at n = 30,000): the memory of
     the run (:func:`check_capacity`) and, for a method that takes no weight matrix, the
     kind of the weights, read from their first two rows (the same numbers): a matrix
     constant per colour is so in them. ``quota`` was refused after the draw, 8 s on."""
-    check_capacity(spec, n, dense=True, params=params)
+    check_capacity(spec, n, dense=True, params=params, costs=costs)
     if "dense" in spec.weights or n < 2:
         return
     import numpy as np

@@ -248,14 +248,16 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     # before the matrix is drawn (15 GB at 45,000)
     if isinstance(weights, str) and weights.lower() == "random" \
             and n is not None and not isinstance(n, Instance):
-        check_random(spec, make_instance(n).n, weights_seed, params=params)
+        check_random(spec, make_instance(n).n, weights_seed, params=params,
+                     costs=str(sense).lower() == "min")
     instance = _instance(n, weights, fixed, black, white, weights_seed, sense, deadline)
     given = {**options, "fixed": instance.fixed or None, "verbose": options["verbose"] or None}
     check_options(spec, [name for name, value in given.items() if value is not None])
     check_cluster(options, spec.kind == "auto")
     check_instance_weights(spec, instance)
     check_capacity(spec, instance.n, dense=instance.dense is not None,
-                   free=free_rows(instance), params=params, held=True)
+                   free=free_rows(instance), params=params, held=True,
+                   costs=instance.sense == "min")
     check_target(instance, options["target"])
     if spec.honour("warm_start"):  # before the run: a short limit's answer would hide it
         check_start(instance, options["warm_start"])

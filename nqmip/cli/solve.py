@@ -360,7 +360,7 @@ def _instance(args: argparse.Namespace, make_instance: Any, started: float) -> A
         from nqmip.fits import check_random
         from nqmip.solve import method_of
 
-        check_random(method_of(args.method), n, args.random_weights)
+        check_random(method_of(args.method), n, args.random_weights, costs=sense == "min")
     return make_instance(n, weights, fixed, deadline=Deadline(args.time_limit, start=started),
                          black=args.black, white=args.white,
                          weights_seed=args.random_weights, sense=sense)

@@ -191,7 +191,8 @@ def check_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
 
 
 def check_capacity(sizes: Sequence[int], methods: Sequence[str], weights: str,
-                   params: Sequence[tuple[str | None, str, Any]] = ()) -> None:
+                   params: Sequence[tuple[str | None, str, Any]] = (),
+                   costs: bool = True) -> None:
     """Refuse a size a method of the grid would refuse for this machine's memory
     (:func:`nqmip.fits.check_capacity`, what each run would answer: before, every such
     run failed in its own process, and the sweep exited 1 after them)."""
@@ -205,7 +206,7 @@ def check_capacity(sizes: Sequence[int], methods: Sequence[str], weights: str,
                if aim in (None, method) and key not in OPTIONS and key not in BOARD}
         n = max(sizes)  # the largest decides
         try:
-            check_run(METHODS[method], n, dense=dense, params=own)
+            check_run(METHODS[method], n, dense=dense, params=own, costs=costs)
         except CapacityError as exc:
             raise UsageError(f"--n {n} --methods {method}: {exc}") from None
 

@@ -262,7 +262,7 @@ def make_plan(args: argparse.Namespace, stop: Any = None) -> Plan:
     csv = check_files(args, output)
     check_params(params, methods)
     check_weights(weights, methods, params, args.warm_start, instance.board.sense == "min")
-    check_capacity(sizes, methods, weights, params)
+    check_capacity(sizes, methods, weights, params, instance.board.sense == "min")
     if args.scheduler is None and args.workers is None:  # Dask workers have their own
         check_available(methods)
     cells = build_grid(sizes, methods, weights, seeds, args.time_limit, hard,
