@@ -19,7 +19,7 @@ from nqmip.backends.base import fewer_threads
 from nqmip.budget import Deadline
 from nqmip.cluster import check_cluster
 from nqmip.fits import check_capacity, check_random
-from nqmip.heuristics.workstop import out_of_work
+from nqmip.heuristics.workstop import out_of_time_before, out_of_work
 from nqmip.instance import FixedSpec, Instance, WeightsSpec, free_rows, make_instance
 from nqmip.methods import (
     METHODS,
@@ -32,7 +32,7 @@ from nqmip.methods import (
 from nqmip.option_types import call_deadline
 from nqmip.progress import Dispatcher, ProgressCallback, forwarded
 from nqmip.result import DEFAULT_SEED, Result, Status, Termination, interrupted
-from nqmip.sense import from_maximisation, gap_for_maximisation, to_maximisation
+from nqmip.sense import FlipOutOfTime, from_maximisation, gap_for_maximisation, to_maximisation
 from nqmip.trajectory import Trajectory, close_to
 from nqmip.verify import verified
 from nqmip.warmstart import WarmStartSpec, check_start
@@ -146,7 +146,10 @@ def solve(
     spec, instance, options = _checked(method, n, weights, fixed, black, white,
                                        weights_seed, sense, params, deadline, **options)
     seed = DEFAULT_SEED if options["seed"] is None and spec.honour("seed") else options["seed"]
-    maximised, offset = _maximised(spec, instance)
+    try:
+        maximised, offset = _maximised(spec, instance, deadline)
+    except FlipOutOfTime as exc:  # no time left for the method: the stand-in, on the costs
+        return out_of_time_before(instance, spec.name, str(exc), deadline.elapsed())
     flipped = maximised is not instance
     if flipped and options["mip_gap"]:  # the costs' gap, on the maximisation's objective
         options["mip_gap"] = gap_for_maximisation(instance, offset, options["mip_gap"])
@@ -264,10 +267,11 @@ def _checked(method: Any, n: Any, weights: Any, fixed: Any, black: Any, white: A
     return spec, instance, options
 
 
-def _maximised(spec: Method, instance: Instance) -> tuple[Instance, float]:
-    """The maximisation the method solves (costs flipped into weights) and the offset,
-    once its weights are checked against what the method's solver represents."""
-    maximised, offset = to_maximisation(instance)
+def _maximised(spec: Method, instance: Instance,
+               deadline: Deadline) -> tuple[Instance, float]:
+    """The maximisation the method solves (costs flipped into weights by ``deadline``) and
+    the offset, once its weights are checked against what the method's solver represents."""
+    maximised, offset = to_maximisation(instance, deadline)
     check_magnitude(spec, maximised)
     return maximised, offset
 

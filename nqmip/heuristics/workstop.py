@@ -50,3 +50,25 @@ def out_of_work(instance: Instance, method: str, result: Result) -> Result:
                               if result.bound is not None else "row_column_maxima",
                               incumbent_source=source if placement is not None else None),
         extra=dict(result.extra))
+
+
+def out_of_time_before(instance: Instance, method: str, why: str, wall: float) -> Result:
+    """What a call answers when its time ended before its method could start (``why``, in
+    words): the same stand-in as :func:`out_of_work`, on ``instance`` as the caller gave it
+    (costs included: nothing is climbed, which would maximise), no bound."""
+    from nqmip.construct import STAND_IN
+    from nqmip.heuristics.swapclimb import stand_in_for
+    from nqmip.outcome import make_result
+    from nqmip.result import Provenance, Timing
+
+    placement, source, none = stand_in_for(instance, climb=False)
+    what = (f"so this is {STAND_IN[source][1]}" if placement is not None
+            else f"and no placement {'exists' if none else 'is known'}")
+    return make_result(
+        instance, method, placement, Termination.TIME_LIMIT,
+        solver=STAND_IN[source][0] if placement is not None else "", proven=none,
+        timing=Timing(wall=wall), message=f"out of time: {why} before the {method} search "
+                                          f"could start, {what}",
+        provenance=Provenance(plan=(method, source) if placement is not None else (method,),
+                              incumbent_source=source if placement is not None else None))
+
