@@ -248,7 +248,7 @@ _TABLE: tuple[Method, ...] = (
            work="max_evaluations", notes=_work("fitness evaluations (max_evaluations)")),
     Method("tabu", "heuristic", "nqmip.heuristics.tabu:solve_tabu",
            "tabu search on swaps", _honours(*_HEURISTIC),
-           warm_up="nqmip.heuristics.tabu:warm_up", work="max_iterations",
+           warm_up="nqmip.heuristics.tabu:warm_up_run", work="max_iterations",
            notes=_work("moves (max_iterations)")),
     Method("sa", "heuristic", "nqmip.heuristics.anneal:solve_sa",
            "simulated annealing on swaps", _honours(*_HEURISTIC),

@@ -279,7 +279,7 @@ def solve_sa(
         instance, METHOD, seed=seed, time_limit=time_limit, max_iterations=max_iterations,
         chunk=CHUNK, warm_up=_warm_up_start if start == "minconflicts" else warm_up,
         prepare=prepare, penalty=penalty, on_progress=on_progress,
-        first=(_conflict_free_start(instance, seed) if start == "minconflicts"
+        first=(conflict_free_start(instance, seed) if start == "minconflicts"
                else (lambda _deadline: given) if given is not None else None),
         extra=lambda search: {
             "t_start": t_start, "t_end": t_end, "cooling": cooling,
@@ -339,11 +339,12 @@ def _start_placement(instance: Instance, start: object) -> np.ndarray:
     return perm.astype(np.int32)
 
 
-def _conflict_free_start(
+def conflict_free_start(
     instance: Instance, seed: int | None
 ) -> Callable[[Deadline], np.ndarray | None]:
-    """The start of a ``start="minconflicts"`` run: a conflict-free placement found within
-    a tenth of the deadline, or None (then a random start)."""
+    """The start of a ``start="minconflicts"`` run (and of tabu's on weights): a
+    conflict-free placement found within a tenth of the deadline, or None (then a random
+    start)."""
 
     def first(deadline: Deadline) -> np.ndarray | None:
         perm, _ = minconflicts_placement(instance, seed=seed,
