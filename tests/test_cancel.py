@@ -23,6 +23,7 @@ import pytest
 import nqmip
 from nqmip.budget import Deadline
 from nqmip.heuristics import minconflicts
+from nqmip.methods import EXACT_METHODS
 from nqmip.progress import Progress
 from tests.conftest import options_for
 
@@ -64,8 +65,7 @@ WARM_WEIGHTS: dict[str, Any] = {"topsquares": "random", "minconflicts": None,
 WARM_UP = {"minconflicts": lambda: minconflicts.warm_up(
     nqmip.make_instance(minconflicts.SMALL_COUNTERS_FROM))}
 EXACT_CASES: dict[str, tuple[int, Any, dict[str, Any], float]] = {
-    "highs": (40, "random", {}, 2.0), "cpsat": (40, "random", {}, 2.0),
-    "gurobi": (40, "random", {}, 2.0), "highs-pyomo": (40, "random", {}, 2.0)}
+    method: (40, "random", {}, 2.0) for method in EXACT_METHODS}  # every exact backend
 #: HiGHS looks for an interrupt only at its own checks: in the root node of the random
 #: 40-board it runs up to ~4 s without one (measured: 0.03 s after a cancel at 0.5 s,
 #: 1.7-4.2 s after a cancel at 1-5 s). The command line's watchdog answers Ctrl-C there.
@@ -155,6 +155,9 @@ def test_a_cancel_stops_the_exact_backends(method: str) -> None:
     assert result is not None
     if result.placement is not None:
         assert nqmip.is_solution(result.placement)
+    # the caller's cancel, as every search says it (scip, toulbar2 and highs-pyomo said
+    # time_limit)
+    assert result.termination == "interrupted", (method, result.termination)
 
 
 def proof_to_return(n: int) -> float:
@@ -304,3 +307,14 @@ def test_auto_cancelled_before_it_starts_says_interrupted(n: int, fixed: Any) ->
     assert result.placement is not None and nqmip.is_solution(result.placement, fixed)
     assert result.termination.value == ("optimal" if result.status.value == "optimal"
                                         else "interrupted"), result
+
+
+@pytest.mark.parametrize("method", backend_params(tuple(EXACT_METHODS)))
+def test_a_cancel_from_the_first_report_is_said_interrupted(method: str) -> None:
+    """The caller's cancel, from its own callback at the first report: scip, toulbar2 and
+    highs-pyomo answered termination time_limit (their solvers say "time limit" for any
+    stop), where every other method says interrupted."""
+    deadline = Deadline(30)
+    result = nqmip.solve(30, "random", method=method, time_limit=deadline,
+                         on_progress=lambda _report: deadline.cancel())
+    assert result.termination == "interrupted", (method, result.termination, result.message)
