@@ -505,3 +505,29 @@ def test_real_weights_take_cpsats_optimal_within_its_tolerance() -> None:
             reference = nqmip.solve(8, weights, sense=sense, method="highs")
             assert r.status == Status.OPTIMAL, (sense, r.objective, r.bound)
             assert r.objective == pytest.approx(reference.objective, rel=1e-9)
+
+
+def _infeasible_answer(backend: str) -> Any:
+    """The solver's answer for 4 queens with one in a corner (no completion), on ``backend``."""
+    model = nqmip.build_model(4, None, {0: 0}, backend=backend)
+    if backend == "cpsat":
+        from ortools.sat.python import cp_model
+
+        solver = cp_model.CpSolver()
+        solver.solve(model.model)
+        return model, solver
+    from pyomo.environ import SolverFactory
+
+    return model, SolverFactory("appsi_highs").solve(model, load_solutions=False)
+
+
+@pytest.mark.parametrize("backend", ["pyomo", "cpsat"])
+@pytest.mark.parametrize("other", [(5, None), (4, None), (8, {0: 0})])
+def test_an_infeasible_answer_given_with_another_model_is_refused(
+        backend: str, other: tuple[int, Any]) -> None:
+    """No values to count, so no other check saw it: the answer of the 4-board with a
+    corner queen, given with a board that has placements, was reported infeasible."""
+    model, answer = _infeasible_answer(backend)
+    assert nqmip.result_from_model(model, answer).status is Status.INFEASIBLE
+    with pytest.raises(nqmip.ModelError, match="answer is of another model"):
+        nqmip.result_from_model(nqmip.build_model(*other, backend=backend), answer)

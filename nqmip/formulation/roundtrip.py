@@ -179,6 +179,7 @@ def _status(instance: Instance, reading: Reading, value: float | None,
     """What the reading proves about the instance, and by what."""
     if value is None:
         if reading.termination is Termination.INFEASIBLE and reading.changes is None:
+            _no_placement_known(instance, reading.solver)
             return Status.INFEASIBLE, "solver"
         return Status.UNKNOWN, None
     proven = reading.termination is Termination.OPTIMAL and reading.changes is None
@@ -189,4 +190,20 @@ def _status(instance: Instance, reading: Reading, value: float | None,
         proven = abs(bound - value) <= 1e-6 * max(1.0, abs(value))
     return (Status.OPTIMAL, "solver") if proven else (Status.FEASIBLE, None)
 
+
+def _no_placement_known(instance: Instance, solver: str) -> None:
+    """ModelError when a placement of the instance is at hand (the explicit construction,
+    or a short search's completion of the fixed queens, :func:`nqmip.construct.stand_in`)
+    though the solver says there is none: its answer is not of this model. An answer of
+    a model of 4 queens with a queen in a corner, given with a model of 5 (or of 4
+    without it), was reported infeasible: no values to count, so no other check saw it."""
+    from nqmip.construct import stand_in
+
+    placement, _ = stand_in(instance.n, instance.fixed)
+    if placement is not None:
+        raise ModelError(
+            f"the solver ({solver}) says this model has no solution, but {instance.n} "
+            f"queens can be placed on it ({','.join(str(int(c)) for c in placement[:12])}"
+            f"{',...' if instance.n > 12 else ''}): the answer is of another model (pass "
+            "the result of solving this one)")
 
