@@ -530,4 +530,5 @@ def test_an_infeasible_answer_given_with_another_model_is_refused(
     model, answer = _infeasible_answer(backend)
     assert nqmip.result_from_model(model, answer).status is Status.INFEASIBLE
     with pytest.raises(nqmip.ModelError, match="answer is of another model"):
-        nqmip.result_from_model(nqmip.build_model(*other, backend=backend), answer)
+        nqmip.result_from_model(nqmip.build_model(other[0], None, other[1], backend=backend),
+                                answer)
