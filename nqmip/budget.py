@@ -217,9 +217,11 @@ def wait_safely(ready: Callable[[], bool], seconds: float, poll: float = 0.02) -
     ``RuntimeError: release unlocked lock`` in place of the stop (a CI run:
     ``timeout -s INT``'s two SIGINTs, the solve command's answer lost, exit 1).
     ``time.sleep`` takes no lock, and ``ready`` must never *wait* on a ``Condition`` (that
-    release and re-acquire is the window); a lock held for a moment in a ``with`` is not
-    that (``Event.is_set`` reads a flag, ``Future.done`` and ``Queue.empty`` take their
-    lock briefly). It looks every millisecond at first, then every ``poll`` seconds."""
+    release and re-acquire is the window), nor take a lock through Python code: a Ctrl-C
+    raised inside ``Condition.__enter__`` once the lock is taken leaves it held
+    (``Future.done``: a pool's shutdown then hung, :func:`nqmip.cluster._ended`).
+    ``Event.is_set`` reads a flag; ``Queue.empty`` takes its plain lock in C. It looks
+    every millisecond at first, then every ``poll`` seconds."""
     end = time.perf_counter() + seconds
     step = 0.001
     while not ready():
