@@ -11,6 +11,7 @@ becomes a lower bound) and the verifier re-checks it against the user's costs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -38,15 +39,21 @@ def to_maximisation(instance: Instance,
         top = max(given.black, given.white)
         flipped = ColourWeights(top - given.black, top - given.white)
         return replace(instance, colours=flipped, sense="max"), instance.n * top
-    assert instance.dense is not None
-    top = float(instance.dense.max())
-    weights = kernel_layout(instance.n)  # as the kernels read it (nqmip.weights)
-    block = max(1, BLOCK // instance.n)
-    for lo in range(0, instance.n, block):
-        if lo and deadline is not None and deadline.expired():
-            raise FlipOutOfTime(f"the time limit ended while the {instance.n} x "
-                                f"{instance.n} costs were turned into weights ({lo:,} rows)")
-        np.subtract(top, instance.dense[lo:lo + block], out=weights[lo:lo + block])
+    dense, n = instance.dense, instance.n
+    assert dense is not None
+    block = max(1, BLOCK // n)
+
+    def blocks(doing: str) -> Iterator[slice]:
+        for lo in range(0, n, block):  # the first block whatever the time: a small board
+            if lo and deadline is not None and deadline.expired():
+                raise FlipOutOfTime(f"the time limit ended while the {n} x {n} costs were "
+                                    f"turned into weights ({lo:,} rows {doing})")
+            yield slice(lo, lo + block)
+
+    top = max(float(dense[rows].max()) for rows in blocks("read for the largest"))
+    weights = kernel_layout(n)  # as the kernels read it (nqmip.weights)
+    for rows in blocks("flipped"):
+        np.subtract(top, dense[rows], out=weights[rows])
     weights.setflags(write=False)
     colours: ColourWeights | None = None
     if instance.colours is not None:
