@@ -784,15 +784,3 @@ def test_a_blank_cluster_option_is_refused_naming_it_and_what_it_takes(
     lines = err.getvalue().strip().splitlines()
     assert status == 2 and len(lines) == 1, (door, option, status, lines)
     assert f"argument {option}: takes " in lines[0] and "port" not in lines[0], lines
-
-
-@pytest.mark.parametrize("door", list(COMMANDS))
-@pytest.mark.parametrize("text", ["", "\n\n", "# no queen here\n", "row,col\n"])
-def test_a_fixed_file_without_a_queen_is_refused(door: str, text: str, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """An empty --fixed file was solved (counted, compared) as no fixed queens at all."""
-    path = tmp_path / "fixed.txt"
-    path.write_text(text)
-    assert COMMANDS[door](["--n", "8", "--fixed", str(path)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "holds no queen" in err[0] and str(path) in err[0], err

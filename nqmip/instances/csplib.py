@@ -99,10 +99,6 @@ def parse_fixed(text: str, source: str = "<text>") -> FixedFile:
                                  f"given twice (line {lines[queen]} too)")
         lines[queen] = number
         queens.append(queen)
-    if not queens:  # a wrong or empty file was solved as no fixed queens, unsaid
-        raise FixedFileError(f"{source} holds no queen: write one ROW,COL (0-based) or a "
-                             "square such as e1 per line (or CSPLib's 'letting init = []' "
-                             "for none)")
     return FixedFile(tuple(queens), None, "rows")
 
 
