@@ -76,6 +76,11 @@ def _settled(instance: Instance, method: str, solver: str, options: SolveOptions
     return None if settled is None else verified(instance, settled)
 
 
+#: What a solver says of a stop that may be a cancel: SCIP, toulbar2 and Pyomo's HiGHS say
+#: "time limit" for any stop (a caller's cancel was answered time_limit).
+STOPS = (Termination.INTERRUPTED, Termination.TIME_LIMIT)
+
+
 def solve_exact(
     instance: Instance,
     method: str,
@@ -158,12 +163,10 @@ def solve_exact(
         raw.extra.setdefault("threads", options.solver_threads())  # the cores: fewer
     solve_time = time.perf_counter() - solve_begin
     raw = within_gap(instance, raw, options.mip_gap)
-    if raw.termination in (Termination.INTERRUPTED, Termination.TIME_LIMIT) \
-            and options.deadline.stopped_by():
+    if raw.termination in STOPS and options.deadline.stopped_by():
         # the solver heard a cancel: its reason is the termination (the watchdog's at the
         # limit "time_limit", a target's "target", Ctrl-C or another part's proof
-        # "interrupted"), decided here, where the solver stopped; SCIP, toulbar2 and
-        # Pyomo's HiGHS say "time limit" for any stop (a caller's cancel was time_limit)
+        # "interrupted"), decided here, where the solver stopped (see STOPS)
         raw.termination = why_stopped(options.deadline)
     if raw.termination is Termination.TARGET:  # the caller's own stop, which the verdict
         raw.message = ""  # names: not 'SCIP status primallimit', 'Gurobi status INTERRUPTED'
