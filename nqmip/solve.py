@@ -462,7 +462,7 @@ def fallback(instance: Instance, method: str, trajectory: Trajectory, *,
     what = (f"and no placement {'exists' if none else 'is known'}" if placement is None else
             "so this is the best placement it had reported" if source == "reported" else
             f"so this is {STAND_IN[source][1]}, the optimum" if source == "every" else
-            f"so this is {STAND_IN[source][1]}, not its best (a kernel may have been compiling)")
+            f"so this is {STAND_IN[source][1]}, standing in for its answer")
     proven = (placement is not None and bound is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
     steps, bound_from, incumbent_from = trajectory.sources(
