@@ -350,7 +350,7 @@ class TaskPool:
         pending = list(self.pending)
         wait_safely(lambda: any(_ended(future) for future in pending),
                     math.inf if timeout is None else timeout)
-        done = [future for future in pending if future.done()]
+        done = [future for future in pending if _ended(future)]
         out: list[tuple[Hashable, Any]] = []
         broken = False
         for future in done:

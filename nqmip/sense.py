@@ -19,7 +19,7 @@ import numpy as np
 from nqmip.budget import Deadline
 from nqmip.instance import ColourWeights, Instance
 from nqmip.result import Result
-from nqmip.weights import BLOCK, kernel_layout
+from nqmip.weights import kernel_layout, row_blocks
 
 
 class FlipOutOfTime(RuntimeError):
@@ -41,14 +41,11 @@ def to_maximisation(instance: Instance,
         return replace(instance, colours=flipped, sense="max"), instance.n * top
     dense, n = instance.dense, instance.n
     assert dense is not None
-    block = max(1, BLOCK // n)
 
     def blocks(doing: str) -> Iterator[slice]:
-        for lo in range(0, n, block):  # the first block whatever the time: a small board
-            if lo and deadline is not None and deadline.expired():
-                raise FlipOutOfTime(f"the time limit ended while the {n} x {n} costs were "
-                                    f"turned into weights ({lo:,} rows {doing})")
-            yield slice(lo, lo + block)
+        return row_blocks(n, n, deadline, lambda done: FlipOutOfTime(
+            f"the time limit ended while the {n} x {n} costs were turned into weights "
+            f"({done:,} rows {doing})"))
 
     top = max(float(dense[rows].max()) for rows in blocks("read for the largest"))
     weights = kernel_layout(n)  # as the kernels read it (nqmip.weights)

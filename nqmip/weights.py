@@ -6,7 +6,7 @@ on these and re-exports them (their size is checked there, in :func:`_check_tota
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -143,22 +143,33 @@ def random_weights(n: int, seed: int | None = None, low: int = 1, high: int = 9,
         raise InstanceError(f"low must be at most high, got low = {low}, high = {high}")
     rng = np.random.default_rng(seed)
     out = kernel_layout(n, height)  # the kernels read it as it is (no copy)
-    block = max(1, BLOCK // max(n, 1))
     small = low >= -(2**31) and high < 2**31
-    for lo in range(0, height, block):
-        # from the second block on: a board of one block (n <= 2,048, some 30 ms) is always
-        # drawn, and a call whose limit ended before it answers as it did (a placement)
-        if lo and deadline is not None and deadline.expired():
-            raise InstanceError(
-                f"the time limit ended while drawing the {n} x {n} random weights ({lo:,} "
-                f"of {n:,} rows in {deadline.elapsed():.1f} s): give more time or a "
-                "smaller n")
-        hi = min(lo + block, height)
+
+    def late(done: int) -> InstanceError:
+        assert deadline is not None
+        return InstanceError(
+            f"the time limit ended while drawing the {n} x {n} random weights ({done:,} "
+            f"of {n:,} rows in {deadline.elapsed():.1f} s): give more time or a smaller n")
+
+    for part in row_blocks(height, n, deadline, late):
         # int32 where it holds them: the same numbers as int64's (both bounded draws take
         # 32 bits a number below 2^32), drawn in half the time
-        out[lo:hi] = rng.integers(low, high + 1, size=(hi - lo, n),
-                                  dtype=np.int32 if small else np.int64)
+        out[part] = rng.integers(low, high + 1, size=(part.stop - part.start, n),
+                                 dtype=np.int32 if small else np.int64)
     return out
+
+
+def row_blocks(height: int, n: int, deadline: Deadline | None,
+               late: Callable[[int], Exception]) -> Iterator[slice]:
+    """The first ``height`` rows of an n-wide matrix in blocks of at most :data:`BLOCK`
+    cells; ``late(rows done)`` is raised when ``deadline`` has ended before a block, from
+    the second on: a board of one block (n <= 2,048, some 30 ms) is always done, and a
+    call whose limit ended before it answers as it did (a placement)."""
+    block = max(1, BLOCK // max(n, 1))
+    for lo in range(0, height, block):
+        if lo and deadline is not None and deadline.expired():
+            raise late(lo)
+        yield slice(lo, min(lo + block, height))
 
 
 def _whole(name: str, value: Any) -> int:

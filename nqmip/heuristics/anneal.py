@@ -362,6 +362,13 @@ def warm_up_run(like: Instance | None = None) -> None:
     start of 0.05 s then did no iteration and passed nothing on (``warm_start="sa"``,
     chess n = 10, Gurobi, on a loaded machine: 5 runs of 5)."""
     warm_up(like)
+    warm_up_weighted_start(like)
+
+
+def warm_up_weighted_start(like: Instance | None = None) -> None:
+    """The kernels of :func:`conflict_free_start`, where weights make it a run's start
+    (sa's default, tabu's): for ``like``'s kind, every kind when None, none without
+    weights."""
     if like is None or not like.is_feasibility:
         minconflicts_warm_up(like)
 

@@ -35,7 +35,7 @@ from collections.abc import Callable
 import numpy as np
 
 from nqmip.budget import Deadline
-from nqmip.heuristics.anneal import conflict_free_start
+from nqmip.heuristics.anneal import conflict_free_start, warm_up_weighted_start
 from nqmip.heuristics.common import Bound, checked, default_budget
 from nqmip.heuristics.kernels import apply_swap, swap_delta, swap_weight_delta
 from nqmip.heuristics.localsearch import (
@@ -55,7 +55,6 @@ from nqmip.heuristics.localsearch import (
     run_swap_search,
     warm_up_swap_search,
 )
-from nqmip.heuristics.minconflicts import warm_up as minconflicts_warm_up
 from nqmip.instance import Instance
 from nqmip.numba_cache import njit
 from nqmip.numba_consts import NO_ROW, as_int64
@@ -236,8 +235,7 @@ def warm_up_run(like: Instance | None = None) -> None:
     """The kernels a run on ``like`` uses (every kind when None): tabu's, and on weights
     the conflict-free start's (as :func:`nqmip.heuristics.anneal.warm_up_run`)."""
     warm_up(like)
-    if like is None or not like.is_feasibility:
-        minconflicts_warm_up(like)
+    warm_up_weighted_start(like)
 
 
 def warm_up(like: Instance | None = None) -> None:

@@ -13,6 +13,8 @@ else the weights' coarse bound.
 
 from __future__ import annotations
 
+from typing import Any
+
 from nqmip.instance import Instance
 from nqmip.result import Result, Status, Termination
 
@@ -26,16 +28,13 @@ def out_of_work(instance: Instance, method: str, result: Result) -> Result:
         return result
     from nqmip.construct import STAND_IN
     from nqmip.heuristics.common import weight_bound
-    from nqmip.heuristics.swapclimb import stand_in_for
     from nqmip.outcome import make_result
     from nqmip.result import Provenance
 
-    placement, source, none = stand_in_for(instance, climb=False)
+    placement, source, none, what = _stand_in(instance)
     bound = result.bound if result.bound is not None else weight_bound(instance, coarse=True)
     proven = (placement is not None
               and instance.objective(placement) >= bound - 1e-9 * max(1.0, abs(bound)))
-    what = (f"so this is {STAND_IN[source][1]}" if placement is not None
-            else f"and no placement {'exists' if none else 'is known'}")
     return make_result(
         instance, method, placement, Termination.ITERATION_LIMIT,
         solver=result.solver if placement is None else STAND_IN[source][0],
@@ -57,13 +56,10 @@ def out_of_time_before(instance: Instance, method: str, why: str, wall: float) -
     words): the same stand-in as :func:`out_of_work`, on ``instance`` as the caller gave it
     (costs included: nothing is climbed, which would maximise), no bound."""
     from nqmip.construct import STAND_IN
-    from nqmip.heuristics.swapclimb import stand_in_for
     from nqmip.outcome import make_result
     from nqmip.result import Provenance, Timing
 
-    placement, source, none = stand_in_for(instance, climb=False)
-    what = (f"so this is {STAND_IN[source][1]}" if placement is not None
-            else f"and no placement {'exists' if none else 'is known'}")
+    placement, source, none, what = _stand_in(instance)
     return make_result(
         instance, method, placement, Termination.TIME_LIMIT,
         solver=STAND_IN[source][0] if placement is not None else "", proven=none,
@@ -72,3 +68,14 @@ def out_of_time_before(instance: Instance, method: str, why: str, wall: float) -
         provenance=Provenance(plan=(method, source) if placement is not None else (method,),
                               incumbent_source=source if placement is not None else None))
 
+
+def _stand_in(instance: Instance) -> tuple[Any, str, bool, str]:
+    """The stand-in that does not depend on the clock (not climbed), its source, whether no
+    placement exists, and what the message says of it."""
+    from nqmip.construct import STAND_IN
+    from nqmip.heuristics.swapclimb import stand_in_for
+
+    placement, source, none = stand_in_for(instance, climb=False)
+    what = (f"so this is {STAND_IN[source][1]}" if placement is not None
+            else f"and no placement {'exists' if none else 'is known'}")
+    return placement, source, none, what
