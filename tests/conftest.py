@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +29,18 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+# What the tests and the commands they start leave in the temporary folder goes to a folder
+# of this test process, removed when it exits: a command killed on purpose (SIGKILL: Pyomo's
+# .pyomo.lp and GLPK's files of its glpsol), hypothesis's generated folders, headless
+# Chromium's profile, Dask's scratch space. A full run left 40 to 60 of them in /tmp before.
+# pytest's own folders (tmp_path) stay in the system's temporary folder, kept as pytest keeps
+# them. What a command leaves is tested where it matters (tests/moments.py looks in the
+# TMPDIR it gives each stopped command).
+os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+TEMPORARY = tempfile.mkdtemp(prefix="nqmip-tests-")
+os.environ["TMPDIR"] = tempfile.tempdir = TEMPORARY
+atexit.register(shutil.rmtree, TEMPORARY, True)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
