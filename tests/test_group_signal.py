@@ -38,3 +38,35 @@ def test_a_stop_to_the_group_is_answered_by_the_command_alone(method: str,
         assert process.returncode == 128 + signum, (offset, process.returncode, err)
         assert "Traceback" not in err, (offset, err)
         assert out.strip(), offset  # the summary line
+
+
+#: glpsol asked its version (Pyomo asks before its first solve), ended there by a signal:
+#: ``$$`` alone (the OOM killer, a user's kill), ``0`` its whole process group, as a
+#: Ctrl-C at that moment does. Either way the real glpsol solves every other call.
+VERSION_KILLED = ('#!/bin/sh\nif [ "$1" = "--version" ]; then kill -TERM {who}; fi\n'
+                  'exec {real} "$@"\n')
+
+
+@pytest.mark.solver("glpk")
+@pytest.mark.parametrize("who", ["$$", "0"], ids=["glpsol", "group"])
+def test_a_stop_while_glpsol_says_its_version_is_a_stop(tmp_path: Path, who: str) -> None:
+    """It was "solve_weighted: error: 'NoneType' object is not iterable", exit 2 (bad
+    input): Pyomo found no version and its check raised (tests above, SIGTERM to the group
+    at 0.6 s, under a loaded machine's start)."""
+    import shutil
+
+    real = shutil.which("glpsol")
+    assert real is not None
+    (tmp_path / "glpsol").write_text(VERSION_KILLED.format(who=who, real=real))
+    (tmp_path / "glpsol").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    process = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "solve_weighted.py"), "--n", "8", "--method",
+         "glpk", "--time-limit", "25", "--quiet"], capture_output=True, text=True, env=env,
+        start_new_session=True, timeout=120)
+    expected = 0 if who == "$$" else 128 + signal.SIGTERM
+    assert process.returncode == expected, (process.returncode, process.stderr)
+    assert "error" not in process.stderr and "Traceback" not in process.stderr, \
+        process.stderr
+    assert "objective=12" in process.stdout, process.stdout  # the n = 8 stand-in: listed

@@ -27,6 +27,7 @@ from typing import Any
 from nqmip import parent_death
 from nqmip.backends.base import (
     Backend,
+    BackendError,
     RawSolution,
     SolveOptions,
     c_stdout_to_stderr,
@@ -81,6 +82,11 @@ class GlpkBackend(Backend):
         accepted = False if options.warm_start is not None else None
         # the process ends at the call's deadline (or its stop), whatever --tmlim says
         opt._execute_command = _until(options.deadline, options.verbose)
+        try:
+            _ask_version(opt)
+        except _Ended as ended:
+            return solution(why_stopped(options.deadline), accepted=accepted,
+                            message=str(ended))
         # glpsol's log (verbose) on stderr: stdout stays ours
         try:
             started = time.perf_counter()
@@ -148,6 +154,31 @@ def glpsol_seconds(limit: float | None) -> int | None:
 
 class _Ended(Exception):
     """The glpsol process was ended at the deadline (it wrote no solution)."""
+
+
+def _ask_version(opt: Any) -> None:
+    """Ask ``glpsol --version`` for Pyomo, which asks it before the first solve of a
+    process, in a process of its own: a stop sent to the whole process group (Ctrl-C at a
+    terminal, ``timeout``) that ended that process left Pyomo no version, and its check
+    raised "'NoneType' object is not iterable", which the command printed as bad input
+    (exit 2). A version process ended by a signal is that stop (:class:`_Ended`); one that
+    says nothing Pyomo reads, a :class:`BackendError`."""
+    from pyomo.opt.base.solvers import _extract_version
+
+    executable = opt.executable()
+    if executable in opt._known_versions:
+        return
+    process = parent_death.start_program(
+        [str(executable), "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    said, _ = process.communicate()
+    if process.returncode < 0:
+        raise _Ended(f"glpsol was ended by signal {-process.returncode} before it started: "
+                     "it writes its placement only when it stops by itself")
+    version = _extract_version(said.decode(errors="replace"))
+    if not version:
+        raise BackendError(f"glpsol --version said {said[:80]!r}, no version")
+    opt._known_versions[executable] = version
 
 
 def _until(deadline: Deadline, tee: bool) -> Callable[[Any], list[Any]]:
