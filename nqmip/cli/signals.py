@@ -43,9 +43,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-#: The signals that stop a command as Ctrl-C does (SIGHUP where the system has it).
-STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+from nqmip.parent_death import STOP_SIGNALS
 
 
 def exit_status(signum: int) -> int:

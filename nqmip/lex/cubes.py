@@ -68,14 +68,11 @@ _ORACLES: dict[tuple[str, int], Oracle] = {}
 
 
 def _init(stop: Any, counts: Any = None) -> None:
-    """A local worker: the stop mark and the pool's counts; Ctrl-C is the descent's to
-    hear (it stops the workers by the mark), not each worker's."""
-    import signal
-
+    """A local worker: the stop mark and the pool's counts (a stop signal is the
+    descent's to hear, :class:`nqmip.cluster.TaskPool`: it stops the workers by the mark)."""
     global _STOP, _COUNTS
     _STOP = stop
     _COUNTS = counts
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stop_check(token: tuple[str, Any]) -> Callable[[], bool]:
@@ -208,7 +205,7 @@ class Workers(TaskPool):
     def started(self, executor: Executor) -> None:
         """Every worker of a new local pool loads the kernels (a second or more each, in
         parallel)."""
-        self._warm = [executor.submit(conquer, "first-fail", 8, (), None, ("value", self.qid))
+        self._warm = [self.send(conquer, "first-fail", 8, (), None, ("value", self.qid))
                       for _ in range(self.count)]
         self.counted(self.count)
 

@@ -278,8 +278,11 @@ def _descend(instance: Instance, oracle: str, deadline: Deadline, workers: int |
                 return descend(instance, cubes, deadline)
             finally:
                 cubes.close()
-        finally:
-            pool.close()
+        finally:  # a stopped descent's pool is ended, not waited for: its processes may
+            # be loading the kernels (seconds, deaf to the stop mark), and the answer waited
+            # past the watchdog's grace: no row and no placement (n = 36, a Ctrl-C 1 s after
+            # the pool started)
+            pool.close(wait_for=not deadline.expired())
     finally:
         if kept is not None:
             kept.close()
