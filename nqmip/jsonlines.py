@@ -4,18 +4,28 @@ the one rule each reader follows before it drops that line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 
 def torn_tail(text: str | bytes) -> bool:
     """Whether ``text`` ends in an entry cut short: a last line with no newline that starts
-    a JSON object, as every entry does. A file that merely lacks its last newline ('hello',
-    a binary file) is not one: it is read, and refused as not a record, never dropped and
-    written over."""
+    a JSON object, as every entry does, and is not a whole one. A file that merely lacks
+    its last newline ('hello', a binary file, bnb's record: one whole JSON object) is not
+    one: it is read, and refused as not a record, never dropped and written over (a bnb
+    record given to the count, the first queens or nqmip-compare was emptied)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    return bool(text) and not text.endswith("\n") \
-        and text[text.rfind("\n") + 1:].lstrip().startswith("{")
+    if not text or text.endswith("\n"):
+        return False
+    tail = text[text.rfind("\n") + 1:]
+    if not tail.lstrip().startswith("{"):
+        return False
+    try:
+        json.loads(tail)
+    except ValueError:
+        return True
+    return False
 
 
 def read_kept(path: Path) -> str:

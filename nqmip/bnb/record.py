@@ -72,6 +72,7 @@ def write(path: Path, job: str, snap: Snapshot) -> None:
     try:
         with fresh.open("w") as out:
             json.dump(body, out)
+            out.write("\n")  # a whole line, as the other records' entries are
             out.flush()
             os.fsync(out.fileno())
         os.replace(fresh, path)
