@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import shutil
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Executor, Future
@@ -93,8 +95,12 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
     else:
         if processes:
             check_processes(workers or 1)  # before any process starts
-        local = _start_local(LocalCluster, workers or 1, processes)
-        client = Client(local)
+        local, scratch = _start_local(LocalCluster, workers or 1, processes)
+        try:
+            client = Client(local)
+        except BaseException:
+            _close_behind(None, local, scratch)
+            raise
     try:
         cluster = Cluster(client, 1)
         cluster.refresh()
@@ -104,39 +110,61 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
             if client is not scheduler:
                 client.close()
         else:
-            _close_behind(client, local)
+            _close_behind(client, local, scratch)
 
 
-def _start_local(local_cluster: Any, workers: int, processes: bool) -> Any:
+def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any, str]:
     """A local cluster of ``workers`` one-thread workers, started again once when its
     start failed: a worker's process that died as it started ended the start with
     Dask's "RuntimeError: Nanny failed to start." (``solve_weighted.py --n 36 --method
     bnb --workers 2`` with a worker killed 3.5 s in: that line, exit 1). Raises
     :class:`ClusterStartError` when no start of :data:`LOCAL_STARTS` succeeded."""
+    import dask
+
     from nqmip.parent_death import start_resource_tracker, stops_blocked
 
     start_resource_tracker()  # the workers' processes find it running
     why: BaseException | None = None
     for _ in range(LOCAL_STARTS):
+        # Dask's scratch space in a folder of this cluster's, removed when it closes (or
+        # when the command leaves at once: nqmip.cli.streams.end_children): in the shared
+        # <tmp>/dask-scratch-space every run left its folders and lock files behind
+        scratch = tempfile.mkdtemp(prefix="nqmip-dask-")
+        SCRATCH.add(scratch)
         try:
             # no dashboard, and the scheduler's HTTP server (which Dask starts all the
             # same) on a free port of this host: on its default, 8787, Dask warned on
             # stderr whenever another cluster on the machine held it ("Port 8787 is
             # already in use")
-            with stops_blocked():
-                return local_cluster(n_workers=workers, threads_per_worker=1,
-                                     processes=processes, dashboard_address=None,
-                                     scheduler_kwargs={"dashboard": False,
-                                                       "dashboard_address": "127.0.0.1:0"},
-                                     silence_logs=QUIET)
+            with stops_blocked(), dask.config.set({"temporary-directory": scratch}):
+                local = local_cluster(n_workers=workers, threads_per_worker=1,
+                                      processes=processes, dashboard_address=None,
+                                      scheduler_kwargs={"dashboard": False,
+                                                        "dashboard_address": "127.0.0.1:0"},
+                                      silence_logs=QUIET, local_directory=scratch)
+            return local, scratch
         except (RuntimeError, OSError, TimeoutError) as exc:
             why = exc
+            remove_scratch(scratch)
+        except BaseException:
+            remove_scratch(scratch)
+            raise
     raise ClusterStartError(f"the local Dask cluster of {workers} worker"
                             f"{'s' if workers != 1 else ''} did not start ({LOCAL_STARTS} "
                             f"tries): {type(why).__name__}: {why}")
 
 
-def _close_behind(client: Any, local: Any) -> None:
+#: The scratch folders of the local clusters this process has open.
+SCRATCH: set[str] = set()
+
+
+def remove_scratch(folder: str) -> None:
+    """Remove a local cluster's scratch folder (once its processes are gone)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    SCRATCH.discard(folder)
+
+
+def _close_behind(client: Any, local: Any, scratch: str) -> None:
     """Close a local cluster in a thread of its own, which the interpreter's exit waits
     for (:func:`nqmip.watchdog.join_at_exit`): closing its worker processes takes seconds,
     longer than a stopped run has to answer (the watchdog's grace after a time limit or a
@@ -151,9 +179,11 @@ def _close_behind(client: Any, local: Any) -> None:
         # "Exception in thread" traceback under the answer
         with _quiet_from(_closing_threads(local)), contextlib.suppress(Exception):
             try:
-                client.close()
+                if client is not None:
+                    client.close()
             finally:
                 local.close()
+        remove_scratch(scratch)
 
     closer = threading.Thread(target=close, name="nqmip-cluster-close", daemon=True)
     closer.start()
