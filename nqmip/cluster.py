@@ -126,9 +126,8 @@ def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any
     start_resource_tracker()  # the workers' processes find it running
     why: BaseException | None = None
     for _ in range(LOCAL_STARTS):
-        # Dask's scratch space in a folder of this cluster's, removed when it closes (or
-        # when the command leaves at once: nqmip.cli.streams.end_children): in the shared
-        # <tmp>/dask-scratch-space every run left its folders and lock files behind
+        # Dask's scratch space, this cluster's own, removed as it closes (or by end_children):
+        # every run left its folders and lock files in <tmp>/dask-scratch-space
         scratch = tempfile.mkdtemp(prefix="nqmip-dask-")
         SCRATCH.add(scratch)
         try:
@@ -154,8 +153,7 @@ def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any
                             f"tries): {type(why).__name__}: {why}")
 
 
-#: The scratch folders of the local clusters this process has open.
-SCRATCH: set[str] = set()
+SCRATCH: set[str] = set()  # the scratch folders of the local clusters open here
 
 
 def remove_scratch(folder: str) -> None:
