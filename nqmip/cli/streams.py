@@ -28,7 +28,6 @@ import os
 import shutil
 import signal
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -231,6 +230,12 @@ def end_children() -> None:
     for child in active() if active is not None else []:  # loaded: its children may run
         with contextlib.suppress(OSError, ValueError, AttributeError):
             child.kill()
+    # a local Dask cluster's scratch folders (nqmip.cluster.SCRATCH), its workers killed;
+    # here, before the resource tracker is: the process leaves at once after it (waiting
+    # for the killed children let Dask's threads go on, which then found the tracker gone,
+    # started another, and it warned of leaked semaphores under the answer)
+    for folder in list(getattr(sys.modules.get("nqmip.cluster"), "SCRATCH", ())):
+        shutil.rmtree(folder, ignore_errors=True)
     release_multiprocessing()
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
@@ -239,10 +244,6 @@ def end_children() -> None:
     for pid in children:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-    _reap(children)
-    # a local Dask cluster's scratch folders (nqmip.cluster.SCRATCH), its workers gone
-    for folder in list(getattr(sys.modules.get("nqmip.cluster"), "SCRATCH", ())):
-        shutil.rmtree(folder, ignore_errors=True)
     # None, or not yet bound: a stop while Pyomo was still imported (the solve's thread
     # abandoned inside its import) left the module half built, and no file made
     main = getattr(sys.modules.get("pyomo.common.tempfiles"), "TempfileManager", None)
@@ -253,30 +254,6 @@ def end_children() -> None:
     for manager in list((managers or {}).values()) or [main]:
         with contextlib.suppress(Exception):  # whatever state a solve left it in
             manager.clear_tempfiles(remove=True)
-
-
-#: How long a leaving command waits for the children it killed to end (seconds).
-REAP_SECONDS = 0.3
-
-
-def _reap(pids: set[int]) -> None:
-    """Wait up to :data:`REAP_SECONDS` for the killed ``pids`` to end, each reaped: left
-    unreaped they outlived the command as zombies, reparented to init (a local Dask
-    cluster's workers, 0.3 s after ``--workers 2`` answered)."""
-    end = time.monotonic() + REAP_SECONDS
-    left = set(pids)
-    while left and time.monotonic() < end:
-        for pid in list(left):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:  # reaped already (its Popen), or not our child
-                done = pid
-            except OSError:
-                done = pid
-            if done:
-                left.discard(pid)
-        if left:
-            time.sleep(0.005)
 
 
 def release_multiprocessing() -> None:
