@@ -135,12 +135,13 @@ def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any
             # same) on a free port of this host: on its default, 8787, Dask warned on
             # stderr whenever another cluster on the machine held it ("Port 8787 is
             # already in use")
+            # (the scheduler's folder and, passed on in the config, the workers')
             with stops_blocked(), dask.config.set({"temporary-directory": scratch}):
                 local = local_cluster(n_workers=workers, threads_per_worker=1,
                                       processes=processes, dashboard_address=None,
                                       scheduler_kwargs={"dashboard": False,
                                                         "dashboard_address": "127.0.0.1:0"},
-                                      silence_logs=QUIET, local_directory=scratch)
+                                      silence_logs=QUIET)
             return local, scratch
         except (RuntimeError, OSError, TimeoutError) as exc:
             why = exc

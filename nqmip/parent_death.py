@@ -124,25 +124,6 @@ def leave_stops_to_parent() -> None:
         signal.signal(signum, signal.SIG_IGN)
 
 
-def start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker (the process that unlinks a pool's
-    semaphores after it) deaf to the stop signals: it ignores SIGINT and SIGTERM itself,
-    not SIGHUP, which killed it when a hang-up reached the command's process group; the
-    tracker started again in its place was told to forget semaphores it never knew and
-    printed two KeyError tracebacks after the command's answer (n = 36, ``--lex-first
-    --workers 2``, a SIGHUP to the group 4 to 6 s in: every run). A signal blocked while it
-    starts stays blocked in it; here, it comes once the mask is put back."""
-    from multiprocessing import resource_tracker
-
-    if not hasattr(signal, "pthread_sigmask"):
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        resource_tracker.ensure_running()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 @contextmanager
 def stops_blocked() -> Iterator[None]:
     """The stop signals blocked in this thread meanwhile: a thread it starts, and the
@@ -155,6 +136,20 @@ def stops_blocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the process that unlinks a pool's
+    semaphores after it) deaf to the stop signals: it ignores SIGINT and SIGTERM itself,
+    not SIGHUP, which killed it when a hang-up reached the command's process group; the
+    tracker started again in its place was told to forget semaphores it never knew and
+    printed two KeyError tracebacks after the command's answer (n = 36, ``--lex-first
+    --workers 2``, a SIGHUP to the group 4 to 6 s in: every run). A signal blocked while it
+    starts stays blocked in it; here, it comes once the mask is put back."""
+    from multiprocessing import resource_tracker
+
+    with stops_blocked():
+        resource_tracker.ensure_running()
 
 
 def start_program(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:

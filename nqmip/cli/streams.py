@@ -25,7 +25,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -234,8 +233,11 @@ def end_children() -> None:
     # here, before the resource tracker is: the process leaves at once after it (waiting
     # for the killed children let Dask's threads go on, which then found the tracker gone,
     # started another, and it warned of leaked semaphores under the answer)
-    for folder in list(getattr(sys.modules.get("nqmip.cluster"), "SCRATCH", ())):
-        shutil.rmtree(folder, ignore_errors=True)
+    cluster = sys.modules.get("nqmip.cluster")
+    remove = getattr(cluster, "remove_scratch", None)
+    if remove is not None:
+        for folder in list(getattr(cluster, "SCRATCH", ())):
+            remove(folder)
     release_multiprocessing()
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
