@@ -38,6 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 RESULTS = ROOT / "benchmarks" / "results" / "lexfirst.jsonl"
+#: Each cube-and-conquer run's log (``CubeOracle.log``: what each split question and each
+#: cube cost), read by benchmarks/simulate_cubes.py.
+CUBE_LOGS = ROOT / "benchmarks" / "results" / "lexfirst_cubes.jsonl"
 DOC = ROOT / "docs" / "lex-first.md"
 
 #: OEIS A141843 lists n <= 61 (to 45 by search, 46-47 Engelhardt and Pearson, 48-55
@@ -89,8 +92,9 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
     else:
         kind, _, workers = oracle.partition("@")
         descend(make_instance(8), make_oracle(kind, 8))  # load the kernels and solver
+        log: list[dict[str, Any]] | None = None
         if workers:
-            run, seconds = _cubes(n, kind, int(workers), time_limit)
+            run, seconds, log = _cubes(n, kind, int(workers), time_limit)
         else:
             begin = time.perf_counter()
             run = descend(make_instance(n), make_oracle(oracle, n), Deadline(time_limit))
@@ -103,6 +107,8 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
                "pending": run.pending,
                "method": f"descent ({run.oracle}"
                + (f", {workers} processes)" if workers else ")")}
+        if log is not None:
+            row["cube_log"] = log
     placement = row["placement"]
     if placement is not None and not is_solution(placement):  # type: ignore[arg-type]
         raise RuntimeError(f"n = {n}: the search returned a non-solution")
@@ -110,8 +116,10 @@ def run_one(n: int, time_limit: float, oracle: str) -> dict[str, object]:
     return {"n": n, "time_limit": time_limit, "seconds": round(seconds, 3), **row}
 
 
-def _cubes(n: int, kind: str, workers: int, time_limit: float) -> tuple[Any, float]:
-    """The descent by cube-and-conquer on ``workers`` processes, started before the clock."""
+def _cubes(n: int, kind: str, workers: int, time_limit: float
+           ) -> tuple[Any, float, list[dict[str, Any]]]:
+    """The descent by cube-and-conquer on ``workers`` processes, started before the clock;
+    its seconds and its cubes' log."""
     from nqmip.budget import Deadline
     from nqmip.instance import make_instance
     from nqmip.lex.cubes import CubeOracle, Workers
@@ -126,7 +134,7 @@ def _cubes(n: int, kind: str, workers: int, time_limit: float) -> tuple[Any, flo
             run = descend(make_instance(n), oracle, Deadline(time_limit))
         finally:
             oracle.close()
-        return run, time.perf_counter() - begin
+        return run, time.perf_counter() - begin, oracle.log
     finally:
         pool.close()
 
@@ -149,6 +157,13 @@ def measure(n: int, time_limit: float, check: str | None, oracle: str,
                           str(time_limit), "--oracle", oracle], capture_output=True,
                          text=True, check=True)
     row: dict[str, object] = json.loads(out.stdout)
+    log = row.pop("cube_log", None)
+    if log is not None:  # kept apart: hundreds of entries a run
+        CUBE_LOGS.parent.mkdir(parents=True, exist_ok=True)
+        with CUBE_LOGS.open("a") as f:
+            f.write(json.dumps({k: row[k] for k in ("n", "time_limit", "seconds", "complete",
+                                                    "proven_rows", "method")}
+                               | {"oracle": oracle, "log": log}) + "\n")
     if check and row["complete"]:
         check_row(row, check, per_call)
     return row

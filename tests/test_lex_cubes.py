@@ -135,6 +135,40 @@ def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
     assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
 
 
+
+def test_the_log_accounts_for_every_cube_collected_and_each_split_question(
+        pool: Workers) -> None:
+    """What benchmarks/simulate_cubes.py reads: each cube collected once, under a split
+    question, after its parent, its CPU time the one the counters sum."""
+    n = 16
+    oracle = always_split(n, pool, depth=4)
+    try:
+        run = descend(make_instance(n), oracle, Deadline(60))
+    finally:
+        oracle.close()
+    assert run.complete
+    questions = [e for e in oracle.log if "cube" not in e]
+    cubes = [e for e in oracle.log if "cube" in e]
+    assert len(questions) == oracle.counters["cube_questions"] > 0
+    c = oracle.counters
+    collected = [e for e in cubes if e["answer"] != "stopped"]
+    assert len(collected) == c["cubes_refuted"] + c["cube_wins"] + c["cubes_split"] > 0
+    assert len(cubes) == c["cubes"]  # the rest stopped by a yes, each logged once
+    asked = {q["question"]: q for q in questions}
+    ids = [e["cube"] for e in cubes]
+    assert len(set(ids)) == len(ids) and min(ids) >= 0
+    seen: set[int] = set()
+    for cube in sorted(cubes, key=lambda e: e["done"]):
+        question = asked[cube["question"]]
+        assert question["asked"] <= question["split"] <= cube["sent"] <= cube["done"]
+        assert cube["done"] <= question["ended"] + 1e-3
+        assert cube["parent"] is None or cube["parent"] in seen  # split before its kids
+        assert cube["answer"] in (True, False, None, "stopped") and cube["cpu"] >= 0
+        seen.add(cube["cube"])
+    assert sum(q["answer"] for q in questions) == c["cube_wins"]
+    assert round(sum(e["cpu"] for e in cubes) * 1000) == run.stats["cube_cpu_ms"]
+
+
 def free_address() -> str:
     """A local tcp address nobody listens on (a port the system just gave and took back)."""
     import socket

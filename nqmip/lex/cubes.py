@@ -108,7 +108,8 @@ def conquer(kind: str, n: int, placed: Key, budget: float | None,
     until its question is stopped, or past ``budget`` seconds (None: never) once no cube
     waits for a worker in a local pool (a cube's work is lost when it is split, so a
     worker splits only to feed an idle one; on Dask at the budget). Returns the answer
-    (None: not answered), the completion of a yes, and the oracle's counters spent."""
+    (None: not answered), the completion of a yes, and the oracle's counters spent (with
+    the cube's thread CPU and wall time, ``cube_cpu_ms`` and ``cube_wall_ms``)."""
     if _COUNTS is not None:
         with _COUNTS.get_lock():
             _COUNTS[1] += 1
@@ -117,12 +118,15 @@ def conquer(kind: str, n: int, placed: Key, budget: float | None,
         oracle = _ORACLES[kind, n] = make_oracle(kind, n)
     before = oracle.stats()
     stopped = _stop_check(token)
-    end = math.inf if budget is None else time.perf_counter() + budget
+    begin, cpu = time.perf_counter(), time.thread_time()
+    end = math.inf if budget is None else begin + budget
     answer = oracle.begin(list(placed), -1, n)
     while answer is None and not stopped() and (time.perf_counter() < end or _queued()):
         answer = oracle.step()
     after = oracle.stats()
     spent = {k: v - before.get(k, 0) for k, v in after.items()}
+    spent["cube_cpu_ms"] = round(1000 * (time.thread_time() - cpu))
+    spent["cube_wall_ms"] = round(1000 * (time.perf_counter() - begin))
     return answer, (oracle.model() if answer else None), spent
 
 
@@ -262,7 +266,8 @@ class CubeOracle:
     not answered by propagation alone is split at once). ``record`` (a
     :class:`nqmip.lex.record.CubeRecord`) keeps every answer as it comes: a question it
     holds is answered from it, a cube it holds refuted is not asked again. :meth:`close`
-    stops its cubes."""
+    stops its cubes. :attr:`log` says what each split question and each cube answered
+    cost, for ``benchmarks/simulate_cubes.py`` (seconds since the oracle was made)."""
 
     def __init__(self, kind: str, n: int, workers: Workers,
                  split_after: float = SPLIT_AFTER, cube_budget: float = CUBE_BUDGET,
@@ -285,12 +290,17 @@ class CubeOracle:
         self._question: tuple[Key, int, int] = ((), -1, n)
         self._token: tuple[str, Any] = ("value", 0)
         self._split = False
+        self._split_at = 0.0
         self._began = 0.0
         self._model: tuple[int, ...] = ()
         self.counters = {"cube_questions": 0, "cubes": 0, "cubes_refuted": 0,
                          "cubes_on_sight": 0, "cubes_split": 0, "cubes_reused": 0,
                          "cube_wins": 0, "cubes_rerun": 0, "questions_recorded": 0}
         self._worker_stats: dict[str, int] = {}
+        self.log: list[dict[str, Any]] = []
+        self._clock = time.perf_counter()
+        self._ids: dict[Key, int] = {}  # the cubes of the question, numbered
+        self._sent: dict[Key, tuple[int, float]] = {}  # not collected: depth, when sent
 
     # -- the oracle's interface
 
@@ -326,10 +336,27 @@ class CubeOracle:
         return self._kept(self._collect())
 
     def _kept(self, answer: bool | None) -> bool | None:
-        """``answer`` to the question, in the record when there is one."""
+        """``answer`` to the question, in the record when there is one (and in the log
+        when it was split)."""
         if answer is not None and self.record is not None:
             self.record.question(*self._question, answer, self._model, self.proves_row)
+        if answer is not None and self._split:
+            _, row, limit = self._question
+            self.log.append({"question": self.pool.qid, "row": row, "limit": limit,
+                             "asked": round(self._began - self._clock, 4), "split": self._split_at,
+                             "ended": self._now(), "answer": answer})
         return answer
+
+    def _logged(self, cube: Key, depth: int, answer: Any, sent: float,
+                spent: dict[str, int]) -> None:
+        parent = self._ids.get(self._parent.get(cube) or ())
+        self.log.append({"question": self.pool.qid, "cube": self._ids.get(cube, -1),
+                         "parent": parent, "depth": depth, "answer": answer, "sent": sent,
+                         "done": self._now(), "cpu": spent.get("cube_cpu_ms", 0) / 1000,
+                         "wall": spent.get("cube_wall_ms", 0) / 1000})
+
+    def _now(self) -> float:
+        return round(time.perf_counter() - self._clock, 4)
 
     def model(self) -> tuple[int, ...]:
         return self._model
@@ -350,6 +377,9 @@ class CubeOracle:
 
     def _halt(self) -> None:
         """Stop the cubes of the current question (cancel the waiting, mark the rest)."""
+        for cube, (depth, sent) in self._sent.items():  # the log: stopped, time unknown
+            self._logged(cube, depth, "stopped", sent, {})
+        self._sent = {}
         if not self.pool.pending:
             return
         self.pool.withdraw()
@@ -358,6 +388,8 @@ class CubeOracle:
     def _split_question(self) -> bool | None:
         """The question into cubes, row by row until there are enough of them."""
         self._split = True
+        self._split_at = self._now()
+        self._ids = {}
         self.counters["cube_questions"] += 1
         _, row, limit = self._question
         root = self._root()
@@ -401,6 +433,8 @@ class CubeOracle:
             self.record.asked(cube)
         self.pool.submit((cube, depth), conquer, self.kind, self.n, cube, budget,
                          self._token)
+        self._ids[cube] = self.counters["cubes"]
+        self._sent[cube] = (depth, self._now())
         self.counters["cubes"] += 1
 
     def _refute(self, cube: Key) -> None:
@@ -437,6 +471,7 @@ class CubeOracle:
             depth: int = key[1]  # type: ignore[index]
             for k, v in spent.items():
                 self._worker_stats[k] = self._worker_stats.get(k, 0) + v
+            self._logged(cube, depth, answer, self._sent.pop(cube, (0, 0.0))[1], spent)
             if answer:
                 self.counters["cube_wins"] += 1
                 self._model = tuple(model or ())
