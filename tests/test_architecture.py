@@ -11,8 +11,11 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 PACKAGE = Path(__file__).resolve().parents[1] / "nqmip"
 #: A module longer than this says at its top why (a line starting with "Long module:").
@@ -203,13 +206,7 @@ def test_long_functions_say_why(name: str) -> None:
 
 
 def test_the_architecture_page_lists_every_module() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "architecture_tool", PACKAGE.parent / "tools" / "architecture.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = _architecture_tool()
     page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
     assert tool.page_with_table(page) == page, "run: python tools/architecture.py --write"
     listed = set(re.findall(r"^\| `(nqmip/[\w/]+\.py)` \|", page, re.M))
@@ -217,15 +214,8 @@ def test_the_architecture_page_lists_every_module() -> None:
     assert listed == on_disk
 
 
-def _architecture_tool() -> object:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "architecture_tool", PACKAGE.parent / "tools" / "architecture.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
+def _architecture_tool() -> ModuleType:
+    return load_script("architecture_tool", PACKAGE.parent / "tools" / "architecture.py")
 
 
 def layer_breaks(graph: dict[str, set[str]], rank: object) -> list[str]:
@@ -243,12 +233,12 @@ def layer_breaks(graph: dict[str, set[str]], rank: object) -> list[str]:
 def test_no_import_against_the_layers() -> None:
     """A module imports only modules of its own layer or below (the table of
     tools/architecture.py, in docs/architecture.md): an import inside a function counts."""
-    breaks = layer_breaks(import_graph(), _architecture_tool().rank)  # type: ignore[attr-defined]
+    breaks = layer_breaks(import_graph(), _architecture_tool().rank)
     assert not breaks, "imports against the layers:\n" + "\n".join(breaks)
 
 
 def test_the_layer_check_sees_a_planted_break() -> None:
-    rank = _architecture_tool().rank  # type: ignore[attr-defined]
+    rank = _architecture_tool().rank
     graph = {"nqmip.formulation.strengthen": {"nqmip.colour.proof"}}
     assert layer_breaks(graph, rank) == [
         "nqmip/formulation/strengthen.py -> nqmip/colour/proof.py"]

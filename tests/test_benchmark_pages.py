@@ -3,19 +3,16 @@ are read as the benchmark reads them, and the page is what it would write now.""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _benchmark(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, ROOT / "benchmarks" / f"{name}.py")
 
 
 def test_docs_weighted_is_the_page_of_its_records() -> None:

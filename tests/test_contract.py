@@ -18,6 +18,7 @@ from nqmip.methods import EXACT_METHODS, METHODS, OPTIONS, Method, check_options
 from nqmip.progress import Progress
 from nqmip.result import Status, Termination
 from tests.conftest import backend_params
+from tests.scripts import load_script
 
 #: A value for each option, as a user would pass it.
 VALUES: dict[str, Any] = {
@@ -279,15 +280,10 @@ def test_a_minimisation_that_overran_keeps_its_placement(monkeypatch: pytest.Mon
 
 
 def test_the_api_page_shows_the_method_table() -> None:
-    import importlib.util
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("methods_table",
-                                                  root / "tools" / "methods_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_script("methods_table", root / "tools" / "methods_table.py")
     page = (root / "docs" / "api.md").read_text()
     assert tool.page_with_table(page) == page, "run: python tools/methods_table.py --write"
 

@@ -21,7 +21,7 @@ import nqmip
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.lex.cubes import CubeOracle, Workers
-from nqmip.lex.descent import FirstFail, ask, descend
+from nqmip.lex.descent import Descent, FirstFail, ask, descend
 from nqmip.methods import LEX_CUBE_ROUTES
 
 
@@ -36,6 +36,15 @@ def pool() -> Iterator[Workers]:
 def always_split(n: int, pool: Workers, depth: int = 2) -> CubeOracle:
     return CubeOracle("first-fail", n, pool, split_after=0.0, cube_budget=0.0,
                       max_depth=depth)
+
+
+def split_descent(n: int, pool: Workers, depth: int) -> tuple[CubeOracle, Descent]:
+    """The descent of n (no fixed queen) with :func:`always_split`'s cubes, and its oracle."""
+    oracle = always_split(n, pool, depth)
+    try:
+        return oracle, descend(make_instance(n), oracle, Deadline(60))
+    finally:
+        oracle.close()
 
 
 @pytest.mark.parametrize("n,fixed", [*((n, {}) for n in range(8, 21)),
@@ -126,11 +135,7 @@ def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
     # the queue (its work would be lost); before, every cube not settled by propagation
     # was split, down to max_depth rows (n = 16: 802,007 cubes)
     n = 18
-    oracle = always_split(n, pool, depth=6)
-    try:
-        run = descend(make_instance(n), oracle, Deadline(60))
-    finally:
-        oracle.close()
+    oracle, run = split_descent(n, pool, depth=6)
     assert run.complete and run.placement == descend(make_instance(n), FirstFail(n)).placement
     assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
 
@@ -140,12 +145,7 @@ def test_the_log_accounts_for_every_cube_collected_and_each_split_question(
         pool: Workers) -> None:
     """What benchmarks/simulate_cubes.py reads: each cube collected once, under a split
     question, after its parent, its CPU time the one the counters sum."""
-    n = 16
-    oracle = always_split(n, pool, depth=4)
-    try:
-        run = descend(make_instance(n), oracle, Deadline(60))
-    finally:
-        oracle.close()
+    oracle, run = split_descent(16, pool, depth=4)
     assert run.complete
     questions = [e for e in oracle.log if "cube" not in e]
     cubes = [e for e in oracle.log if "cube" in e]

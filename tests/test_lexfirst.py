@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
 import io
 import os
 import random
@@ -24,6 +23,7 @@ from nqmip.budget import Deadline
 from nqmip.lex import first_solution
 from nqmip.methods import LEX_METHODS
 from nqmip.verify import is_solution
+from tests.scripts import load_script
 
 # OEIS A141843, rows n = 8, 12 and 30 (1-based columns).
 A141843 = {
@@ -181,10 +181,7 @@ CHECKER = Path(__file__).resolve().parent.parent / "tools" / "check_lexfirst.py"
 def checker_main(argv: list[str]) -> int:
     """tools/check_lexfirst.py's ``main`` in this process (its first run in each test is
     the script itself, as a reader runs it; a new interpreter's start is a second or two)."""
-    spec = importlib.util.spec_from_file_location("check_lexfirst", CHECKER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("check_lexfirst", CHECKER)
     with contextlib.redirect_stdout(io.StringIO()):
         code: int = module.main(argv)
     return code

@@ -6,7 +6,6 @@ machine, failed when CI=true (tests/conftest.py).
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import re
 import shutil
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 import nqmip
+from tests.scripts import load_script
 
 pyo = pytest.importorskip("pyomo.environ")
 
@@ -33,11 +33,7 @@ ROWS, COLS, NONZEROS, OPTIMUM = 46, 64, 256, 12.0
 
 
 def load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, path)
 
 
 @pytest.fixture(scope="module")

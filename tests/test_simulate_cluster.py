@@ -4,26 +4,20 @@ synthetic recorded rows."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _simulator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "simulate_cluster", ROOT / "benchmarks" / "simulate_cluster.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("simulate_cluster", ROOT / "benchmarks" / "simulate_cluster.py")
 
 
 def _row(rounds: list[list[tuple[float, int, int]]], ramp_up: float = 0.2,

@@ -4,28 +4,17 @@ simulation on the recorded workers within reach of the recorded time."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _simulator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "simulate_cubes", ROOT / "benchmarks" / "simulate_cubes.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sim = _simulator()
+sim = load_script("simulate_cubes", ROOT / "benchmarks" / "simulate_cubes.py")
 
 
 def _cube(question: int, ident: int, cpu: float, answer: Any = False,

@@ -12,24 +12,19 @@ every method of the draw.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def stress_module() -> ModuleType:
-    path = ROOT / "benchmarks" / "bench_watchdog_stress.py"
-    spec = importlib.util.spec_from_file_location("bench_watchdog_stress", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_watchdog_stress",
+                       ROOT / "benchmarks" / "bench_watchdog_stress.py")
 
 
 STRESS = stress_module()
