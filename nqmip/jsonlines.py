@@ -1,11 +1,51 @@
 """The JSON Lines files a run appends to (nqmip-compare's rows, the count's and the
 lex-first cubes' records): which last line a run killed while writing it left cut short,
-the one rule each reader follows before it drops that line."""
+the one rule each reader follows before it drops that line; and the check each record
+line carries (:func:`sealed`), so that a line changed after it was written (edited by
+hand, damaged on the disk) is refused rather than trusted: a count record whose value was
+edited gave a wrong total with exit status 0."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+from typing import Any
+
+#: The key of a record line's check (:func:`sealed`).
+CHECK = "check"
+
+
+class CheckMismatch(ValueError):
+    """A record line that does not match its check: changed after it was written."""
+
+
+def _digest(entry: dict[str, Any]) -> str:
+    text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def sealed(entry: dict[str, Any]) -> str:
+    """``entry`` as its record line (no newline), with the check of its contents."""
+    return json.dumps({**entry, CHECK: _digest(entry)})
+
+
+def changed(number: int) -> str:
+    """The words for line ``number`` of a record when it does not match its check."""
+    return (f"line {number} was changed after it was written (edited, or damaged on the "
+            "disk: it does not match its check)")
+
+
+def unsealed(line: str) -> Any:
+    """The entry of a record line (JSON), its check taken off; :class:`CheckMismatch`
+    when the line does not match it. A line without a check (a record older than the
+    checks) is read as it is."""
+    entry = json.loads(line)
+    if isinstance(entry, dict) and CHECK in entry:
+        check = entry.pop(CHECK)
+        if check != _digest(entry):
+            raise CheckMismatch("the line does not match its check")
+    return entry
 
 
 def torn_tail(text: str | bytes) -> bool:

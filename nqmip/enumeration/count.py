@@ -39,7 +39,7 @@ from nqmip.enumeration.count_tasks import (
     tasks_at_depth,
 )
 from nqmip.instance import FixedSpec, Instance, make_instance
-from nqmip.jsonlines import RecordUnwritten
+from nqmip.jsonlines import RecordUnwritten, sealed
 from nqmip.watchdog import finish_heard
 
 #: The largest board the kernels count (:mod:`.count_kernels`, :mod:`.takaken_kernels`):
@@ -356,7 +356,7 @@ def _keep(sink: IO[str] | None, entry: dict[str, Any]) -> None:
     """``entry`` appended to the record (if any) and synced to the disk."""
     if sink is not None:
         try:
-            sink.write(json.dumps(entry) + "\n")
+            sink.write(sealed(entry) + "\n")
             sink.flush()
             os.fsync(sink.fileno())
         except OSError as exc:

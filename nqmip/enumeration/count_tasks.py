@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from nqmip.budget import wait_safely
-from nqmip.jsonlines import read_kept
+from nqmip.jsonlines import CheckMismatch, changed, read_kept, unsealed
 
 
 class CountError(ValueError):
@@ -250,13 +250,15 @@ def read_record(path: Path, job: str) -> tuple[int | None, dict[Task, tuple[int,
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = unsealed(line)
             key, at = entry["job"], int(entry["depth"])
             task = tuple(int(c) for c in entry["task"])
             value = tuple(int(v) for v in entry["value"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            raise CountError(f"record {path}: line {number} is not a finished sub-tree; "
-                             "delete that line, or give a new file to start over") from None
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            what = changed(number) if isinstance(exc, CheckMismatch) else \
+                f"line {number} is not a finished sub-tree"
+            raise CountError(f"record {path}: {what}; delete that line, or give a new "
+                             "file to start over") from None
         if key != job:
             raise CountError(f"record {path} belongs to another count ({key}), not {job}; "
                              "give a new file for this count")

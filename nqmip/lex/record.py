@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from nqmip.jsonlines import RecordUnwritten, read_kept
+from nqmip.jsonlines import CheckMismatch, RecordUnwritten, changed, read_kept, sealed, unsealed
 
 Key = tuple[tuple[int, int], ...]
 
@@ -65,7 +65,7 @@ class CubeRecord:
 
     def _entry(self, number: int, line: str) -> None:
         try:
-            entry = json.loads(line)
+            entry = unsealed(line)
             if "job" in entry:
                 if entry["job"] != self.job:
                     raise CubeRecordError(f"record {self.path} belongs to another search "
@@ -84,9 +84,10 @@ class CubeRecord:
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CubeRecordError):
                 raise
-            raise CubeRecordError(f"record {self.path}: line {number} is not an answer of "
-                                  "the cubes; delete that line, or give a new file to "
-                                  "start over") from None
+            what = changed(number) if isinstance(exc, CheckMismatch) else \
+                f"line {number} is not an answer of the cubes"
+            raise CubeRecordError(f"record {self.path}: {what}; delete that line, or give "
+                                  "a new file to start over") from None
 
     def _refute(self, question: tuple[Key, int, int]) -> None:
         placed, row, limit = question
@@ -128,7 +129,7 @@ class CubeRecord:
         if self._sink is None:
             return
         try:
-            self._sink.write(json.dumps(entry) + "\n")
+            self._sink.write(sealed(entry) + "\n")
             self._sink.flush()
             os.fsync(self._sink.fileno())
         except OSError as exc:  # a full disk: said once, naming the file (not a traceback)
