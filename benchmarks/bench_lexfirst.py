@@ -129,12 +129,12 @@ def _cubes(n: int, kind: str, workers: int, time_limit: float
     pool.ready()
     try:
         begin = time.perf_counter()
-        oracle = CubeOracle(kind, n, pool)
+        oracle = CubeOracle(kind, n, pool, log=True)
         try:
             run = descend(make_instance(n), oracle, Deadline(time_limit))
         finally:
             oracle.close()
-        return run, time.perf_counter() - begin, oracle.log
+        return run, time.perf_counter() - begin, oracle.log or []
     finally:
         pool.close()
 

@@ -33,14 +33,15 @@ def pool() -> Iterator[Workers]:
     workers.close()
 
 
-def always_split(n: int, pool: Workers, depth: int = 2) -> CubeOracle:
+def always_split(n: int, pool: Workers, depth: int = 2, log: bool = False) -> CubeOracle:
     return CubeOracle("first-fail", n, pool, split_after=0.0, cube_budget=0.0,
-                      max_depth=depth)
+                      max_depth=depth, log=log)
 
 
-def split_descent(n: int, pool: Workers, depth: int) -> tuple[CubeOracle, Descent]:
+def split_descent(n: int, pool: Workers, depth: int,
+                  log: bool = False) -> tuple[CubeOracle, Descent]:
     """The descent of n (no fixed queen) with :func:`always_split`'s cubes, and its oracle."""
-    oracle = always_split(n, pool, depth)
+    oracle = always_split(n, pool, depth, log)
     try:
         return oracle, descend(make_instance(n), oracle, Deadline(60))
     finally:
@@ -136,6 +137,7 @@ def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
     # was split, down to max_depth rows (n = 16: 802,007 cubes)
     n = 18
     oracle, run = split_descent(n, pool, depth=6)
+    assert oracle.log is None  # kept only when asked: a long run's cubes are many
     assert run.complete and run.placement == descend(make_instance(n), FirstFail(n)).placement
     assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
 
@@ -145,8 +147,8 @@ def test_the_log_accounts_for_every_cube_collected_and_each_split_question(
         pool: Workers) -> None:
     """What benchmarks/simulate_cubes.py reads: each cube collected once, under a split
     question, after its parent, its CPU time the one the counters sum."""
-    oracle, run = split_descent(16, pool, depth=4)
-    assert run.complete
+    oracle, run = split_descent(16, pool, depth=4, log=True)
+    assert run.complete and oracle.log is not None
     questions = [e for e in oracle.log if "cube" not in e]
     cubes = [e for e in oracle.log if "cube" in e]
     assert len(questions) == oracle.counters["cube_questions"] > 0

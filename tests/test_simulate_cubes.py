@@ -106,7 +106,7 @@ def test_a_real_runs_log_is_read_and_bracketed() -> None:
     pool.ready()
     try:
         oracle = CubeOracle("first-fail", 22, pool, split_after=0.0, cube_budget=0.2,
-                            max_depth=3)
+                            max_depth=3, log=True)
         run = descend(make_instance(22), oracle, Deadline(120))
         oracle.close()
     finally:

@@ -207,8 +207,7 @@ class Workers(TaskPool):
         return self._stop, self._counts
 
     def started(self, executor: Executor) -> None:
-        """Every worker of a new local pool loads the kernels (a second or more each, in
-        parallel)."""
+        """Every worker of a new local pool loads the kernels (a second or more each)."""
         self._warm = [self.send(conquer, "first-fail", 8, (), None, ("value", self.qid))
                       for _ in range(self.count)]
         self.counted(self.count)
@@ -266,12 +265,13 @@ class CubeOracle:
     not answered by propagation alone is split at once). ``record`` (a
     :class:`nqmip.lex.record.CubeRecord`) keeps every answer as it comes: a question it
     holds is answered from it, a cube it holds refuted is not asked again. :meth:`close`
-    stops its cubes. :attr:`log` says what each split question and each cube answered
-    cost, for ``benchmarks/simulate_cubes.py`` (seconds since the oracle was made)."""
+    stops its cubes. With ``log``, :attr:`log` says what each split question and each cube
+    cost (seconds since the oracle was made), for ``benchmarks/simulate_cubes.py``."""
 
     def __init__(self, kind: str, n: int, workers: Workers,
                  split_after: float = SPLIT_AFTER, cube_budget: float = CUBE_BUDGET,
-                 max_depth: int = MAX_DEPTH, record: CubeRecord | None = None) -> None:
+                 max_depth: int = MAX_DEPTH, record: CubeRecord | None = None,
+                 log: bool = False) -> None:
         self.kind = kind
         self.n = n
         self.pool = workers
@@ -297,7 +297,7 @@ class CubeOracle:
                          "cubes_on_sight": 0, "cubes_split": 0, "cubes_reused": 0,
                          "cube_wins": 0, "cubes_rerun": 0, "questions_recorded": 0}
         self._worker_stats: dict[str, int] = {}
-        self.log: list[dict[str, Any]] = []
+        self.log: list[dict[str, Any]] | None = [] if log else None
         self._clock = time.perf_counter()
         self._ids: dict[Key, int] = {}  # the cubes of the question, numbered
         self._sent: dict[Key, tuple[int, float]] = {}  # not collected: depth, when sent
@@ -336,11 +336,10 @@ class CubeOracle:
         return self._kept(self._collect())
 
     def _kept(self, answer: bool | None) -> bool | None:
-        """``answer`` to the question, in the record when there is one (and in the log
-        when it was split)."""
+        """``answer`` to the question, in the record (and the log, if split) when kept."""
         if answer is not None and self.record is not None:
             self.record.question(*self._question, answer, self._model, self.proves_row)
-        if answer is not None and self._split:
+        if answer is not None and self._split and self.log is not None:
             _, row, limit = self._question
             self.log.append({"question": self.pool.qid, "row": row, "limit": limit,
                              "asked": round(self._began - self._clock, 4), "split": self._split_at,
@@ -349,6 +348,8 @@ class CubeOracle:
 
     def _logged(self, cube: Key, depth: int, answer: Any, sent: float,
                 spent: dict[str, int]) -> None:
+        if self.log is None:
+            return
         parent = self._ids.get(self._parent.get(cube) or ())
         self.log.append({"question": self.pool.qid, "cube": self._ids.get(cube, -1),
                          "parent": parent, "depth": depth, "answer": answer, "sent": sent,
