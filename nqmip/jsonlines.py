@@ -30,10 +30,14 @@ def sealed(entry: dict[str, Any]) -> str:
     return json.dumps({**entry, CHECK: _digest(entry)})
 
 
+#: What a record line that does not match its check is said to be.
+CHANGED = ("was changed after it was written (edited, or damaged on the disk: it does not "
+           "match its check)")
+
+
 def changed(number: int) -> str:
     """The words for line ``number`` of a record when it does not match its check."""
-    return (f"line {number} was changed after it was written (edited, or damaged on the "
-            "disk: it does not match its check)")
+    return f"line {number} {CHANGED}"
 
 
 def unsealed(line: str) -> Any:

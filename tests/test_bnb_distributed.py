@@ -20,6 +20,7 @@ import nqmip
 from nqmip.budget import Deadline
 from nqmip.instance import make_instance
 from nqmip.instances.families import toulbar2_tutorial
+from nqmip.jsonlines import sealed, unsealed
 from nqmip.methods import METHODS
 from nqmip.result import Status, Termination
 from nqmip.verify import verified
@@ -251,14 +252,14 @@ def test_a_continued_run_starts_from_the_pseudo_costs_its_record_kept(
     record = tmp_path / "bnb.json"
     first = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
     assert first.status is Status.OPTIMAL
-    body = json.loads(record.read_text())
+    body = unsealed(record.read_text())  # its check off: it is made again
     assert sum(body["pseudo"][1]) == first.extra["cluster"]["pseudo_costs"] > 0
     # a table no search makes (3 to 7 losses a square) and the run made to start again
     counts = 3 + np.arange(n * n) % 5
     sums = 0.5 * counts + 0.001 * np.arange(n * n)
     body.update(pseudo=[sums.tolist(), counts.tolist()], round=None, floor=None, open=[],
                 incumbent=None, nodes=0)
-    record.write_text(json.dumps(body))
+    record.write_text(sealed(body))
     monkeypatch.setattr(distributed, "explore", _explore_seeing_the_table)
     SEEN.clear()
     resumed = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
@@ -270,7 +271,7 @@ def test_a_continued_run_starts_from_the_pseudo_costs_its_record_kept(
     assert (kept[1] >= counts).all() and (kept[0] >= sums - 1e-9).all()
     # a record as written before the table was kept: a new table
     del body["pseudo"]
-    record.write_text(json.dumps(body))
+    record.write_text(json.dumps(body))  # no check either
     SEEN.clear()
     fresh = nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
     assert fresh.status is Status.OPTIMAL and fresh.objective == first.objective
@@ -278,7 +279,7 @@ def test_a_continued_run_starts_from_the_pseudo_costs_its_record_kept(
     assert "pseudo_resumed" not in fresh.extra["cluster"]
     # a table of another size is not this search's
     body["pseudo"] = [[0.0] * 3, [0] * 3]
-    record.write_text(json.dumps(body))
+    record.write_text(sealed(body))
     with pytest.raises(ValueError, match="is not a record"):
         nqmip.solve(n, w, method="bnb", scheduler=client, record=record)
 
@@ -293,7 +294,7 @@ def test_a_record_of_a_round_without_its_hair_is_searched_again(client: Any,
     record = tmp_path / "bnb.json"
     first = nqmip.solve(inst, method="bnb", scheduler=client, record=record)
     assert first.status is Status.OPTIMAL and first.objective == 64.0
-    body = json.loads(record.read_text())  # as written before: the round at 260, floor 260.0
+    body = unsealed(record.read_text())  # as written before (no check): the round at 260
     body.update(round={"proven": 261, "delta": 2, "last_nodes": None, "floor": 260.0},
                 floor=260.0, open=[], incumbent=None, nodes=0)
     record.write_text(json.dumps(body))

@@ -74,6 +74,24 @@ def test_a_line_changed_after_it_was_written_is_refused(argv: list[str],
     assert path.read_bytes() == kept
 
 
+def test_a_bnb_record_changed_after_it_was_written_is_refused(tmp_path: Path) -> None:
+    """bnb's record (one object: the open subtrees, the incumbent, the nodes) too: a
+    record stripped of subtrees would have proven a wrong optimum."""
+    pytest.importorskip("distributed")
+    path = tmp_path / "bnb.record"
+    argv = [str(ROOT / "scripts" / "solve_weighted.py"), "--n", "8", "--method", "bnb",
+            "--workers", "1", "--quiet", "--record"]
+    first = _run(argv, path)
+    assert first.returncode == 0, first.stderr
+    _edit(path, lambda entry: entry.update(nodes=entry["nodes"] + 1) is None)
+    kept = path.read_bytes()
+    again = _run(argv, path)
+    assert again.returncode == 2, (again.returncode, again.stdout, again.stderr)
+    lines = again.stderr.strip().splitlines()
+    assert len(lines) == 1 and "was changed after it was written" in lines[0], lines
+    assert path.read_bytes() == kept
+
+
 def test_a_record_without_checks_is_read_as_before(tmp_path: Path) -> None:
     """A record written before the checks: its lines are read as they are."""
     path = tmp_path / "count.record"

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from nqmip.jsonlines import RecordUnwritten
+from nqmip.jsonlines import CHANGED, CheckMismatch, RecordUnwritten, sealed, unsealed
 
 #: How often the record is rewritten while the search runs (seconds).
 RECORD_SECONDS = 2.0
@@ -70,9 +70,8 @@ def write(path: Path, job: str, snap: Snapshot) -> None:
              np.rint(snap.pseudo[1]).astype(np.int64).tolist()]}
     fresh = path.with_name(path.name + ".new")
     try:
-        with fresh.open("w") as out:
-            json.dump(body, out)
-            out.write("\n")  # a whole line, as the other records' entries are
+        with fresh.open("w") as out:  # one whole line with its check, as the other
+            out.write(sealed(body) + "\n")  # records' entries are
             out.flush()
             os.fsync(out.fileno())
         os.replace(fresh, path)
@@ -90,7 +89,7 @@ def read(path: Path, job: str) -> Snapshot | None:
     if not path.exists():
         return None
     try:
-        body = json.loads(path.read_text())
+        body = unsealed(path.read_text())
         if body["job"] != job:
             raise RecordError(f"record {path} belongs to another search ({body['job']}), "
                               f"not {job}; give a new file for this one")
@@ -103,8 +102,8 @@ def read(path: Path, job: str) -> Snapshot | None:
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, RecordError):
             raise
-        raise RecordError(f"record {path} is not a record of bnb's search; give a new "
-                          "file to start over") from None
+        what = CHANGED if isinstance(exc, CheckMismatch) else "is not a record of bnb's search"
+        raise RecordError(f"record {path} {what}; give a new file to start over") from None
 
 
 def _table(kept: Any, job: str) -> np.ndarray | None:
