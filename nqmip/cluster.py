@@ -44,7 +44,6 @@ QUIET = logging.CRITICAL
 CONNECT_SECONDS = 10
 CONNECT_TIMEOUT = f"{CONNECT_SECONDS}s"
 
-
 #: How many times a local cluster is started before its start is given up on.
 LOCAL_STARTS = 2
 
@@ -115,10 +114,10 @@ def open_cluster(scheduler: Any = None, workers: int | None = None,
 
 def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any, str]:
     """A local cluster of ``workers`` one-thread workers, started again once when its
-    start failed: a worker's process that died as it started ended the start with
-    Dask's "RuntimeError: Nanny failed to start." (``solve_weighted.py --n 36 --method
-    bnb --workers 2`` with a worker killed 3.5 s in: that line, exit 1). Raises
-    :class:`ClusterStartError` when no start of :data:`LOCAL_STARTS` succeeded."""
+    start failed: a worker that died as it started ended the start with Dask's
+    "RuntimeError: Nanny failed to start." (``solve_weighted.py --n 36 --method bnb
+    --workers 2``, a worker killed 3.5 s in: exit 1). :class:`ClusterStartError` when
+    no start of :data:`LOCAL_STARTS` succeeded."""
     import dask
 
     from nqmip.parent_death import start_resource_tracker, stops_blocked
@@ -126,22 +125,23 @@ def _start_local(local_cluster: Any, workers: int, processes: bool) -> tuple[Any
     start_resource_tracker()  # the workers' processes find it running
     why: BaseException | None = None
     for _ in range(LOCAL_STARTS):
-        # Dask's scratch space, this cluster's own, removed as it closes (or by end_children):
-        # every run left its folders and lock files in <tmp>/dask-scratch-space
+        # this cluster's scratch, removed as it closes or by end_children (every run left
+        # its folders and lock files in <tmp>/dask-scratch-space)
         scratch = tempfile.mkdtemp(prefix="nqmip-dask-")
         SCRATCH.add(scratch)
         try:
-            # no dashboard, and the scheduler's HTTP server (which Dask starts all the
-            # same) on a free port of this host: on its default, 8787, Dask warned on
-            # stderr whenever another cluster on the machine held it ("Port 8787 is
-            # already in use")
-            # (the scheduler's folder and, passed on in the config, the workers')
+            # no dashboard, and the scheduler's HTTP server (which Dask starts all the same)
+            # on a free port of this host: on its default, 8787, Dask warned on stderr
+            # whenever another cluster held it ("Port 8787 is already in use"). The
+            # scratch: the scheduler's and the workers' folders, and the workers' TMPDIR (a
+            # worker killed as the command left kept nqmip-compare's run folders there)
             with stops_blocked(), dask.config.set({"temporary-directory": scratch}):
                 local = local_cluster(n_workers=workers, threads_per_worker=1,
                                       processes=processes, dashboard_address=None,
                                       scheduler_kwargs={"dashboard": False,
                                                         "dashboard_address": "127.0.0.1:0"},
-                                      silence_logs=QUIET)
+                                      silence_logs=QUIET,
+                                      **({"env": {"TMPDIR": scratch}} if processes else {}))
             return local, scratch
         except (RuntimeError, OSError, TimeoutError) as exc:
             why = exc
