@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import statistics
 import sys
 from collections import defaultdict, deque
 from pathlib import Path
@@ -47,6 +48,17 @@ def _recorded_workers(run: dict[str, Any]) -> int:
     return int(digits or 1)
 
 
+def _ended(cubes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cubes that ended (not stopped by a yes or by the limit)."""
+    return [c for c in cubes if c["answer"] != "stopped"]
+
+
+def _cut(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cubes of the question the run's limit cut (logged with no question entry)."""
+    answered = {e["question"] for e in run["log"] if "cube" not in e}
+    return [e for e in run["log"] if "cube" in e and e["question"] not in answered]
+
+
 def parts(run: dict[str, Any]) -> tuple[float, list[dict[str, Any]], dict[int, list[dict]]]:
     """(the caller's seconds, the split questions, their cubes by question)."""
     questions = [e for e in run["log"] if "cube" not in e]
@@ -55,8 +67,7 @@ def parts(run: dict[str, Any]) -> tuple[float, list[dict[str, Any]], dict[int, l
         if "cube" in e:
             cubes[e["question"]].append(e)
     phases = sum(q["ended"] - q["split"] for q in questions)
-    open_ = [e for e in run["log"] if "cube" in e and e["question"] not in
-             {q["question"] for q in questions}]
+    open_ = _cut(run)
     if open_:  # a question cut by the limit: its phase from its first cube to the end
         phases += max(e["done"] for e in open_) - min(e["sent"] for e in open_)
     return max(run["seconds"] - phases, 0.0), questions, cubes
@@ -70,7 +81,7 @@ def overhead(run: dict[str, Any], questions: list[dict[str, Any]],
     for q in questions:
         if q["answer"]:
             continue
-        done = [c for c in cubes[q["question"]] if c["answer"] != "stopped"]
+        done = _ended(cubes[q["question"]])
         spent += (q["ended"] - q["split"]) * workers - sum(c["wall"] for c in done)
         count += len(done)
     return max(spent / count, 0.0) if count else 0.0
@@ -79,7 +90,7 @@ def overhead(run: dict[str, Any], questions: list[dict[str, Any]],
 def whole(cubes: list[dict], workers: int, extra: float, answer: bool | None) -> float:
     """The makespan of one question's recorded cubes on ``workers`` (see the module): list
     scheduling in the order sent, a split cube's children ready when it ends."""
-    done = sorted((c for c in cubes if c["answer"] != "stopped"), key=lambda c: c["cube"])
+    done = sorted(_ended(cubes), key=lambda c: c["cube"])
     kids: dict[int | None, list[dict]] = defaultdict(list)
     for c in done:
         kids[c["parent"]].append(c)
@@ -107,8 +118,7 @@ def simulate(run: dict[str, Any], workers: int) -> tuple[float, float, float, fl
     slow = fast = caller
     work = caller
     for qid, group in cubes.items():
-        done = [c for c in group if c["answer"] != "stopped"]
-        seconds = sum(c["cpu"] + extra for c in done)
+        seconds = sum(c["cpu"] + extra for c in _ended(group))
         work += seconds
         span = whole(group, workers, extra, answers.get(qid))
         slow += span
@@ -121,13 +131,11 @@ def extrapolated(run: dict[str, Any]) -> dict[str, Any] | None:
     end costing the median CPU time of those it ended (None: it ended none, or the run was
     not cut): the time to settle that question if its cubes are alike, a lower end for
     the run, whose later questions are not known."""
-    answered = {e["question"] for e in run["log"] if "cube" not in e}
-    cut = [e for e in run["log"] if "cube" in e and e["question"] not in answered]
-    ended = sorted(e["cpu"] for e in cut if e["answer"] != "stopped")
+    cut = _cut(run)
+    ended = [e["cpu"] for e in _ended(cut)]
     if run["complete"] or not ended:
         return None
-    median = ended[len(ended) // 2] if len(ended) % 2 else sum(
-        ended[len(ended) // 2 - 1: len(ended) // 2 + 1]) / 2
+    median = statistics.median(ended)
     log = [e for e in run["log"] if e not in cut] + [
         e if e["answer"] != "stopped" else {**e, "answer": False, "cpu": median,
                                             "wall": median} for e in cut]
@@ -140,9 +148,8 @@ def extrapolated(run: dict[str, Any]) -> dict[str, Any] | None:
 def censored(run: dict[str, Any]) -> str:
     """For a run cut in a question none of whose cubes ended: how long the ones running
     had taken (the first sent, one a recorded worker), a lower end for each; else ''."""
-    answered = {e["question"] for e in run["log"] if "cube" not in e}
-    cut = [e for e in run["log"] if "cube" in e and e["question"] not in answered]
-    if run["complete"] or not cut or any(e["answer"] != "stopped" for e in cut):
+    cut = _cut(run)
+    if run["complete"] or not cut or _ended(cut):
         return ""
     first = min(e["sent"] for e in cut)
     return (f"none of its last question's {len(cut)} cubes ended; the "
@@ -161,9 +168,11 @@ def main() -> int:
     sizes = None if args.n is None else {int(n) for n in args.n.split(",")}
     runs = [json.loads(line) for line in args.logs.read_text().splitlines() if line.strip()]
     runs = [r for r in runs if sizes is None or r["n"] in sizes]
-    for run in [r for r in runs if censored(r)]:  # nothing to simulate: what is known
-        print(f"n = {run['n']}: cut at {run['proven_rows']} rows; {censored(run)}")
-    runs = [r for r in runs if not censored(r)]
+    known = [(r, censored(r)) for r in runs]
+    for run, said in known:
+        if said:  # nothing to simulate: what is known
+            print(f"n = {run['n']}: cut at {run['proven_rows']} rows; {said}")
+    runs = [r for r, said in known if not said]
     if args.extrapolate:
         runs = [e | {"extrapolated": True} for r in runs
                 if (e := (extrapolated(r) if not r["complete"] else r)) is not None]
@@ -174,7 +183,7 @@ def main() -> int:
           "| makespan (s): split | whole | speed-up (whole) |")
     print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for run in runs:
-        count = sum(1 for e in run["log"] if "cube" in e and e["answer"] != "stopped")
+        count = len(_ended([e for e in run["log"] if "cube" in e]))
         one = simulate(run, 1)[0]
         settled = "yes" if run["complete"] else f"cut ({run['proven_rows']} rows)" + (
             ", its last question extrapolated" if run.get("extrapolated") else "")

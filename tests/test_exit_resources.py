@@ -81,9 +81,12 @@ def test_no_semaphore_is_left_to_the_resource_tracker(name: str, tmp_path: Path)
     assert proc.returncode in statuses, err
     assert "leaked" not in err and "resource_tracker" not in err, err
     assert "Port 8787 is already in use" not in err, err
-    left = sorted(str(p.relative_to(temporary)) for p in temporary.rglob("*"))
-    assert not left, left
+    assert not left_in(temporary), left_in(temporary)
 
+
+def left_in(folder: Path) -> list[str]:
+    """What is left in ``folder``, as paths relative to it."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
 def test_a_stop_while_the_workers_run_cells_leaves_no_run_folder(tmp_path: Path) -> None:
@@ -105,8 +108,8 @@ def test_a_stop_while_the_workers_run_cells_leaves_no_run_folder(tmp_path: Path)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=180)
     assert proc.returncode == 130, err
-    left = sorted(str(p.relative_to(temporary)) for p in temporary.rglob("*"))
-    assert not left, left
+    assert not left_in(temporary), left_in(temporary)
+
 
 #: An abandoned run that, after the caller answered, starts a thread of its own (as a run
 #: abandoned while its kernels loaded starts the colour bound's HiGHS thread): the exit

@@ -142,7 +142,6 @@ def test_a_cube_is_split_only_to_feed_an_idle_worker(pool: Workers) -> None:
     assert oracle.counters["cubes_split"] * 4 <= oracle.counters["cubes"]
 
 
-
 def test_the_log_accounts_for_every_cube_collected_and_each_split_question(
         pool: Workers) -> None:
     """What benchmarks/simulate_cubes.py reads: each cube collected once, under a split

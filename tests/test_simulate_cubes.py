@@ -71,7 +71,6 @@ def test_the_overhead_is_the_workers_time_outside_cubes_in_refuted_questions() -
     assert work == pytest.approx(6.0) and split == pytest.approx(3.0)
 
 
-
 def test_a_cut_question_is_extrapolated_from_the_median_of_its_ended_cubes() -> None:
     """A run stopped in a question (no question entry; its cubes not ended logged as
     stopped): each of those costs the median of the ended ones, the question refuted."""
