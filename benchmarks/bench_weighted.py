@@ -248,16 +248,17 @@ HOW_MEASURED = (
     "ran on a machine shared with other workers' jobs (load average 4-8 on 2 cores): each "
     "process got about half a core whatever its threads, so the times are about twice an "
     "idle machine's, auto's second worker added nothing, and SCIP beside them was slowed "
-    "as much; read the ratios of one run of the benchmark. The last runs of N = 40 and 44 "
-    "with 300 s (seeds 1 and 2 at N = 44; the three at N = 40, listed last) and the "
-    "AAAI-26 set ran later on a quiet machine (load 1-2, nothing beside them). The cells "
+    "as much; read the ratios of one run of the benchmark. The runs of 26 Nov of N = 40 "
+    "and 44 with 300 s (seeds 1 and 2 at N = 44; the three at N = 40) and the AAAI-26 set "
+    "ran later on a quiet machine (load 1-2, nothing beside them). The cells "
     "whose records have no `cpu_time` were measured when it was left out.",
     "The runs of N = 40, 44 and 48 (the three seeds) and the AAAI-26 set were measured "
     "again on 1 Dec 2026 on the final code of the general-weights work, on a quiet machine "
     "(load average 1.7-2.1). The two-core runs (auto-default, gurobi-2t) ran alone. SCIP "
     "and HiGHS, one thread each, ran two at a time, one per core, and their CPU seconds "
-    "equal their wall seconds. docs/bnb.md tables them with their nodes, root bounds and "
-    "CPU seconds.",
+    "equal their wall seconds. They are the last line of each of their cells under "
+    "Longer runs, and the AAAI-26 table is theirs. docs/bnb.md tables them with their "
+    "nodes, root bounds and CPU seconds.",
 )
 
 
